@@ -1,0 +1,3 @@
+module github.com/weftlab/weft
+
+go 1.24

@@ -1,0 +1,86 @@
+package ts
+
+import (
+	"fmt"
+	"time"
+)
+
+// DefaultMaxDepth is the execution length at which a search stops with
+// [ErrDepth] when Limits.Depth is zero. It keeps a system that never
+// terminates from hanging a stateless search.
+const DefaultMaxDepth = 10_000
+
+// Limits bound the work of a search. A zero field means no limit, except
+// Depth, whose zero value means [DefaultMaxDepth].
+type Limits struct {
+	// Transitions caps the transitions applied. When reached, the search
+	// returns with Complete false and no error.
+	Transitions int64
+	// Executions caps the complete executions explored. When reached, the
+	// search returns with Complete false and no error.
+	Executions int64
+	// Depth caps the length of one execution. An execution that would be
+	// longer is a defect of the system (it does not terminate) and the search
+	// returns an error wrapping [ErrDepth] with the schedule that shows it.
+	Depth int
+}
+
+// MaxDepth returns the depth limit in force: Depth, or DefaultMaxDepth.
+func (l Limits) MaxDepth() int {
+	if l.Depth == 0 {
+		return DefaultMaxDepth
+	}
+	return l.Depth
+}
+
+// Options are the options every strategy accepts. Strategy packages embed
+// them in their own Options. The zero value explores until the first
+// violation with no limit but the default depth.
+type Options struct {
+	Limits Limits
+
+	// KeepGoing explores past violations: the search does not go on from a
+	// violating state, but it goes on with the rest of the space. Result
+	// holds the first violation found and the count of all of them.
+	KeepGoing bool
+
+	// OnTerminal, if set, is called for each terminal state reached (a state
+	// where no thread is enabled, deadlocks included) with the state, boxed,
+	// and the schedule that reached it. The schedule is only valid during the
+	// call: copy it to keep it. Stateful searches call it once per distinct
+	// terminal state.
+	OnTerminal func(state any, schedule Schedule)
+
+	// OnViolation, if set, is called for each violation found.
+	OnViolation func(v *Violation)
+
+	// Progress, if set, is called about every ProgressEvery (default one
+	// second) with the figures so far. It runs on the searching goroutine:
+	// keep it short.
+	Progress      func(Result)
+	ProgressEvery time.Duration
+}
+
+// Validate reports whether the options are usable. Strategies call it before
+// they start; the error wraps [ErrBadOptions].
+func (o Options) Validate() error {
+	switch {
+	case o.Limits.Transitions < 0:
+		return fmt.Errorf("%w: negative transition limit %d", ErrBadOptions, o.Limits.Transitions)
+	case o.Limits.Executions < 0:
+		return fmt.Errorf("%w: negative execution limit %d", ErrBadOptions, o.Limits.Executions)
+	case o.Limits.Depth < 0:
+		return fmt.Errorf("%w: negative depth limit %d", ErrBadOptions, o.Limits.Depth)
+	case o.ProgressEvery < 0:
+		return fmt.Errorf("%w: negative progress interval %v", ErrBadOptions, o.ProgressEvery)
+	}
+	return nil
+}
+
+// progressEvery returns the progress interval in force.
+func (o Options) progressEvery() time.Duration {
+	if o.ProgressEvery == 0 {
+		return time.Second
+	}
+	return o.ProgressEvery
+}

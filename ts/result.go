@@ -1,0 +1,142 @@
+package ts
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// NoBound is Result.Bound for a search without a preemption bound.
+const NoBound = -1
+
+// Result is what a search found: figures, coverage and the first violation.
+// A violation is a result, not an error.
+type Result struct {
+	// Executions counts complete executions explored: runs that ended in a
+	// terminal state or a violation, and for stateful searches runs cut at a
+	// state already visited.
+	Executions int64 `json:"executions"`
+	// Transitions counts the transitions applied, replays included.
+	Transitions int64 `json:"transitions"`
+	// States counts the distinct states stored; 0 for stateless searches.
+	States int64 `json:"states"`
+	// Complete is true when the search covered everything it set out to
+	// (within Bound, where there is one), and false when it stopped at a
+	// violation, a limit or a cancellation.
+	Complete bool `json:"complete"`
+	// Bound is the preemption bound the search kept to, or NoBound.
+	Bound int `json:"bound"`
+	// Coverage holds figures per preemption bound 0..Bound, for strategies
+	// that explore by increasing bound.
+	Coverage []Coverage `json:"coverage,omitempty"`
+	// Violation is the first violation found, or nil.
+	Violation *Violation `json:"violation,omitempty"`
+	// Violations counts the violations found (more than one only with
+	// Options.KeepGoing).
+	Violations int64 `json:"violations"`
+	// Stats holds strategy-specific figures by name, such as memo cache hits.
+	Stats map[string]int64 `json:"stats,omitempty"`
+}
+
+// Coverage is what a bounded search had explored once it finished a bound.
+// Figures are cumulative: bound c counts everything with at most c
+// preemptions.
+type Coverage struct {
+	Bound          int   `json:"bound"`
+	Executions     int64 `json:"executions"`
+	TerminalStates int64 `json:"terminalStates"`
+	States         int64 `json:"states,omitempty"`
+}
+
+// String summarizes the result in one line: the verdict and the coverage.
+func (r Result) String() string {
+	var b strings.Builder
+	switch {
+	case r.Violation != nil:
+		fmt.Fprintf(&b, "%v", r.Violation.Kind)
+		if r.Violation.Err != nil {
+			fmt.Fprintf(&b, " (%v)", r.Violation.Err)
+		}
+		fmt.Fprintf(&b, " with %d preemptions after %d steps", r.Violation.Trace.Preemptions, len(r.Violation.Trace.Events))
+	case r.Complete && r.Bound != NoBound:
+		fmt.Fprintf(&b, "no violation within %d preemptions", r.Bound)
+	case r.Complete:
+		b.WriteString("no violation")
+	default:
+		b.WriteString("no violation found (search incomplete)")
+	}
+	fmt.Fprintf(&b, ": %d executions, %d transitions", r.Executions, r.Transitions)
+	if r.States > 0 {
+		fmt.Fprintf(&b, ", %d states", r.States)
+	}
+	return b.String()
+}
+
+// ViolationKind says what kind of bug a violation is.
+type ViolationKind uint8
+
+const (
+	// CheckFailure: the system's Check returned an error.
+	CheckFailure ViolationKind = iota + 1
+	// Deadlock: no thread is enabled and some thread has not finished.
+	Deadlock
+	// DataRace: two accesses to the same data object, at least one a write,
+	// not ordered by happens-before.
+	DataRace
+	// Panic: user code (Next, Apply, Check, Hash, Describe) panicked.
+	Panic
+)
+
+var kindNames = [...]string{CheckFailure: "check failure", Deadlock: "deadlock", DataRace: "data race", Panic: "panic"}
+
+func (k ViolationKind) String() string {
+	if k > 0 && int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("ViolationKind(%d)", uint8(k))
+}
+
+// MarshalText encodes the kind as its name ("deadlock").
+func (k ViolationKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// Violation is a bug found by a search, with the schedule that shows it.
+type Violation struct {
+	Kind ViolationKind
+	// Err says what went wrong: the Check error, a *PanicError, the race or
+	// the blocked threads.
+	Err error
+	// Thread is the thread whose step showed the violation (the one that
+	// panicked, or took the last step), or -1.
+	Thread Tid
+	// Trace is the replayable execution from the initial state that ends in
+	// the violation.
+	Trace Trace
+}
+
+func (v *Violation) Error() string {
+	return fmt.Sprintf("%v: %v (schedule %v, %d preemptions)", v.Kind, v.Err, v.Trace.Schedule(), v.Trace.Preemptions)
+}
+
+// Unwrap returns the violation's error.
+func (v *Violation) Unwrap() error { return v.Err }
+
+// MarshalJSON encodes the violation with its kind, message, schedule,
+// preemption count and steps.
+func (v *Violation) MarshalJSON() ([]byte, error) {
+	msg := ""
+	if v.Err != nil {
+		msg = v.Err.Error()
+	}
+	sched := v.Trace.Schedule()
+	if sched == nil {
+		sched = Schedule{}
+	}
+	return json.Marshal(struct {
+		Kind        ViolationKind `json:"kind"`
+		Error       string        `json:"error"`
+		Thread      Tid           `json:"thread"`
+		Schedule    Schedule      `json:"schedule"`
+		Preemptions int           `json:"preemptions"`
+		Steps       []Event       `json:"steps"`
+	}{v.Kind, msg, v.Thread, sched, v.Trace.Preemptions, v.Trace.Events})
+}
