@@ -1,0 +1,30 @@
+package models
+
+// Info describes a bundled model for the command line and the docs.
+type Info struct {
+	Name    string // command-line name, without the -N suffix ("philosophers")
+	Summary string // one line for `weft -list`
+	Source  string // where the model comes from (paper, section, figure)
+	Param   string // what N means ("philosophers"), or "" for a model without one
+	Default int    // N when the command line gives none
+	Min     int    // smallest N that makes sense
+	Max     int    // largest N the model allows, 0 for no maximum
+}
+
+// mix folds v into the running hash h. It is the splitmix64 finalizer applied
+// to h^v, strong enough that states differing in one field rarely collide.
+func mix(h, v uint64) uint64 {
+	z := h ^ v + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// hashInts hashes a sequence of small integers (program counters, variable
+// values) in order.
+func hashInts[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32](h uint64, xs ...T) uint64 {
+	for _, x := range xs {
+		h = mix(h, uint64(x))
+	}
+	return h
+}
