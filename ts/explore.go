@@ -163,32 +163,40 @@ func (e *explorer[S]) loop() {
 	}
 }
 
-// recheck makes sure thread t's next step at top is what it was when the
-// frame was pushed: a difference means an earlier Apply modified the state or
-// Next is not deterministic.
+// recheck makes sure the state at top has not changed since the frame was
+// pushed, before a second or later child is taken from it: an earlier Apply
+// that modified its argument, or a Next that is not deterministic, would
+// otherwise make the search silently wrong. With Hash the check is exact;
+// without it, every thread's step and status must be as they were.
 func (e *explorer[S]) recheck(top *frame[S], t Tid) bool {
 	if !top.tried {
 		top.tried = true
 		return true // the first child: nothing has been applied to this state yet
 	}
-	e.current = t
-	step, st := e.sys.Next(top.state, t)
-	if step == top.steps[t] && st == top.status[t] {
+	if e.hasher != nil {
+		return true // Apply compares hashes after every call
+	}
+	for u := range Tid(e.n) {
+		e.current = u
+		step, st := e.sys.Next(top.state, u)
+		if step == top.steps[u] && st == top.status[u] || st == Finished && top.status[u] == Finished {
+			continue
+		}
+		step2, st2 := e.sys.Next(top.state, u)
 		e.current = -1
-		return true
+		sched := e.sched[:e.depth-1]
+		if step2 != step || st2 != st {
+			e.fail(systemError(ErrNondeterministic, u, sched,
+				"two calls of Next on one state returned %v %v and %v %v", step, st, step2, st2))
+		} else {
+			e.fail(systemError(ErrMutated, u, sched,
+				"the thread's next step at a state changed from %v %v to %v %v after another transition's Apply",
+				top.steps[u], top.status[u], step, st))
+		}
+		return false
 	}
-	step2, st2 := e.sys.Next(top.state, t)
 	e.current = -1
-	sched := e.sched[:e.depth-1]
-	if step2 != step || st2 != st {
-		e.fail(systemError(ErrNondeterministic, t, sched,
-			"two calls of Next on one state returned %v %v and %v %v", step, st, step2, st2))
-	} else {
-		e.fail(systemError(ErrMutated, t, sched,
-			"thread's next step at a state changed from %v %v to %v %v after another thread's Apply",
-			top.steps[t], top.status[t], step, st))
-	}
-	return false
+	return true
 }
 
 // visit processes a state reached by thread last (or the initial state): it
@@ -215,12 +223,6 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 			e.visited[h] = struct{}{}
 		}
 	}
-	e.current = -1
-	if v := e.check(s); v != nil {
-		v.Thread = last
-		e.violation(v, path)
-		return
-	}
 	// Push a frame, reusing the slot's slices.
 	if e.depth == len(e.stack) {
 		e.stack = append(e.stack, frame[S]{steps: make([]Step, e.n), status: make([]Status, e.n)})
@@ -245,10 +247,15 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		}
 	}
 	e.current = -1
+	if enabled == 0 && e.opt.OnTerminal != nil {
+		e.opt.OnTerminal(s, path)
+	}
+	if v := e.check(s); v != nil {
+		v.Thread = last
+		e.violation(v, path)
+		return
+	}
 	if enabled == 0 {
-		if e.opt.OnTerminal != nil {
-			e.opt.OnTerminal(s, path)
-		}
 		if blocked > 0 {
 			v := e.deadlock(s, e.n)
 			v.Thread = last
@@ -313,7 +320,7 @@ func (e *explorer[S]) budgetSpent() bool {
 }
 
 func (e *explorer[S]) progress() {
-	if e.opt.Progress == nil || e.res.Transitions&1023 != 0 {
+	if e.opt.Progress == nil || e.res.Transitions == 0 || e.res.Transitions&1023 != 0 {
 		return
 	}
 	if now := time.Now(); now.Sub(e.lastProgress) >= e.opt.progressEvery() {
