@@ -61,12 +61,22 @@ func Dependent(a, b Step) bool {
 	return a.Obj == b.Obj && (a.Op != Read || b.Op != Read)
 }
 
-func (s Step) String() string {
-	sync := ""
-	if s.Sync && s.Op != Acquire && s.Op != Release {
-		sync = " (sync)"
+func (s Step) String() string { return s.Format(nil) }
+
+// Format renders the step as "write x", naming the object with names when it
+// is not nil and "o3" otherwise.
+func (s Step) Format(names ObjNamer) string {
+	obj := ""
+	if names != nil {
+		obj = names.ObjName(s.Obj)
 	}
-	return fmt.Sprintf("%v o%d%s", s.Op, s.Obj, sync)
+	if obj == "" {
+		obj = fmt.Sprintf("o%d", s.Obj)
+	}
+	if s.Sync && s.Op != Acquire && s.Op != Release {
+		return fmt.Sprintf("%v %s (sync)", s.Op, obj)
+	}
+	return fmt.Sprintf("%v %s", s.Op, obj)
 }
 
 // Status is a thread's status at a state.

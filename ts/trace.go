@@ -48,14 +48,18 @@ func (t Trace) Schedule() Schedule {
 }
 
 // String renders the trace one transition a line, with preemptions marked.
-func (t Trace) String() string {
+func (t Trace) String() string { return t.Format(nil) }
+
+// Format renders the trace like String, naming objects with names when it is
+// not nil.
+func (t Trace) Format(names ObjNamer) string {
 	var b strings.Builder
 	for i, e := range t.Events {
 		mark := "  "
 		if e.Preempt {
 			mark = "* "
 		}
-		fmt.Fprintf(&b, "%s%3d  T%d  %v", mark, i, e.Thread, e.Step)
+		fmt.Fprintf(&b, "%s%3d  T%d  %s", mark, i, e.Thread, e.Step.Format(names))
 		if e.Desc != "" {
 			fmt.Fprintf(&b, "  %s", e.Desc)
 		}
