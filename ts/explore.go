@@ -279,7 +279,7 @@ func (e *explorer[S]) endExecution() {
 func (e *explorer[S]) violation(v *Violation, path Schedule) {
 	e.res.Executions++
 	sched := path.Clone()
-	rv, err := confirm(e.sys, v, sched)
+	rv, err := Confirm(e.sys, v, sched)
 	if err != nil {
 		e.fail(err)
 		return

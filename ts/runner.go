@@ -130,10 +130,14 @@ func traceOf[S any](r *runner[S], sched Schedule) (tr Trace) {
 	return tr
 }
 
-// confirm replays the schedule of a violation found by a search and returns
-// the replayed violation with its full trace. A replay that does not show the
-// same kind of violation means the system is not deterministic.
-func confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule) (*Violation, error) {
+// Confirm replays the schedule of a violation that a search found and returns
+// the violation as the replay shows it, with its full trace (steps,
+// descriptions, preemptions). A replay that does not end in the same kind of
+// violation means the system is not deterministic: the error wraps
+// ErrNondeterministic. Strategies call it before they report a violation; for
+// a panic they pass a Violation of kind Panic and the schedule up to the
+// panicking transition, and the replay recovers the panic again.
+func Confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule) (*Violation, error) {
 	run, err := Replay(sys, sched)
 	if err != nil {
 		var se *SystemError
@@ -156,7 +160,7 @@ func confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule) (*Vio
 	if v.Kind == Panic || rv.Thread < 0 {
 		rv.Thread = v.Thread
 	}
-	if v.Kind == CheckFailure || v.Kind == Panic {
+	if (v.Kind == CheckFailure || v.Kind == Panic) && v.Err != nil {
 		rv.Err = v.Err // keep the search's error (and its stack)
 	}
 	return rv, nil
