@@ -1,0 +1,117 @@
+package hb
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/bits-and-blooms/bitset"
+	"github.com/weftlab/weft/ts"
+)
+
+// WriteDot writes the happens-before graph of a trace to w in Graphviz DOT:
+// one node per transition, labelled with its index, thread, operation, object
+// and the trace's description of it, grouped in one cluster per thread. Solid
+// edges are program order; dashed edges are the cross-thread edges of the
+// canonical happens-before order (a write before the reads of its value and
+// the next write, a read before the next write), only the direct ones: an
+// edge implied by a path through other edges is left out. names, if not nil,
+// names the objects; otherwise they show as o0, o1, ...
+func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
+	evs := tr.Events
+	s := New(0)
+	canon := make([]Event, len(evs))
+	for i, e := range evs {
+		canon[i] = s.Add(e.Thread, e.Step)
+	}
+
+	// The trace indices of each object's writes (by number) and reads (by
+	// the write they read).
+	type objTrace struct{ writes, readsOf map[int][]int }
+	objs := map[ts.Obj]*objTrace{}
+	for i, e := range canon {
+		o := objs[e.Obj]
+		if o == nil {
+			o = &objTrace{writes: map[int][]int{}, readsOf: map[int][]int{}}
+			objs[e.Obj] = o
+		}
+		if e.Op == W {
+			o.writes[e.M] = append(o.writes[e.M], i)
+		} else {
+			o.readsOf[e.M] = append(o.readsOf[e.M], i)
+		}
+	}
+
+	var b strings.Builder
+	b.WriteString("digraph hb {\n\tnode [shape=box, fontname=\"monospace\"];\n")
+	threads := 0
+	for _, e := range evs {
+		threads = max(threads, int(e.Thread)+1)
+	}
+	for t := range threads {
+		fmt.Fprintf(&b, "\tsubgraph cluster_T%d {\n\t\tlabel=\"T%d\";\n", t, t)
+		for i, e := range evs {
+			if int(e.Thread) != t {
+				continue
+			}
+			name := fmt.Sprintf("o%d", e.Step.Obj)
+			if names != nil {
+				name = names.ObjName(e.Step.Obj)
+			}
+			label := fmt.Sprintf("%d: T%d %v %s", i, e.Thread, e.Step.Op, name)
+			if e.Step.Sync && e.Step.Op != ts.Acquire && e.Step.Op != ts.Release {
+				label += " (sync)"
+			}
+			if e.Desc != "" {
+				label += "\n" + e.Desc
+			}
+			fmt.Fprintf(&b, "\t\te%d [label=\"%s\"];\n", i, dotEscape(label))
+		}
+		b.WriteString("\t}\n")
+	}
+
+	// anc[i] holds every transition that happens before transition i. The
+	// trace order is a linearization, so ancestors have smaller indices and
+	// a candidate edge (a, i) is implied by another path iff a is an
+	// ancestor of a candidate with a larger index.
+	anc := make([]*bitset.BitSet, len(evs))
+	lastOf := map[ts.Tid]int{}
+	var cands []int
+	for i, e := range canon {
+		anc[i] = bitset.New(uint(len(evs)))
+		po, hasPO := lastOf[e.Thread]
+		lastOf[e.Thread] = i
+		cands = cands[:0]
+		o := objs[e.Obj]
+		if e.Op == R {
+			cands = append(cands, o.writes[e.M]...)
+		} else {
+			cands = append(cands, o.writes[e.M-1]...)
+			cands = append(cands, o.readsOf[e.M-1]...)
+		}
+		if hasPO {
+			fmt.Fprintf(&b, "\te%d -> e%d;\n", po, i)
+			anc[i].Set(uint(po)).InPlaceUnion(anc[po])
+		}
+		slices.Sort(cands)
+		for k := len(cands) - 1; k >= 0; k-- {
+			a := cands[k]
+			if a >= i || anc[i].Test(uint(a)) {
+				continue
+			}
+			fmt.Fprintf(&b, "\te%d -> e%d [style=dashed];\n", a, i)
+			anc[i].Set(uint(a)).InPlaceUnion(anc[a])
+		}
+	}
+	b.WriteString("}\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// dotEscape quotes s for a DOT string: quotes and backslashes escaped, line
+// breaks as DOT's \n.
+func dotEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return r.Replace(s)
+}
