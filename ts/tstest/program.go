@@ -35,8 +35,8 @@ import (
 // waiting in Acquire or Await is Blocked, so programs can deadlock. Jumps go
 // forward only: programs terminate.
 type Program struct {
-	Vars    []Var
-	Locks   []string // lock names
+	Vars  []Var
+	Locks []string // lock names
 	// Code holds each thread's instructions.
 	Code [][]Instr
 	// Mod is the number of values, 2..256; 0 means 4.

@@ -1,0 +1,266 @@
+package tstest
+
+import (
+	"fmt"
+
+	"pgregory.net/rapid"
+)
+
+// GenOptions shape the programs [Programs] generates. The zero value gives
+// 1 to 3 threads of up to 4 visible steps over up to 2 data variables, 1
+// synchronization variable and 2 locks, with values 0..3 and every feature
+// on; the No fields switch features off. Generated programs are acyclic
+// (jumps go forward), so every execution terminates.
+type GenOptions struct {
+	MinThreads int // 0 means 1
+	MaxThreads int // 0 means 3; at most 8
+	MaxSteps   int // visible instructions per thread, at least 1; 0 means 4
+	Vars       int // data variables, at least 1; 0 means 2
+	SyncVars   int // synchronization variables (unless NoSync); 0 means 1
+	Locks      int // locks (unless NoLocks); 0 means 2
+	Mod        int // values 0..Mod-1; 0 means 4
+
+	NoRMW       bool // no fetch-add or compare-and-swap
+	NoLocks     bool // no locks
+	NoBranches  bool // no conditional jumps
+	NoAsserts   bool // no assertions, so Check never fails
+	NoDeadlocks bool // locks taken in one global order and always released; await is still allowed to block forever
+	NoSync      bool // no synchronization variables (and so no await)
+	NoAwait     bool // no await
+}
+
+// withDefaults fills in the zero fields.
+func (o GenOptions) withDefaults() GenOptions {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MinThreads, 1)
+	def(&o.MaxThreads, 3)
+	def(&o.MaxSteps, 4)
+	def(&o.Vars, 2)
+	def(&o.SyncVars, 1)
+	def(&o.Locks, 2)
+	def(&o.Mod, 4)
+	o.MaxThreads = min(max(o.MaxThreads, o.MinThreads), 8)
+	o.MinThreads = min(o.MinThreads, o.MaxThreads)
+	o.Mod = min(max(o.Mod, 2), 256)
+	if o.NoSync {
+		o.SyncVars, o.NoAwait = 0, true
+	}
+	if o.NoLocks {
+		o.Locks = 0
+	}
+	return o
+}
+
+var dataNames = []string{"x", "y", "z", "w"}
+
+// Programs returns a generator of random valid programs shaped by opt.
+// rapid shrinks a failing program toward fewer threads and instructions and
+// smaller constants; Program.String lists it and Program.GoString (what
+// rapid logs) is Go source that rebuilds it.
+func Programs(opt GenOptions) *rapid.Generator[*Program] {
+	o := opt.withDefaults()
+	return rapid.Custom(func(t *rapid.T) *Program {
+		p := &Program{Mod: o.Mod}
+		nvars := rapid.IntRange(1, o.Vars).Draw(t, "vars")
+		for i := range nvars {
+			name := fmt.Sprintf("x%d", i)
+			if i < len(dataNames) {
+				name = dataNames[i]
+			}
+			p.Vars = append(p.Vars, Var{Name: name, Init: rapid.IntRange(0, o.Mod-1).Draw(t, "init")})
+		}
+		nsync := 0
+		if o.SyncVars > 0 {
+			nsync = rapid.IntRange(0, o.SyncVars).Draw(t, "syncvars")
+		}
+		for i := range nsync {
+			p.Vars = append(p.Vars, Var{Name: fmt.Sprintf("s%d", i), Init: rapid.IntRange(0, o.Mod-1).Draw(t, "init"), Sync: true})
+		}
+		nlocks := 0
+		if o.Locks > 0 {
+			nlocks = rapid.IntRange(0, o.Locks).Draw(t, "locks")
+		}
+		for i := range nlocks {
+			p.Locks = append(p.Locks, fmt.Sprintf("m%d", i))
+		}
+		n := rapid.IntRange(o.MinThreads, o.MaxThreads).Draw(t, "threads")
+		g := &gen{t: t, o: o, p: p, nvars: nvars, nsync: nsync}
+		for range n {
+			p.Code = append(p.Code, g.thread())
+		}
+		if err := p.Validate(); err != nil {
+			panic(fmt.Sprintf("tstest: generated an invalid program: %v\n%v", err, p))
+		}
+		return p
+	})
+}
+
+// gen generates the threads of one program.
+type gen struct {
+	t            *rapid.T
+	o            GenOptions
+	p            *Program
+	nvars, nsync int
+}
+
+func (g *gen) val() int         { return rapid.IntRange(0, g.o.Mod-1).Draw(g.t, "k") }
+func (g *gen) reg() int         { return rapid.IntRange(0, 1).Draw(g.t, "r") }
+func (g *gen) variable() int    { return rapid.IntRange(0, g.nvars+g.nsync-1).Draw(g.t, "x") }
+func (g *gen) choose(n int) int { return rapid.IntRange(0, n-1).Draw(g.t, "choice") }
+
+// Choices of a visible instruction.
+const (
+	cLoad = iota
+	cStore
+	cStoreReg
+	cFetchAdd
+	cCAS
+	cAcquire
+	cRelease
+	cAwait
+)
+
+// thread generates one thread: visible instructions with local ones between
+// them. Locks are taken and released as the options allow.
+func (g *gen) thread() []Instr {
+	o := g.o
+	steps := rapid.IntRange(1, o.MaxSteps).Draw(g.t, "steps")
+	var code []Instr
+	var held []int // locks held, in the order taken
+	lockInstr := map[int]bool{}
+	for v := 0; v < steps; v++ {
+		code = g.locals(code)
+		remaining := steps - v - 1 // visible slots after this one
+		choices := []int{cLoad, cStore, cStoreReg}
+		if !o.NoRMW {
+			choices = append(choices, cFetchAdd, cCAS)
+		}
+		if acq := g.acquirable(held); len(acq) > 0 && (!o.NoDeadlocks || remaining >= len(held)+1) {
+			choices = append(choices, cAcquire)
+		}
+		if len(held) > 0 {
+			choices = append(choices, cRelease)
+		}
+		if !o.NoAwait && g.nsync > 0 {
+			choices = append(choices, cAwait)
+		}
+		// Without deadlocks, the last slots are kept for releases.
+		if o.NoDeadlocks && remaining < len(held) {
+			choices = []int{cRelease}
+		}
+		var in Instr
+		switch choices[g.choose(len(choices))] {
+		case cLoad:
+			in = Load(g.reg(), g.variable())
+		case cStore:
+			in = Store(g.variable(), g.val())
+		case cStoreReg:
+			in = StoreReg(g.variable(), g.reg(), g.val())
+		case cFetchAdd:
+			in = FetchAdd(g.reg(), g.variable(), rapid.IntRange(1, o.Mod-1).Draw(g.t, "k"))
+		case cCAS:
+			in = CAS(g.reg(), g.variable(), g.val(), g.val())
+		case cAcquire:
+			acq := g.acquirable(held)
+			l := acq[g.choose(len(acq))]
+			held = append(held, l)
+			in = Acquire(l)
+		case cRelease:
+			i := len(held) - 1 // last taken, first released
+			if !o.NoDeadlocks {
+				i = g.choose(len(held))
+			}
+			in = Release(held[i])
+			held = append(held[:i], held[i+1:]...)
+		case cAwait:
+			in = Await(g.nvars+g.choose(g.nsync), rapid.IntRange(0, 1).Draw(g.t, "k"))
+		}
+		if in.Kind == KAcquire || in.Kind == KRelease {
+			lockInstr[len(code)] = true
+		}
+		code = append(code, in)
+	}
+	code = g.locals(code)
+	// Jumps go to the end at the furthest; without deadlocks they do not
+	// skip a lock operation, so every lock taken is released.
+	for i := range code {
+		in := &code[i]
+		if in.Kind != KJump && in.Kind != KJumpEq && in.Kind != KJumpNe {
+			continue
+		}
+		in.To = min(in.To, len(code))
+		if o.NoDeadlocks {
+			for j := i + 1; j < in.To; j++ {
+				if lockInstr[j] {
+					in.To = j
+					break
+				}
+			}
+		}
+	}
+	return code
+}
+
+// acquirable returns the locks a thread holding held may take next: any it
+// does not hold, or without deadlocks only those after the last it took.
+func (g *gen) acquirable(held []int) []int {
+	var out []int
+	for l := range len(g.p.Locks) {
+		ok := true
+		for _, h := range held {
+			if h == l || (g.o.NoDeadlocks && h > l) {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// locals appends zero, one or two local instructions. Assertions come only
+// after a visible instruction, and mostly as r != k, so that most programs
+// run to their end in most schedules.
+func (g *gen) locals(code []Instr) []Instr {
+	visible := false
+	for _, in := range code {
+		visible = visible || in.Kind.Visible()
+	}
+	for range 2 {
+		var in Instr
+		switch c := g.choose(20); {
+		case c < 10:
+			return code
+		case c < 12:
+			in = Set(g.reg(), g.val())
+		case c < 14:
+			in = Move(g.reg(), g.reg(), g.val())
+		case c < 17:
+			if g.o.NoBranches {
+				return code
+			}
+			to := len(code) + 1 + rapid.IntRange(1, 3).Draw(g.t, "skip") // clamped once the thread is complete
+			if rapid.Bool().Draw(g.t, "eq") {
+				in = JumpEq(g.reg(), g.val(), to)
+			} else {
+				in = JumpNe(g.reg(), g.val(), to)
+			}
+		default:
+			if g.o.NoAsserts || !visible {
+				return code
+			}
+			if g.choose(3) == 0 {
+				in = AssertEq(g.reg(), g.val())
+			} else {
+				in = AssertNe(g.reg(), g.val())
+			}
+		}
+		code = append(code, in)
+	}
+	return code
+}
