@@ -67,9 +67,9 @@ func pack(op Kind, obj ts.Obj, m int) word {
 	return word(uint32(obj))<<32 | word(uint32(m))<<1 | word(op&1)
 }
 
-func (w word) op() Kind     { return Kind(w & 1) }
-func (w word) obj() ts.Obj  { return ts.Obj(int32(uint32(w >> 32))) }
-func (w word) m() int       { return int(uint32(w) >> 1) }
+func (w word) op() Kind    { return Kind(w & 1) }
+func (w word) obj() ts.Obj { return ts.Obj(int32(uint32(w >> 32))) }
+func (w word) m() int      { return int(uint32(w) >> 1) }
 func (w word) event(t ts.Tid, n int) Event {
 	return Event{Op: w.op(), Thread: t, N: n, Obj: w.obj(), M: w.m()}
 }
