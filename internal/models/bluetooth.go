@@ -9,10 +9,12 @@ import (
 // bluetoothMaxAdders is the largest number of adder threads.
 const bluetoothMaxAdders = 6
 
-// Bluetooth is the model of the Windows Bluetooth PnP driver of Qadeer and
-// Wu, "KISS: keep it simple and sequential" (PLDI 2004, Figure 2), the first
-// benchmark of Musuvathi and Qadeer, "Iterative context bounding for
-// systematic testing of multithreaded programs" (PLDI 2007, Tables 1-2).
+// Bluetooth is the model of the Windows Bluetooth PnP driver in Qadeer and
+// Wu, "KISS: keep it simple and sequential" (PLDI 2004; its running
+// example), the first benchmark of Musuvathi and Qadeer, "Iterative context
+// bounding for systematic testing of multithreaded programs" (PLDI 2007,
+// Tables 1-2). This is a reconstruction of the published model, not the
+// 400-line driver the ICB paper tested.
 // The device extension has pendingIo (initially 1), stoppingFlag and
 // stoppingEvent; stopped is a global. Threads 0..N-1 are adders running
 // BCSP_PnpAdd, thread N is the stopper running BCSP_PnpStop:
@@ -59,7 +61,7 @@ func NewBluetooth(n int) *Bluetooth {
 var BluetoothInfo = Info{
 	Name:    "bluetooth",
 	Summary: "the KISS Bluetooth driver model: IO after stop, found with 1 preemption",
-	Source:  "Qadeer, Wu, KISS, PLDI 2004, Figure 2; Musuvathi, Qadeer, Iterative context bounding, PLDI 2007, section 5",
+	Source:  "Qadeer, Wu, KISS, PLDI 2004 (running example); Musuvathi, Qadeer, Iterative context bounding, PLDI 2007, section 5",
 	Param:   "adders",
 	Default: 1,
 	Min:     1,
