@@ -1,0 +1,144 @@
+package cbound_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/weftlab/weft/cbound"
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
+)
+
+// bounded adapts a cbound strategy with a fixed bound and switches to the
+// tstest.Explorer shape.
+func bounded(f func(context.Context, ts.TransitionSystem[tstest.State], cbound.Options) (ts.Result, error), opt cbound.Options) tstest.Explorer[tstest.State] {
+	return func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
+		opt.Options = o
+		return f(ctx, sys, opt)
+	}
+}
+
+// noHash hides the system's Hash, so that ICB runs without its cache.
+type noHash struct{ *tstest.Program }
+
+func (s noHash) Hash() {} // shadows Program.Hash with a method of another signature
+
+// On random programs, ICB (with and without its cache) and cb-dfs reach
+// exactly the terminal states and violations of the executions with at most
+// c preemptions, for c in 0..3.
+func TestBoundedReachesExactlyTheBoundedStates(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
+		c := rapid.IntRange(0, 3).Draw(t, "bound")
+		ropt := tstest.ReductionOptions{Bound: c}
+		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: c}), ropt)
+		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: c, NoCache: true}), ropt)
+		tstest.CheckReduction[tstest.State](t, noHash{p}, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: c}), ropt)
+		tstest.CheckReduction(t, p, bounded(cbound.DFS[tstest.State], cbound.Options{Bound: c}), ropt)
+	})
+}
+
+// ICB finds a violation first with the fewest preemptions any violating
+// schedule has, and its coverage per bound matches the executions counted by
+// brute force.
+func TestICBFirstViolationHasFewestPreemptions(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
+		fewest := -1
+		byBound := map[int]int64{}
+		_, err := ts.Explore(context.Background(), p, ts.Options{
+			KeepGoing: true,
+			OnViolation: func(v *ts.Violation) {
+				if fewest < 0 || v.Trace.Preemptions < fewest {
+					fewest = v.Trace.Preemptions
+				}
+			},
+			OnTerminal: func(_ any, s ts.Schedule) {
+				n, err := ts.Preemptions[tstest.State](p, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				byBound[n]++
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cbound.ICB(context.Background(), p, cbound.Options{Bound: cbound.Unbounded, NoCache: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case fewest < 0 && res.Violation != nil:
+			t.Fatalf("ICB found %v, ts.Explore none", res.Violation)
+		case fewest >= 0 && res.Violation == nil:
+			t.Fatalf("ICB found no violation; ts.Explore found one with %d preemptions", fewest)
+		case fewest >= 0 && res.Violation.Trace.Preemptions != fewest:
+			t.Fatalf("ICB's first violation has %d preemptions, the fewest is %d", res.Violation.Trace.Preemptions, fewest)
+		case fewest < 0:
+			// Without violations ICB runs to completion: its coverage at
+			// each bound counts the terminal executions with at most that
+			// many preemptions.
+			var want int64
+			for _, cov := range res.Coverage {
+				want += byBound[cov.Bound]
+				if cov.Executions != want {
+					t.Fatalf("bound %d: ICB counts %d executions, brute force %d", cov.Bound, cov.Executions, want)
+				}
+			}
+		}
+	})
+}
+
+func TestBadOptions(t *testing.T) {
+	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Code: [][]tstest.Instr{{tstest.Store(0, 1)}}}
+	for _, f := range []func(context.Context, ts.TransitionSystem[tstest.State], cbound.Options) (ts.Result, error){cbound.ICB[tstest.State], cbound.DFS[tstest.State]} {
+		for _, opt := range []cbound.Options{{Bound: -2}, {Options: ts.Options{Limits: ts.Limits{Depth: -1}}}} {
+			if _, err := f(context.Background(), p, opt); err == nil {
+				t.Errorf("%+v: no error", opt)
+			}
+		}
+	}
+}
+
+func ExampleICB() {
+	// Two threads increment n without a lock and then count themselves done;
+	// a third waits for both and checks n. The lost update needs one
+	// preemption, and ICB reports it with exactly one.
+	incr := []tstest.Instr{
+		tstest.Load(0, 0), tstest.StoreReg(0, 0, 1), // r0 := n; n := r0 + 1
+		tstest.FetchAdd(1, 1, 1), // done++
+	}
+	p := &tstest.Program{
+		Vars: []tstest.Var{{Name: "n"}, {Name: "done", Sync: true}},
+		Code: [][]tstest.Instr{incr, incr, {
+			tstest.Await(1, 2),                         // await done == 2
+			tstest.Load(0, 0), tstest.AssertEq(0, 2), // r0 := n; assert r0 == 2
+		}},
+	}
+	res, err := cbound.ICB(context.Background(), p, cbound.Options{Bound: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res)
+	fmt.Print(res.Violation.Trace.Format(p))
+	for _, c := range res.Coverage {
+		fmt.Printf("bound %d: %d executions\n", c.Bound, c.Executions)
+	}
+	// Output:
+	// check failure (T2@2: assert r0 == 2 failed (r0 = 1)) with 1 preemptions after 8 steps: 3 executions, 23 transitions, 24 states
+	//     0  T0  read n  r0 := n
+	// *   1  T1  read n  r0 := n
+	//     2  T1  write n  n := r0 + 1
+	//     3  T1  write done (sync)  r1 := fetch_add(done, 1)
+	//     4  T0  write n  n := r0 + 1
+	//     5  T0  write done (sync)  r1 := fetch_add(done, 1)
+	//     6  T2  read done (sync)  await done == 2
+	//     7  T2  read n  r0 := n
+	// 8 steps, 1 preemptions (marked *)
+	// bound 0: 2 executions
+}
