@@ -111,9 +111,9 @@ type icbFrame[S any] struct {
 	hash    uint64
 	steps   []ts.Step
 	status  []ts.Status
-	last    ts.Tid // the thread that moved into this state, or -1
-	next    ts.Tid // the next free choice to try
-	tried   bool   // a child has been taken
+	last    ts.Tid  // the thread that moved into this state, or -1
+	next    ts.Tid  // the next free choice to try
+	tried   bool    // a child has been taken
 	pathLen int     // transitions from the initial state
 	node    int32   // schedule node of the path here, or unsetNode
 	in      ts.Step // the step of the transition that reached this state
@@ -144,9 +144,9 @@ type icb[S any] struct {
 
 	det *hb.Detector // SyncOnly: the race detector, reused
 
-	dfs      bool    // cb-dfs: preemptions are children, not queued items
-	pre      int     // DFS mode: preemptions of the transition being taken
-	byBound  []int64 // DFS mode: executions by preemption count
+	dfs     bool    // cb-dfs: preemptions are children, not queued items
+	pre     int     // DFS mode: preemptions of the transition being taken
+	byBound []int64 // DFS mode: executions by preemption count
 
 	current ts.Tid // thread whose user code is running, or -1
 	pushing bool   // the running call belongs to the transition sched ends with

@@ -115,7 +115,7 @@ func ExampleICB() {
 	p := &tstest.Program{
 		Vars: []tstest.Var{{Name: "n"}, {Name: "done", Sync: true}},
 		Code: [][]tstest.Instr{incr, incr, {
-			tstest.Await(1, 2),                         // await done == 2
+			tstest.Await(1, 2),                       // await done == 2
 			tstest.Load(0, 0), tstest.AssertEq(0, 2), // r0 := n; assert r0 == 2
 		}},
 	}
