@@ -105,6 +105,20 @@ func fixturesNoMutation[S any](t *testing.T, sys ts.TransitionSystem[S]) int {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		before, hb := look(s), h.Hash(s)
+		if d, ok := sys.(ts.Describer[S]); ok {
+			for i := range n {
+				if before[i].st != ts.Finished && d.Describe(s, ts.Tid(i)) == "" {
+					t.Fatalf("thread %d: empty description", i)
+				}
+			}
+		}
+		if on, ok := sys.(ts.ObjNamer); ok {
+			for i := range n {
+				if before[i].st != ts.Finished && on.ObjName(before[i].step.Obj) == "" {
+					t.Fatalf("thread %d: object %d has no name", i, before[i].step.Obj)
+				}
+			}
+		}
 		for i := range n {
 			if before[i].st != ts.Enabled {
 				continue
@@ -375,4 +389,42 @@ func TestLostUpdate(t *testing.T) {
 		t.Errorf("violation does not wrap its error")
 	}
 	fixturesNoMutation(t, sys)
+}
+
+func TestFixturesInfo(t *testing.T) {
+	infos := []Info{CBPORFig1Info, Inspect231Info, Locks3Info, LostUpdateInfo, PhilosophersInfo,
+		PetersonInfo, PetersonBuggyInfo, BluetoothInfo, MATFig1Info}
+	for _, in := range infos {
+		if in.Name == "" || in.Summary == "" || in.Source == "" {
+			t.Errorf("%+v: empty field", in)
+		}
+		if in.Param != "" && (in.Default < in.Min || in.Max != 0 && in.Default > in.Max || in.Min < 1) {
+			t.Errorf("%s: default %d outside %d..%d", in.Name, in.Default, in.Min, in.Max)
+		}
+	}
+	// Constructors accept Min..Max and panic outside.
+	ctors := map[string]func(int){
+		PetersonInfo.Name:      func(n int) { NewPeterson(n) },
+		PetersonBuggyInfo.Name: func(n int) { NewPetersonBuggy(n) },
+		BluetoothInfo.Name:     func(n int) { NewBluetooth(n) },
+		PhilosophersInfo.Name:  func(n int) { NewPhilosophers(n) },
+	}
+	for _, in := range infos {
+		f := ctors[in.Name]
+		if f == nil {
+			continue
+		}
+		f(in.Min)
+		f(in.Max)
+		for _, n := range []int{in.Min - 1, in.Max + 1} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s: n = %d accepted", in.Name, n)
+					}
+				}()
+				f(n)
+			}()
+		}
+	}
 }
