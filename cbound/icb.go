@@ -380,16 +380,23 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		}
 	}
 	e.current = -1
+	var failed error
 	if e.checker != nil {
-		if err := e.checker.Check(s); err != nil {
-			e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: err, Thread: last}, e.sched)
+		failed = e.checker.Check(s)
+	}
+	if e.opt.SyncOnly && (terminal || failed != nil) {
+		// Every execution is checked for races where it ends; a race is
+		// reported first, as it may be the cause of what follows.
+		if e.raced() && e.stop {
+			e.countExecution()
 			return
 		}
 	}
+	if failed != nil {
+		e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: last}, e.sched)
+		return
+	}
 	if terminal {
-		if e.opt.SyncOnly && e.raced() {
-			return
-		}
 		if blocked > 0 {
 			e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched)
 			return

@@ -23,7 +23,6 @@ func (e *icb[S]) raced() bool {
 			e.fail(err)
 			return true
 		}
-		e.countExecution()
 		e.record(&ts.Violation{Kind: ts.DataRace, Err: race, Thread: t, Trace: run.Trace})
 		return true
 	}
