@@ -84,30 +84,11 @@ func Reference[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Reduc
 	if !opt.Stateful {
 		return Collect(ctx, sys, ts.Explore[S], o)
 	}
-	out, err := Collect(ctx, sys, ts.ExploreStateful[S], o)
-	if err != nil {
-		return out, err
-	}
 	least, err := leastPreemptions(ctx, sys, keyFunc(sys, opt))
 	if err != nil {
-		return out, err
+		return Outcomes{}, err
 	}
-	for k, oc := range out.Terminals {
-		if p, ok := least[k]; ok {
-			oc.Preemptions = p
-			out.Terminals[k] = oc
-		}
-	}
-	for k, oc := range out.Violations {
-		if oc.State == nil {
-			continue
-		}
-		if p, ok := least[keyFunc(sys, opt)(oc.State)]; ok && p < oc.Preemptions {
-			oc.Preemptions = p
-			out.Violations[k] = oc
-		}
-	}
-	return out, nil
+	return collect(ctx, sys, ts.ExploreStateful[S], o, least)
 }
 
 // Collect runs explore on sys with KeepGoing and hooks that record every
@@ -116,6 +97,12 @@ func Reference[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Reduc
 // sys, unless opt.Opaque). opt.Limits are passed on; opt.Bound is not: fix
 // a reduction's bound in the closure.
 func Collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Explorer[S], opt ReductionOptions) (Outcomes, error) {
+	return collect(ctx, sys, explore, opt, nil)
+}
+
+// collect is Collect; least, if not nil, gives the fewest preemptions of
+// each state by key, which then replace those of the schedules reported.
+func collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Explorer[S], opt ReductionOptions, least map[string]int) (Outcomes, error) {
 	key := keyFunc(sys, opt)
 	out := Outcomes{Terminals: make(map[string]Outcome), Violations: make(map[string]Outcome)}
 	w := &walker[S]{sys: sys}
@@ -152,6 +139,9 @@ func Collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Exp
 			}
 			oc.Preemptions = pre
 		}
+		if p, ok := least[k]; ok {
+			oc.Preemptions = p
+		}
 		record(out.Terminals, k, oc)
 	}
 	o.OnViolation = func(v *ts.Violation) {
@@ -179,6 +169,9 @@ func Collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Exp
 			if v.Kind != ts.Panic {
 				oc.State = run.Final
 				stateKey = key(run.Final)
+				if p, ok := least[stateKey]; ok {
+					oc.Preemptions = p
+				}
 			}
 		}
 		if v.Kind == ts.Deadlock && stateKey == "" {
