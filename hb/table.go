@@ -2,6 +2,7 @@ package hb
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/weftlab/weft/ts"
 )
@@ -106,16 +107,11 @@ func (tb *Table) equal(i int, s *State) bool {
 	}
 	at := e.off + 1 + n
 	for t, l := range lens {
-		seq := s.seq(t)
-		if len(seq) != int(l) {
+		end := at + int(l)
+		if !slices.Equal(s.seq(t), tb.words[at:end]) {
 			return false
 		}
-		for k, w := range seq {
-			if tb.words[at+k] != w {
-				return false
-			}
-		}
-		at += int(l)
+		at = end
 	}
 	return true
 }
