@@ -375,9 +375,6 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		if e.terminals != nil {
 			e.terminals[h] = struct{}{}
 		}
-		if e.opt.OnTerminal != nil {
-			e.opt.OnTerminal(s, e.sched)
-		}
 	}
 	e.current = -1
 	var failed error
@@ -395,6 +392,9 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 	if failed != nil {
 		e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: last}, e.sched)
 		return
+	}
+	if terminal && e.opt.OnTerminal != nil {
+		e.opt.OnTerminal(s, e.sched)
 	}
 	if terminal {
 		if blocked > 0 {

@@ -81,21 +81,25 @@ func Example() {
 	// replayed: counter is 1, want 2
 }
 
-// Every terminal state and the schedule that reached it, with KeepGoing.
+// Every violation and every terminal state, with KeepGoing.
 func ExampleExplore_keepGoing() {
-	var finals []int
+	var finals, failures []string
 	res, _ := ts.Explore(context.Background(), counter{}, ts.Options{
 		KeepGoing: true,
-		OnTerminal: func(s any, _ ts.Schedule) {
-			finals = append(finals, s.(counterState).n)
+		OnTerminal: func(s any, sched ts.Schedule) {
+			finals = append(finals, fmt.Sprintf("%v: n = %d", sched, s.(counterState).n))
+		},
+		OnViolation: func(v *ts.Violation) {
+			failures = append(failures, fmt.Sprintf("%v: %v", v.Trace.Schedule(), v.Err))
 		},
 	})
-	slices.Sort(finals)
 	fmt.Println(res.Executions, "executions,", res.Violations, "violations")
-	fmt.Println("final counters:", slices.Compact(finals))
+	fmt.Println("passed:", finals)
+	fmt.Println("failed:", failures)
 	// Output:
 	// 6 executions, 4 violations
-	// final counters: [1 2]
+	// passed: [[0 0 1 1]: n = 2 [1 1 0 0]: n = 2]
+	// failed: [[0 1 0 1]: counter is 1, want 2 [0 1 1 0]: counter is 1, want 2 [1 0 0 1]: counter is 1, want 2 [1 0 1 0]: counter is 1, want 2]
 }
 
 // simulator is an existing mutable simulator: its methods change it in place.

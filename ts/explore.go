@@ -247,13 +247,13 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		}
 	}
 	e.current = -1
-	if enabled == 0 && e.opt.OnTerminal != nil {
-		e.opt.OnTerminal(s, path)
-	}
 	if v := e.check(s); v != nil {
 		v.Thread = last
 		e.violation(v, path)
 		return
+	}
+	if enabled == 0 && e.opt.OnTerminal != nil {
+		e.opt.OnTerminal(s, path)
 	}
 	if enabled == 0 {
 		if blocked > 0 {

@@ -45,10 +45,13 @@ type Options struct {
 	KeepGoing bool
 
 	// OnTerminal, if set, is called for each terminal state reached (a state
-	// where no thread is enabled, deadlocks included) with the state, boxed,
-	// and the schedule that reached it. The schedule is only valid during the
-	// call: copy it to keep it. Stateful searches call it once per distinct
-	// terminal state.
+	// where no thread is enabled, deadlocks included) that passes Check, with
+	// the state, boxed, and the schedule that reached it. A state that fails
+	// Check is a violation (OnViolation), not a terminal: whether a
+	// thread-local assertion fails at the last step or earlier depends on
+	// the interleaving, so only violations are comparable across searches.
+	// The schedule is only valid during the call: copy it to keep it.
+	// Stateful searches call it once per distinct terminal state.
 	OnTerminal func(state any, schedule Schedule)
 
 	// OnViolation, if set, is called for each violation found.

@@ -293,6 +293,7 @@ var CPCFig1Info = Info{
 	Name:    "cpc-fig1",
 	Summary: "the ignoring problem: a local loop after a commit hides T2's assertion failure",
 	Source:  "Levin, Palmer, Qadeer, Rajamani, Sound transaction-based reduction without cycle detection (SPIN 2005), Figure 1",
+	Cyclic:  true,
 }
 
 // ---------------------------------------------------------------------------
@@ -328,8 +329,8 @@ var CPCFig1Info = Info{
 // The bug: T2 goes wrong when it runs after L0. Facts (under
 // ts.ExploreStateful): the failure is reachable with 0 preemptions (E; then
 // T1 to its return; then T2: schedule 2, 0, 0, 0, 0, 1); 43 distinct states
-// with KeepGoing (11 violating; 2 terminal, T1 returned with T2 done or
-// gone wrong). Cyclic: ts.Explore returns an
+// with KeepGoing (11 violating; 1 terminal that passes Check: T1 returned
+// and T2 done). Cyclic: ts.Explore returns an
 // error wrapping ts.ErrDepth.
 func NewCPCFig2(n int) *CPCFig {
 	b := cpcBuilder{nshared: 2}
@@ -355,6 +356,7 @@ var CPCFig2Info = Info{
 	Name:    "cpc-fig2",
 	Summary: "one branch of T1 loops, the other returns: found without cycle detection",
 	Source:  "Levin, Palmer, Qadeer, Rajamani, Sound transaction-based reduction without cycle detection (SPIN 2005), Figure 2",
+	Cyclic:  true,
 }
 
 // ---------------------------------------------------------------------------
@@ -383,10 +385,9 @@ var CPCFig2Info = Info{
 //
 // The bug: T2 goes wrong when it runs after L0. Facts: acyclic. Under
 // ts.Explore: 3 executions, 2 of them violations (T2 after L0 or after L1),
-// 2 distinct terminal states (T2 first and passing; T1 stopped and T2 gone
-// wrong); the failure needs 0 preemptions (T1 to L2, where it has
+// 1 terminal state that passes Check (T2 first); the failure needs 0 preemptions (T1 to L2, where it has
 // finished; then T2: schedule 0, 0, 1). Under ts.ExploreStateful: 8
-// distinct states with KeepGoing (2 violating, 2 terminal).
+// distinct states with KeepGoing (2 violating, 1 terminal that passes).
 func NewCPCFig2Assume(n int) *CPCFig {
 	b := cpcBuilder{nshared: 1}
 	t1 := []CPCStmt{
@@ -466,6 +467,7 @@ var CPCFig3Info = Info{
 	Name:    "cpc-fig3",
 	Summary: "a commit point after a release: T2's assertion fails only if forced there",
 	Source:  "Levin, Palmer, Qadeer, Rajamani, Sound transaction-based reduction without cycle detection (SPIN 2005), Figure 3",
+	Cyclic:  true,
 }
 
 // ---------------------------------------------------------------------------
@@ -530,6 +532,7 @@ var CPCFig8Info = Info{
 	Name:    "cpc-fig8",
 	Summary: "both branches of T1 loop after the commit: CPC forces at the commit point, SCC/cycle detection per loop",
 	Source:  "Levin, Palmer, Qadeer, Rajamani, Sound transaction-based reduction without cycle detection (SPIN 2005), Figure 8 (appendix B)",
+	Cyclic:  true,
 }
 
 // ---------------------------------------------------------------------------

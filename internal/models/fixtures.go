@@ -268,8 +268,8 @@ func (*Locks3) ObjName(o ts.Obj) string { return fixturesVarName(o, "l") }
 // counter = 2. Facts (under ts.Explore): 6 executions (C(4,2)), 4 of them
 // violating (both reads before both writes): a check failure whose minimum
 // number of preemptions is 1 (T0 reads, T1 runs to completion, T0 writes);
-// 3 distinct terminal states (counter = 2 with r = (0, 1) or (1, 0), and the
-// failing counter = 1 with r = (0, 0)); 4 Mazurkiewicz classes. Acyclic.
+// 2 distinct terminal states that pass Check (counter = 2 with r = (0, 1) or
+// (1, 0)); 4 Mazurkiewicz classes. Acyclic.
 type LostUpdate struct{}
 
 // NewLostUpdate returns the program. It has no parameter: n is ignored.

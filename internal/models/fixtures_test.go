@@ -369,8 +369,8 @@ func TestLostUpdate(t *testing.T) {
 		}
 	}
 	// counter = 2 with r = (0, 1) or (1, 0); counter = 1 with r = (0, 0).
-	if len(f.terminals) != 3 {
-		t.Errorf("%d distinct terminal states, want 3", len(f.terminals))
+	if len(f.terminals) != 2 {
+		t.Errorf("%d distinct terminal states, want 2", len(f.terminals))
 	}
 	for _, s := range f.terminals {
 		if err := sys.Check(s.(LostUpdateState)); (err != nil) != (s.(LostUpdateState).Counter() != 2) {

@@ -9,6 +9,9 @@ type Info struct {
 	Default int    // N when the command line gives none
 	Min     int    // smallest N that makes sense
 	Max     int    // largest N the model allows, 0 for no maximum
+	// Cyclic says the state space has cycles: only strategies that store
+	// states (or cache work items) terminate on it.
+	Cyclic bool
 }
 
 // mix folds v into the running hash h. It is the splitmix64 finalizer applied

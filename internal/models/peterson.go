@@ -68,6 +68,7 @@ var PetersonInfo = Info{
 	Default: 1,
 	Min:     1,
 	Max:     petersonMaxRounds,
+	Cyclic:  true,
 }
 
 // PetersonBuggyInfo describes NewPetersonBuggy.
@@ -79,6 +80,7 @@ var PetersonBuggyInfo = Info{
 	Default: 1,
 	Min:     1,
 	Max:     petersonMaxRounds,
+	Cyclic:  true,
 }
 
 // Peterson objects.

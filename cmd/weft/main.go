@@ -1,0 +1,330 @@
+// Command weft explores weft's bundled models with any strategy and prints
+// results, traces and happens-before graphs.
+//
+// With no arguments it explores every bundled model with the best strategy
+// available for it and prints one table. With -model it explores one model
+// and prints the verdict; -trace, -dot and -json choose what else to print.
+// Run weft -list for the models and strategies, weft -h for the flags.
+//
+// Exit status: 0 when the searches ran (whatever they found: a violation is a
+// result), 1 when a search failed (a broken model, a cancelled search), 2 for
+// bad command-line input.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"text/tabwriter"
+	"time"
+
+	"github.com/weftlab/weft/ts"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// summaryBudget caps each model's search in the no-argument run, so that the
+// table comes back in seconds; a model cut short says so in its verdict.
+const summaryBudget = 2_000_000
+
+type flags struct {
+	model, strategy      string
+	bound                int
+	list, trace, dot, js bool
+	keepGoing, syncOnly  bool
+	maxTrans, maxExec    int64
+	depth                int
+	timeout              time.Duration
+	quiet                bool
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("weft", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f flags
+	fs.StringVar(&f.model, "model", "", "explore one `model` (name or name-N; see -list); default: every model")
+	fs.StringVar(&f.strategy, "strategy", "", "search `strategy` (see -list); default: the best one for each model")
+	fs.IntVar(&f.bound, "bound", -1, "preemption `bound` C for the bounded strategies (default 2)")
+	fs.BoolVar(&f.syncOnly, "sync-only", false, "schedule only before synchronization steps and check every execution for data races (icb)")
+	fs.BoolVar(&f.list, "list", false, "list the models and strategies")
+	fs.BoolVar(&f.trace, "trace", false, "print the violating schedule, one step a line")
+	fs.BoolVar(&f.dot, "dot", false, "print the happens-before graph of the violating (or last) execution as Graphviz DOT")
+	fs.BoolVar(&f.js, "json", false, "print the result as JSON")
+	fs.BoolVar(&f.keepGoing, "keep-going", false, "explore past violations and count them all")
+	fs.Int64Var(&f.maxTrans, "max-transitions", 0, "stop after `n` transitions (0: no limit; the summary run uses 2,000,000 a model)")
+	fs.Int64Var(&f.maxExec, "max-executions", 0, "stop after `n` executions (0: no limit)")
+	fs.IntVar(&f.depth, "depth", 0, "longest execution allowed (0: 10,000)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop the search after `d` (0: no limit)")
+	fs.BoolVar(&f.quiet, "q", false, "no progress reports on stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: weft [flags]\n\nWith no flags weft explores every bundled model and prints a table.\n\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		return usage(stderr, "unexpected argument %q (flags start with -)", fs.Arg(0))
+	}
+	boundSet := false
+	fs.Visit(func(fl *flag.Flag) { boundSet = boundSet || fl.Name == "bound" })
+	if boundSet && f.bound < 0 {
+		return usage(stderr, "bad bound %d: a preemption bound is 0 or more", f.bound)
+	}
+	if f.maxTrans < 0 || f.maxExec < 0 || f.depth < 0 || f.timeout < 0 {
+		return usage(stderr, "limits must not be negative")
+	}
+	cat := catalog()
+	if f.list {
+		list(stdout, cat)
+		return 0
+	}
+	if f.strategy != "" {
+		s, ok := findStrategy(f.strategy)
+		if !ok {
+			return usage(stderr, "unknown strategy %q (weft -list shows the strategies)", f.strategy)
+		}
+		if boundSet && !s.bounded {
+			return usage(stderr, "strategy %s takes no preemption bound", s.name)
+		}
+	} else if boundSet {
+		return usage(stderr, "-bound needs a bounded -strategy")
+	}
+	if f.syncOnly && f.strategy != "icb" {
+		return usage(stderr, "-sync-only goes with -strategy icb")
+	}
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	if f.model == "" {
+		if f.trace || f.dot || f.js {
+			return usage(stderr, "-trace, -dot and -json need -model")
+		}
+		return summary(ctx, stdout, stderr, cat, f)
+	}
+	m, n, err := lookup(cat, f.model)
+	if err != nil {
+		return usage(stderr, "%v", err)
+	}
+	return single(ctx, stdout, stderr, m, n, f)
+}
+
+func usage(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "weft: "+format+"\n", args...)
+	return 2
+}
+
+func list(w io.Writer, cat []model) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tN\tDESCRIPTION")
+	for _, m := range cat {
+		n := "-"
+		if m.info.Param != "" {
+			n = fmt.Sprintf("%s, default %d, %s", m.info.Param, m.info.Default, paramRange(m.info))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.info.Name, n, m.info.Summary)
+	}
+	fmt.Fprintln(tw, "\t\t")
+	fmt.Fprintln(tw, "STRATEGY\tBOUND\tDESCRIPTION")
+	for _, s := range strategies {
+		b := "-"
+		if s.bounded {
+			b = "-bound C"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.name, b, s.summary)
+	}
+	tw.Flush()
+}
+
+// shortError is an error without the schedule a *ts.SystemError carries.
+func shortError(err error) string {
+	var se *ts.SystemError
+	if errors.As(err, &se) {
+		if se.Thread >= 0 {
+			return fmt.Sprintf("%v (thread %d)", se.Err, se.Thread)
+		}
+		return se.Err.Error()
+	}
+	return err.Error()
+}
+
+// bestStrategy picks the strategy the no-argument run uses for a model.
+func bestStrategy(inst instance) string {
+	if inst.hashed() {
+		return "dfs-stateful"
+	}
+	return "dfs"
+}
+
+// options builds the search options of the flags.
+func (f flags) options(stderr io.Writer, name string, budget int64) ts.Options {
+	opt := ts.Options{
+		Limits:    ts.Limits{Transitions: f.maxTrans, Executions: f.maxExec, Depth: f.depth},
+		KeepGoing: f.keepGoing,
+	}
+	if opt.Limits.Transitions == 0 {
+		opt.Limits.Transitions = budget
+	}
+	if !f.quiet {
+		start := time.Now()
+		opt.Progress = func(r ts.Result) {
+			fmt.Fprintf(stderr, "weft: %s: %d executions, %d transitions, %d states, %v\n",
+				name, r.Executions, r.Transitions, r.States, time.Since(start).Round(time.Second))
+		}
+	}
+	return opt
+}
+
+func summary(ctx context.Context, stdout, stderr io.Writer, cat []model, f flags) int {
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tstrategy\texecutions\ttransitions\tstates\ttime\tverdict\t")
+	code := 0
+	for _, m := range cat {
+		n := m.info.Default
+		inst := m.build(n)
+		name := displayName(m.info, n)
+		strat := f.strategy
+		if strat == "" {
+			strat = bestStrategy(inst)
+		}
+		s, _ := findStrategy(strat)
+		if why := unfit(s, m.info, inst); why != "" {
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\tskipped: %s\t\n", name, strat, why)
+			continue
+		}
+		cfg := config{strategy: strat, bound: f.bound, syncOnly: f.syncOnly, opt: f.options(stderr, name, summaryBudget)}
+		start := time.Now()
+		res, err := inst.explore(ctx, cfg)
+		elapsed := time.Since(start)
+		verdict := verdictOf(res)
+		if err != nil {
+			verdict = "error: " + shortError(err)
+			code = 1
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t\n", name, strat, res.Executions, res.Transitions, res.States,
+			roundDuration(elapsed), verdict)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	tw.Flush()
+	return code
+}
+
+// verdictOf says in a few words what a search found.
+func verdictOf(r ts.Result) string {
+	if v := r.Violation; v != nil {
+		return fmt.Sprintf("%v, %d preemptions", v.Kind, v.Trace.Preemptions)
+	}
+	switch {
+	case r.Complete && r.Bound != ts.NoBound:
+		return fmt.Sprintf("ok within bound %d", r.Bound)
+	case r.Complete:
+		return "ok"
+	}
+	return "ok so far (budget spent)"
+}
+
+func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f flags) int {
+	inst := m.build(n)
+	name := displayName(m.info, n)
+	strat := f.strategy
+	if strat == "" {
+		strat = bestStrategy(inst)
+	}
+	if s, _ := findStrategy(strat); unfit(s, m.info, inst) != "" {
+		return usage(stderr, "strategy %s %s, and %s is one", strat, unfit(s, m.info, inst), name)
+	}
+	var last ts.Schedule
+	cfg := config{strategy: strat, bound: f.bound, syncOnly: f.syncOnly, opt: f.options(stderr, name, 0)}
+	if f.dot {
+		cfg.opt.OnTerminal = func(_ any, s ts.Schedule) { last = append(last[:0], s...) }
+	}
+	start := time.Now()
+	res, err := inst.explore(ctx, cfg)
+	elapsed := time.Since(start)
+	if err != nil {
+		fmt.Fprintf(stderr, "weft: %s: %v\n", name, err)
+		if !f.js {
+			return 1
+		}
+	}
+	switch {
+	case f.js:
+		out := struct {
+			Model    string  `json:"model"`
+			Strategy string  `json:"strategy"`
+			Seconds  float64 `json:"seconds"`
+			Error    string  `json:"error,omitempty"`
+			ts.Result
+		}{Model: name, Strategy: strat, Seconds: elapsed.Seconds(), Result: res}
+		if err != nil {
+			out.Error = err.Error()
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if e := enc.Encode(out); e != nil {
+			fmt.Fprintf(stderr, "weft: %v\n", e)
+			return 1
+		}
+	case f.dot:
+		tr, e := dotTrace(inst, res, last)
+		if e != nil {
+			fmt.Fprintf(stderr, "weft: %s: %v\n", name, e)
+			return 1
+		}
+		if e := writeDOT(stdout, tr, inst.names(), name); e != nil {
+			fmt.Fprintf(stderr, "weft: %v\n", e)
+			return 1
+		}
+	default:
+		fmt.Fprintf(stdout, "%s, %s: %v (%v)\n", name, strat, res, roundDuration(elapsed))
+		for _, c := range res.Coverage {
+			fmt.Fprintf(stdout, "  bound %d: %d executions, %d terminal states\n", c.Bound, c.Executions, c.TerminalStates)
+		}
+		if f.trace && res.Violation != nil {
+			fmt.Fprint(stdout, res.Violation.Trace.Format(inst.names()))
+		}
+	}
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// dotTrace picks the execution -dot draws: the violating one, else the last.
+func dotTrace(inst instance, res ts.Result, last ts.Schedule) (ts.Trace, error) {
+	if res.Violation != nil {
+		return res.Violation.Trace, nil
+	}
+	if last == nil {
+		return ts.Trace{}, errors.New("no execution to draw")
+	}
+	return inst.replay(last)
+}
+
+// roundDuration keeps three significant figures or so.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}

@@ -1,0 +1,65 @@
+// Package weft finds concurrency bugs by exploring the thread schedules of a
+// concurrent system systematically.
+//
+// A user wraps a model, a protocol simulator or a data structure as a
+// [ts.TransitionSystem] and hands it to a search strategy. weft returns
+// either a violation (a failed assertion, a deadlock, a data race or a panic)
+// with a schedule that replays it, or a coverage statement: what was explored,
+// and whether the search was complete.
+//
+// # Quick start
+//
+//	type counter struct{} // two threads: r := n; n := r + 1
+//	type state struct {
+//		pc  [2]uint8
+//		reg [2]int
+//		n   int
+//	}
+//
+//	func (counter) Init() state  { return state{} }
+//	func (counter) Threads() int { return 2 }
+//	func (counter) Next(s state, t ts.Tid) (ts.Step, ts.Status) {
+//		switch s.pc[t] {
+//		case 0:
+//			return ts.Step{Obj: 0, Op: ts.Read}, ts.Enabled
+//		case 1:
+//			return ts.Step{Obj: 0, Op: ts.Write}, ts.Enabled
+//		}
+//		return ts.Step{}, ts.Finished
+//	}
+//	func (counter) Apply(s state, t ts.Tid) state {
+//		if s.pc[t] == 0 {
+//			s.reg[t] = s.n
+//		} else {
+//			s.n = s.reg[t] + 1
+//		}
+//		s.pc[t]++
+//		return s
+//	}
+//	func (counter) Check(s state) error {
+//		if s.pc == [2]uint8{2, 2} && s.n != 2 {
+//			return fmt.Errorf("lost update: n = %d", s.n)
+//		}
+//		return nil
+//	}
+//
+//	res, err := ts.Explore(ctx, counter{}, ts.Options{})
+//	// res.Violation.Trace replays the lost update.
+//
+// # Packages
+//
+//   - [github.com/weftlab/weft/ts]: the model (TransitionSystem, Step,
+//     Result, Violation, Trace), Replay, and ts.Explore, the plain exhaustive
+//     search every reduction is tested against.
+//   - [github.com/weftlab/weft/ts/tstest]: conformance checks for a user's
+//     system, random systems, and the property that a reduction reaches the
+//     same terminal states and violations as ts.Explore.
+//   - [github.com/weftlab/weft/hb]: happens-before: canonical events, HB
+//     states with incremental hashing, vector clocks, the data-race detector.
+//
+// Strategies live in sibling packages, each a function of the same shape as
+// ts.Explore: context bounding and its partial-order reduction (cbound),
+// dynamic partial-order reduction (por), transactions (transact), symmetry
+// (symmetry) and mutually atomic transactions (mat). The command
+// [github.com/weftlab/weft/cmd/weft] runs any strategy on the bundled models.
+package weft
