@@ -17,6 +17,7 @@ const (
 	W
 )
 
+// String returns "R" or "W".
 func (k Kind) String() string {
 	switch k {
 	case R:
@@ -51,6 +52,7 @@ type Event struct {
 	M      int
 }
 
+// String formats e as the paper writes it: <W,T0,1,o3,2>.
 func (e Event) String() string {
 	return fmt.Sprintf("<%v,T%d,%d,o%d,%d>", e.Op, e.Thread, e.N, e.Obj, e.M)
 }

@@ -278,3 +278,71 @@ func TestTableCollision(t *testing.T) {
 		t.Errorf("empty state of seed 9 not found after Reset")
 	}
 }
+
+// TestEquivalence: two interleavings of one program reach equal states (and
+// equal hashes) iff they order every dependent pair of transitions alike:
+// iff they are the same Mazurkiewicz trace.
+func TestEquivalence(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := genProg(t)
+		a := genSched(t, p, "a")
+		var b ts.Schedule
+		if rapid.Bool().Draw(t, "swaps") {
+			// Equivalent more often than chance: swap independent neighbours.
+			b = slices.Clone(a)
+			steps := p.steps(b)
+			for range rapid.IntRange(0, 20).Draw(t, "n") {
+				if len(b) < 2 {
+					break
+				}
+				i := rapid.IntRange(0, len(b)-2).Draw(t, "i")
+				if b[i] != b[i+1] && !ts.Dependent(steps[i], steps[i+1]) {
+					b[i], b[i+1] = b[i+1], b[i]
+					steps[i], steps[i+1] = steps[i+1], steps[i]
+				}
+			}
+		} else {
+			b = genSched(t, p, "b")
+		}
+		sa, sb := p.build(a), p.build(b)
+		want := sameTrace(p, a, b)
+		if sa.Equal(sb) != want || (sa.Hash() == sb.Hash()) != want {
+			t.Fatalf("%v and %v: states %v and %v, equal %v, hashes %#x %#x; same trace %v",
+				a, b, sa, sb, sa.Equal(sb), sa.Hash(), sb.Hash(), want)
+		}
+	})
+}
+
+// sameTrace reports whether complete schedules a and b of p order every pair
+// of dependent transitions alike.
+func sameTrace(p prog, a, b ts.Schedule) bool {
+	type tr struct {
+		t ts.Tid
+		n int
+	}
+	label := func(s ts.Schedule) ([]tr, map[tr]int) {
+		cnt := make([]int, len(p))
+		ids := make([]tr, len(s))
+		at := map[tr]int{}
+		for i, t := range s {
+			ids[i] = tr{t, cnt[t]}
+			at[ids[i]] = i
+			cnt[t]++
+		}
+		return ids, at
+	}
+	ia, _ := label(a)
+	_, atB := label(b)
+	for i := range ia {
+		for j := i + 1; j < len(ia); j++ {
+			x, y := ia[i], ia[j]
+			if x.t == y.t || !ts.Dependent(p[x.t][x.n], p[y.t][y.n]) {
+				continue
+			}
+			if atB[x] > atB[y] {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -37,6 +37,8 @@ type Race struct {
 	First, Second Access
 }
 
+// Error describes the race: the object, and each access's thread,
+// operation and index in the execution.
 func (r Race) Error() string {
 	return fmt.Sprintf("data race on o%d: T%d %v at step %d and T%d %v at step %d",
 		r.Second.Step.Obj, r.First.Thread, r.First.Step.Op, r.First.Index,
@@ -47,8 +49,8 @@ func (r Race) Error() string {
 // time. Synchronization accesses ([ts.Step.IsSync]) to one object are totally
 // ordered in execution order, each acting as an acquire and a release of the
 // object's clock; data accesses are checked against the last data accesses of
-// every other thread. Accesses that mix synchronization and data accesses of
-// one object are not checked against each other.
+// every other thread. A synchronization access and a data access of one
+// object never form a race.
 //
 // After its first execution has shown it the objects, a Detector allocates
 // nothing, also across Reset. The zero Detector is not usable; call

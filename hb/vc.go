@@ -79,6 +79,7 @@ func (v VC) Concurrent(o VC) bool { return !v.LessEq(o) && !o.LessEq(v) }
 // before or is the point v stands for: n ≤ v[t].
 func (v VC) Covers(t ts.Tid, n int) bool { return n <= int(v[t]) }
 
+// String formats v as "[2 1 0]".
 func (v VC) String() string {
 	var b strings.Builder
 	b.WriteByte('[')
