@@ -220,3 +220,24 @@ func TestPrefixNearMiss(t *testing.T) {
 		t.Errorf("%v vs %v: prefix test wrong", pre, s)
 	}
 }
+
+func TestEventAccess(t *testing.T) {
+	s := NewSeeded(1, 7)
+	s.Add(0, wr(x))
+	s.Add(0, rd(x))
+	if s.Seed() != 7 {
+		t.Errorf("Seed = %d", s.Seed())
+	}
+	if e := s.Event(0, 2); e != (Event{Op: R, Thread: 0, N: 2, Obj: x, M: 1}) || e.String() != "<R,T0,2,o0,1>" {
+		t.Errorf("Event(0, 2) = %v", e)
+	}
+	if !panics(func() { s.Event(0, 3) }) || !panics(func() { s.Event(1, 1) }) {
+		t.Error("Event out of range did not panic")
+	}
+	o := New(1)
+	o.Add(0, wr(x))
+	o.Add(0, wr(x))
+	if s.Equal(o) || o.Equal(s) {
+		t.Errorf("%v equals %v", s, o)
+	}
+}
