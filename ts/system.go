@@ -113,6 +113,14 @@ func (s Status) String() string {
 //     performs exactly the access Next reported.
 //   - Next reports the next step also for a Blocked thread: dynamic
 //     partial-order reduction needs it. A Finished thread's step is ignored.
+//   - A thread's next step depends only on its own transitions: another
+//     thread's transition may enable or block it, never change the step.
+//     A thread that waits for a condition reports a step on the object the
+//     condition reads, so that what wakes it is dependent with it.
+//   - Steps tell the truth about independence: when two threads' next steps
+//     are not Dependent, taking them in either order reaches the same state
+//     and neither disables the other. Every reduction relies on it.
+//   - A Finished thread stays Finished.
 type TransitionSystem[S any] interface {
 	// Init returns the initial state.
 	Init() S
