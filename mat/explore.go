@@ -1,0 +1,475 @@
+package mat
+
+// Explore is the explicit-state analogue of the MAT-reduced token-passing
+// model of Ganai and Kundu (SPIN 2009), section 4: a depth-first search that
+// switches from thread v to thread u only when u == v or (last event of v,
+// next event of u) is a token-passing pair.
+//
+// Invariant: the search path is always a prefix of a schedule the pairs allow
+// in the word model (the completer prunes every other prefix), and at every
+// state it visits each thread's next step is the one its unrolled sequence
+// predicts (otherwise the system is rejected with ErrNotStraightLine).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/ts"
+)
+
+// ErrNotStraightLine is wrapped by the error Explore and Unroll return for a
+// system whose threads' access sequences depend on the interleaving (a
+// branch on a value read, a thread that blocks for ever): MATs are computed
+// over fixed sequences.
+var ErrNotStraightLine = errors.New("mat: a thread's accesses depend on the interleaving")
+
+// Options configure Explore. The zero value explores one schedule per class
+// of the real accesses (two threads).
+type Options struct {
+	ts.Options
+
+	// EndOrders explores every order of the threads' virtual end events, as
+	// the paper's count does: each class of the real accesses is then
+	// explored once per order in which the threads can end (twice for two
+	// threads). By default the end events come in thread order.
+	EndOrders bool
+}
+
+func (o Options) validate() error { return o.Options.Validate() }
+
+// Unroll runs the system's non-preemptive schedule (the lowest-numbered
+// enabled thread runs until it finishes or blocks) and returns each thread's
+// accesses in order. Check is not consulted. It returns an error wrapping
+// ErrNotStraightLine if a thread never finishes on that run, and a
+// *ts.SystemError for a broken system or a run longer than limits.MaxDepth.
+// The sequences are what Explore verifies at every state it visits.
+func Unroll[S any](sys ts.TransitionSystem[S], limits ts.Limits) ([][]Access, error) {
+	u, err := unroll(sys, limits.MaxDepth())
+	if err != nil {
+		return nil, err
+	}
+	if u.err != nil {
+		return nil, u.err
+	}
+	return u.threads, nil
+}
+
+// unrolled is the outcome of the unrolling run.
+type unrolled struct {
+	threads [][]Access
+	sched   ts.Schedule
+	// first is the run's first violation, with its schedule (nil if none).
+	first      *ts.Violation
+	firstSched ts.Schedule
+	// err wraps ErrNotStraightLine when some thread did not finish.
+	err         error
+	transitions int64
+}
+
+func unroll[S any](sys ts.TransitionSystem[S], maxDepth int) (u unrolled, err error) {
+	n, err := search.Threads(sys)
+	if err != nil {
+		return u, err
+	}
+	checker, _ := sys.(ts.Checker[S])
+	u.threads = make([][]Access, n)
+	steps, status := make([]ts.Step, n), make([]ts.Status, n)
+	current := ts.Tid(-1)
+	defer func() {
+		if p := recover(); p != nil {
+			// Apply panicked (the schedule ends with its transition) or Next
+			// or Check at the state the schedule reaches.
+			sched := u.sched
+			if u.first == nil {
+				u.first, u.firstSched = &ts.Violation{Kind: ts.Panic, Thread: current}, sched.Clone()
+			}
+			u.err = fmt.Errorf("%w: thread %d panicked in the unrolling run (schedule %v): %v", ErrNotStraightLine, current, sched, p)
+			err = nil
+		}
+	}()
+	s := sys.Init()
+	run := ts.Tid(0)
+	for {
+		enabled, blocked, lerr := search.Look(sys, s, steps, status, &current)
+		if lerr != nil {
+			return u, search.WithSchedule(lerr, u.sched)
+		}
+		if checker != nil && u.first == nil {
+			if cerr := checker.Check(s); cerr != nil {
+				u.first, u.firstSched = &ts.Violation{Kind: ts.CheckFailure, Err: cerr, Thread: -1}, u.sched.Clone()
+			}
+		}
+		if enabled == 0 {
+			if blocked > 0 {
+				if u.first == nil {
+					u.first, u.firstSched = &ts.Violation{Kind: ts.Deadlock, Thread: -1}, u.sched.Clone()
+				}
+				for t, st := range status {
+					if st == ts.Blocked {
+						u.err = fmt.Errorf("%w: thread %d is blocked for ever in the unrolling run after %d accesses (schedule %v)",
+							ErrNotStraightLine, t, len(u.threads[t]), u.sched)
+						break
+					}
+				}
+			}
+			return u, nil
+		}
+		if len(u.sched) >= maxDepth {
+			return u, &ts.SystemError{Err: ts.ErrDepth, Thread: -1, Schedule: u.sched.Clone(),
+				Detail: fmt.Sprintf("the unrolling run reached %d transitions; raise Limits.Depth if the system does terminate", len(u.sched))}
+		}
+		if int(run) >= n || status[run] != ts.Enabled {
+			run = 0
+			for status[run] != ts.Enabled {
+				run++
+			}
+		}
+		u.threads[run] = append(u.threads[run], Access{Obj: steps[run].Obj, Op: steps[run].Op})
+		u.sched = append(u.sched, run)
+		current = run
+		s = sys.Apply(s, run)
+		u.transitions++
+	}
+}
+
+// Explore explores the schedules of sys that the token-passing pairs allow:
+// after thread v's event, thread u's next event may run only if u == v or
+// the pair is in Analysis.TP. Each thread also has a virtual end event, taken
+// after its last access; by default the end events come in thread order
+// (Options.EndOrders lifts that).
+//
+// The threads' access sequences come from the system's non-preemptive run
+// (Unroll) and are checked at every state the search visits: a system whose
+// sequences depend on the interleaving is rejected with an error wrapping
+// ErrNotStraightLine. If the unrolling run itself ends in a violation and
+// Options.KeepGoing is not set, that violation is reported (confirmed by
+// replay) without a search.
+//
+// With two threads Explore runs one execution per Mazurkiewicz class of the
+// real accesses and reaches every terminal state of every execution that
+// finishes. With three or more it uses ConflictPairs, which are sound but
+// not optimal (package doc). Deadlocks it meets are real and reported, but it
+// does not promise to find every deadlock.
+//
+// Result.Stats holds "mats" (MATs over real accesses), "tp" (pairs between
+// real accesses in the set used), "all-pairs" (the same without MATs),
+// "refused" (switches the pairs refused) and "dead-ends" (states where no move
+// was allowed although some thread had not ended: a blocked thread the pairs
+// wait for, or, for very long threads, a prefix the completer could not
+// rule out).
+func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	res := ts.Result{Bound: ts.NoBound}
+	if err := opt.validate(); err != nil {
+		return res, err
+	}
+	maxDepth := opt.Limits.MaxDepth()
+	u, err := unroll(sys, maxDepth)
+	res.Transitions += u.transitions
+	if err != nil {
+		return res, err
+	}
+	if u.first != nil && !opt.KeepGoing {
+		res.Executions = 1
+		rv, err := ts.Confirm(sys, u.first, u.firstSched)
+		if err != nil {
+			return res, err
+		}
+		res.Violations, res.Violation = 1, rv
+		if opt.OnViolation != nil {
+			opt.OnViolation(rv)
+		}
+		return res, nil
+	}
+	if u.err != nil {
+		return res, u.err
+	}
+	a := Analyze(u.threads)
+	e := &explorer[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: maxDepth, current: -1,
+		threads: u.threads, tp: a.TP, n: len(u.threads)}
+	e.checker, _ = sys.(ts.Checker[S])
+	e.hasher, _ = sys.(ts.Hasher[S])
+	e.lat = newLattice(a.TP, !opt.EndOrders)
+	if e.lat.fits {
+		e.comp = newCompleter(e.lat)
+	}
+	res.Stats = map[string]int64{
+		"mats":      int64(a.RealMATs()),
+		"tp":        int64(a.TP.Real()),
+		"all-pairs": AllPairsCount(lengths(u.threads)),
+	}
+	err = e.run()
+	res.Stats["refused"] = e.refused
+	res.Stats["dead-ends"] = e.deadEnds
+	return res, err
+}
+
+type frame[S any] struct {
+	state   S
+	hash    uint64
+	steps   []ts.Step
+	status  []ts.Status
+	pos     []int  // events taken per thread, end events included
+	last    ts.Tid // thread of the last event, or -1
+	next    ts.Tid // next thread to try
+	tried   bool   // a move has been taken from here
+	pathLen int    // real transitions from the initial state
+}
+
+type explorer[S any] struct {
+	sys      ts.TransitionSystem[S]
+	checker  ts.Checker[S]
+	hasher   ts.Hasher[S]
+	ctx      context.Context
+	opt      Options
+	res      *ts.Result
+	maxDepth int
+	n        int
+	threads  [][]Access
+	tp       *Pairs
+	lat      *lattice
+	comp     *completer // nil when keys do not fit: no pruning
+
+	stack []frame[S]
+	depth int
+	sched ts.Schedule
+
+	refused, deadEnds int64
+
+	current ts.Tid
+	pushing bool
+	stop    bool
+	err     error
+}
+
+func (e *explorer[S]) run() error {
+	e.protect(e.root)
+	for !e.stop && !e.protect(e.loop) {
+	}
+	if !e.stop {
+		e.res.Complete = true
+	}
+	return e.err
+}
+
+// protect runs f, turning a panic in user code into a violation, and reports
+// whether f returned normally.
+func (e *explorer[S]) protect(f func()) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			sched := e.sched
+			if !e.pushing && len(sched) > 0 && e.depth > 0 {
+				sched = sched[:e.stack[e.depth-1].pathLen]
+			}
+			t := e.current
+			e.current, e.pushing = -1, false
+			e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+func (e *explorer[S]) root() {
+	e.sched, e.depth = e.sched[:0], 0
+	f := e.push()
+	for t := range f.pos {
+		f.pos[t] = 0
+	}
+	e.visit(f, e.sys.Init(), -1)
+}
+
+// push returns the next free frame, its slices allocated once.
+func (e *explorer[S]) push() *frame[S] {
+	if e.depth == len(e.stack) {
+		e.stack = append(e.stack, frame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), pos: make([]int, e.n)})
+	}
+	return &e.stack[e.depth]
+}
+
+// loop is the depth-first search.
+func (e *explorer[S]) loop() {
+	for e.depth > 0 && !e.stop {
+		top := &e.stack[e.depth-1]
+		u := top.next
+		for ; int(u) < e.n; u++ {
+			if !e.movable(top, u) {
+				continue
+			}
+			if !e.lat.allowed(top.pos, top.last, u) {
+				e.refused++
+				continue
+			}
+			if e.comp != nil {
+				top.pos[u]++
+				ok := e.comp.ok(top.pos, u)
+				top.pos[u]--
+				if !ok {
+					continue
+				}
+			}
+			break
+		}
+		if int(u) >= e.n {
+			if !top.tried {
+				e.deadEnds++ // a thread has not ended, yet no move is allowed
+			}
+			e.depth--
+			continue
+		}
+		top.next = u + 1
+		top.tried = true
+		if top.pos[u] == len(e.threads[u]) {
+			e.end(top, u)
+			continue
+		}
+		if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
+			if err != nil {
+				e.fail(err)
+			}
+			e.stop = true
+			return
+		}
+		e.sched = append(e.sched[:top.pathLen], u)
+		e.current, e.pushing = u, true
+		child := e.sys.Apply(top.state, u)
+		e.res.Transitions++
+		if e.hasher != nil {
+			if h := e.hasher.Hash(top.state); h != top.hash {
+				e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: u, Schedule: e.sched[:top.pathLen].Clone(),
+					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
+				return
+			}
+		}
+		f := e.push()
+		copy(f.pos, top.pos)
+		f.pos[u]++
+		e.visit(f, child, u)
+		e.current, e.pushing = -1, false
+	}
+}
+
+// movable reports whether thread u has a next event at f in the real system:
+// an enabled access, or its end event once it has finished.
+func (e *explorer[S]) movable(f *frame[S], u ts.Tid) bool {
+	n := len(e.threads[u])
+	switch {
+	case f.pos[u] < n:
+		return f.status[u] == ts.Enabled
+	case f.pos[u] == n:
+		return true // finished (visit checked it); its end event
+	}
+	return false
+}
+
+// end takes thread u's virtual end event from top: the state is unchanged.
+func (e *explorer[S]) end(top *frame[S], u ts.Tid) {
+	f := e.push()
+	f.state, f.hash, f.last, f.next, f.tried, f.pathLen = top.state, top.hash, u, 0, false, top.pathLen
+	copy(f.steps, top.steps)
+	copy(f.status, top.status)
+	copy(f.pos, top.pos)
+	f.pos[u]++
+	if e.lat.done(f.pos) {
+		e.terminal(f)
+		return
+	}
+	e.depth++
+}
+
+// terminal ends an execution whose every thread has ended.
+func (e *explorer[S]) terminal(f *frame[S]) {
+	if e.opt.OnTerminal != nil {
+		e.opt.OnTerminal(f.state, e.sched[:f.pathLen])
+	}
+	e.res.Executions++
+}
+
+// visit processes state s reached by thread last (or the initial state) into
+// frame f, which the caller has filled with the positions.
+func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
+	pathLen := len(e.sched)
+	if last < 0 {
+		pathLen = 0
+	}
+	if pathLen > e.maxDepth {
+		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched.Clone(),
+			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", pathLen)})
+		return
+	}
+	var h uint64
+	if e.hasher != nil {
+		e.current = -1
+		h = e.hasher.Hash(s)
+	}
+	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
+	if err != nil {
+		e.fail(search.WithSchedule(err, e.sched[:pathLen]))
+		return
+	}
+	if e.checker != nil {
+		if cerr := e.checker.Check(s); cerr != nil {
+			e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: cerr, Thread: last}, e.sched[:pathLen])
+			return
+		}
+	}
+	if err := e.straight(f, pathLen); err != nil {
+		e.fail(err)
+		return
+	}
+	if enabled == 0 && blocked > 0 {
+		e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched[:pathLen])
+		return
+	}
+	f.state, f.hash, f.last, f.next, f.tried, f.pathLen = s, h, last, 0, false, pathLen
+	e.depth++
+}
+
+// straight checks that every thread's next step at f is the one its unrolled
+// sequence predicts.
+func (e *explorer[S]) straight(f *frame[S], pathLen int) error {
+	for t, acc := range e.threads {
+		p, st := f.pos[t], f.status[t]
+		switch {
+		case p < len(acc) && st == ts.Finished:
+			return fmt.Errorf("%w: thread %d finished after %d accesses; the unrolling run saw %d (schedule %v)",
+				ErrNotStraightLine, t, p, len(acc), e.sched[:pathLen])
+		case p < len(acc) && (f.steps[t].Obj != acc[p].Obj || f.steps[t].Op != acc[p].Op):
+			return fmt.Errorf("%w: thread %d's access %d is %v; the unrolling run saw %v (schedule %v)",
+				ErrNotStraightLine, t, p+1, f.steps[t], acc[p], e.sched[:pathLen])
+		case p >= len(acc) && st != ts.Finished:
+			return fmt.Errorf("%w: thread %d goes on (%v) after the %d accesses the unrolling run saw (schedule %v)",
+				ErrNotStraightLine, t, f.steps[t], len(acc), e.sched[:pathLen])
+		}
+	}
+	return nil
+}
+
+// violation confirms a violation by replaying its schedule and records it.
+func (e *explorer[S]) violation(v *ts.Violation, sched ts.Schedule) {
+	e.res.Executions++
+	rv, err := ts.Confirm(e.sys, v, sched.Clone())
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	e.res.Violations++
+	if e.res.Violation == nil {
+		e.res.Violation = rv
+	}
+	if e.opt.OnViolation != nil {
+		e.opt.OnViolation(rv)
+	}
+	if !e.opt.KeepGoing {
+		e.stop = true
+	}
+}
+
+func (e *explorer[S]) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+	e.stop = true
+}
