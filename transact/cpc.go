@@ -1,0 +1,483 @@
+package transact
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/ts"
+)
+
+// Explore is the transaction-based search of Levin, Palmer, Qadeer and
+// Rajamani, "Sound transaction-based reduction without cycle detection"
+// (SPIN 2005): a stateful depth-first search over the phase-instrumented
+// system that runs one thread through its transaction and schedules the
+// other threads only where the transaction ends, or where the proviso
+// (Options.Proviso) forces them. The loop is Figure 6 of the paper, line by
+// line (L0-L29), for all three provisos; they differ only in where they
+// force all threads.
+//
+// Invariant (CPC, the paper's section 4): when a record q is about to be
+// popped and its CPC bit is set, there is a path of left movers of q.tid
+// from q.state to a state where all threads were scheduled (Xend).
+//
+// It needs ts.Hasher and handles cyclic state spaces. It finds every
+// assertion failure (a Check failure that a thread's own transition causes)
+// that ts.ExploreStateful finds, provided the movers (declared by the system
+// through [Movers], or inferred from its lock discipline by an exhaustive
+// pass, see [Infer]) satisfy the paper's four properties; the None proviso
+// does not. Terminal states and deadlocks it reports are real, but it may
+// miss some: a thread paused in the right-mover part of its transaction never
+// lets another thread run there. Result.States counts instrumented states
+// (a state and the threads' phase bits); Result.Stats holds the counts named
+// by the Stat constants.
+func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	res := ts.Result{Bound: ts.NoBound}
+	if err := opt.validate(); err != nil {
+		return res, err
+	}
+	hasher, ok := sys.(ts.Hasher[S])
+	if !ok {
+		return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
+	}
+	n, err := search.Threads(sys)
+	if err != nil {
+		return res, err
+	}
+	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates)
+	res.Stats = map[string]int64{}
+	if disc != nil {
+		res.Stats[StatInferStates] = disc.States
+		res.Stats[StatInferTransitions] = disc.Transitions
+	}
+	if err != nil {
+		return res, err
+	}
+	e := &engine[S]{
+		sys: sys, hasher: hasher, mover: mover, ctx: ctx, opt: opt, res: &res,
+		n: n, w: phaseWords(n), maxDepth: opt.Limits.MaxDepth(), current: -1,
+		table: make(map[uint64]int32), plain: make(map[uint64]struct{}),
+		reported: make(map[uint64]struct{}),
+	}
+	e.checker, _ = sys.(ts.Checker[S])
+	e.lastProgress = time.Now()
+	err = e.run()
+	res.States = int64(len(e.records))
+	res.Stats[StatEnds] = e.ends
+	res.Stats[StatForced] = e.forced
+	res.Stats[StatPlainStates] = int64(len(e.plain))
+	return res, err
+}
+
+// record is the part of the paper's TraversalInfo that the table shares with
+// the stack: line L11 reads the CPC bit of a state explored before, and line
+// L23 sets it on the record below. Update records (L25) are stack frames of
+// the same state whose CPC bit is already set (they exist only when Xend is,
+// and L8/L20 set CPC from Xend), so one record per state holds it.
+type record struct {
+	cpc     bool
+	onStack bool // a frame of the state is on the stack (cycle detection)
+}
+
+// frame is a TraversalInfo on the search stack: a state, the thread tid
+// explored from it, and the paper's fields.
+type frame[S any] struct {
+	state    S
+	hash     uint64 // the system's hash of state
+	rec      int32  // the state's record
+	tid      ts.Tid
+	numTids  int
+	executed bool // choice: the thread's one transition was taken (threads are deterministic)
+	xend     bool
+	lm, rm   bool // the mover type of the transition that reached state
+	explored bool // some record of this state took a transition
+}
+
+type engine[S any] struct {
+	sys     ts.TransitionSystem[S]
+	checker ts.Checker[S]
+	hasher  ts.Hasher[S]
+	mover   moverFunc[S]
+	ctx     context.Context
+	opt     Options
+	res     *ts.Result
+	n, w    int
+
+	maxDepth int
+	table    map[uint64]int32 // instrumented state key -> record
+	records  []record
+	plain    map[uint64]struct{}
+	reported map[uint64]struct{} // plain hashes of terminal and violating states reported
+
+	stack  []frame[S]
+	depth  int
+	phases []uint64    // phases[d*w:(d+1)*w] is the phase vector of stack[d]'s state
+	steps  []ts.Step   // steps[d*n+t] is thread t's next step at stack[d]'s state
+	status []ts.Status // likewise its status
+	sched  ts.Schedule // the path to the state on top (and the transition being taken)
+
+	ends, forced int64
+
+	current      ts.Tid // thread whose user code is running, or -1
+	pushing      bool   // the running call belongs to the transition sched ends with
+	stop         bool
+	err          error
+	lastProgress time.Time
+}
+
+func (e *engine[S]) run() error {
+	e.protect(e.root)
+	for !e.stop && !e.protect(e.loop) {
+		// a panic became a violation; with KeepGoing the search goes on
+	}
+	if e.err == nil && !e.stop {
+		e.res.Complete = true
+	}
+	return e.err
+}
+
+// protect runs f, turning a panic in user code into a violation, and reports
+// whether f returned normally.
+func (e *engine[S]) protect(f func()) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			sched := e.sched[:max(e.depth-1, 0)]
+			if e.pushing {
+				sched = e.sched[:min(e.depth, len(e.sched))]
+			}
+			t := e.current
+			e.current, e.pushing = -1, false
+			e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched, 0, false)
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// slot makes room for stack slot d.
+func (e *engine[S]) slot(d int) {
+	for len(e.stack) <= d {
+		e.stack = append(e.stack, frame[S]{})
+		e.phases = append(e.phases, make([]uint64, e.w)...)
+		e.steps = append(e.steps, make([]ts.Step, e.n)...)
+		e.status = append(e.status, make([]ts.Status, e.n)...)
+	}
+}
+
+func (e *engine[S]) phaseVec(d int) []uint64 { return e.phases[d*e.w : (d+1)*e.w] }
+
+// L0-L2: the initial state, explored by all threads (Xend and CPC set).
+func (e *engine[S]) root() {
+	e.sched = e.sched[:0]
+	s := e.sys.Init()
+	e.slot(0)
+	clear(e.phaseVec(0))
+	h := e.hasher.Hash(s)
+	rec, ok := e.newState(s, h, 0, -1)
+	if !ok {
+		return
+	}
+	e.records[rec].cpc = true
+	e.stack[0] = frame[S]{state: s, hash: h, rec: rec, tid: 0, numTids: 1, xend: true}
+	e.records[rec].onStack = true
+	e.depth = 1
+}
+
+// loop is lines L3-L29 of Figure 6.
+func (e *engine[S]) loop() {
+	for e.depth > 0 && !e.stop { // L3
+		d := e.depth - 1
+		q := &e.stack[d] // L4
+		if !q.executed {
+			q.executed = true
+			t := q.tid
+			step, st := e.steps[d*e.n+int(t)], e.status[d*e.n+int(t)]
+			m, ok := e.moverOf(q.state, t, step, st, d)
+			if !ok {
+				return
+			}
+			p := getPhase(e.phaseVec(d), int(t))
+			// L7, evaluated whatever the thread's status: a next step that
+			// is not a left mover, past the commit, ends the transaction.
+			if !p && !m.Left() && !q.xend {
+				q.xend = true
+				e.ends++
+			}
+			if q.xend { // L8
+				e.records[q.rec].cpc = true
+			}
+			if st == ts.Enabled { // L5
+				e.execute(d, t, m, p) // L6, L9-L16
+				continue
+			}
+		}
+		e.finish(d) // L17-L28
+	}
+}
+
+// moverOf asks the mover type of t's next step at stack slot d's state,
+// turning a panic into an error: Mover is not replayable by ts.Replay.
+func (e *engine[S]) moverOf(s S, t ts.Tid, step ts.Step, st ts.Status, d int) (m Mover, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.fail(&ts.SystemError{Err: ts.ErrBadSystem, Thread: t, Schedule: e.sched[:d].Clone(),
+				Detail: fmt.Sprintf("Mover panicked: %v", p)})
+			ok = false
+		}
+	}()
+	return e.mover(s, t, step, st), true
+}
+
+// execute takes thread t's transition from stack slot d (L6) and looks its
+// successor up (L9-L15).
+func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
+	if e.budgetSpent() {
+		return
+	}
+	e.stack[d].explored = true
+	e.sched = append(e.sched[:d], t)
+	e.current, e.pushing = t, true
+	child := e.sys.Apply(e.stack[d].state, t)
+	e.res.Transitions++
+	if h := e.hasher.Hash(e.stack[d].state); h != e.stack[d].hash {
+		e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:d].Clone(),
+			Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", e.stack[d].hash, h)})
+		return
+	}
+	e.current = -1
+	hc := e.hasher.Hash(child)
+	e.slot(d + 1)
+	pv := e.phaseVec(d + 1)
+	copy(pv, e.phaseVec(d))
+	setPhase(pv, int(t), nextPhase(p, m))
+	key := stateKey(hc, pv)
+	if r, seen := e.table[key]; seen { // L9
+		if e.records[r].cpc { // L11
+			e.records[e.stack[d].rec].cpc = true
+		}
+		if e.opt.Proviso == Cycle {
+			e.closesCycle(d, t, p, r)
+		}
+		e.res.Executions++
+		e.current, e.pushing = -1, false
+		e.progress()
+		return
+	}
+	if len(e.sched) > e.maxDepth {
+		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: e.sched.Clone(),
+			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth", len(e.sched))})
+		return
+	}
+	r, push := e.newState(child, hc, d+1, t) // L13
+	e.current, e.pushing = -1, false
+	if !push {
+		// A leaf: a terminal or violating state. Do what L17-L23 would do
+		// for it: a terminal state's thread has no transition, so it gets
+		// Xend (and so CPC) by the proviso's rule, which the record below
+		// inherits; a violating state keeps CPC unset (the paper goes on
+		// past a thread gone wrong, weft does not: unset forces more).
+		if r >= 0 && e.leafXend(child, t, m, d+1) {
+			e.records[r].cpc = true
+			e.records[e.stack[d].rec].cpc = true
+		}
+		return
+	}
+	// L14: the successor is explored by the same thread first.
+	e.stack[d+1] = frame[S]{state: child, hash: hc, rec: r, tid: t, numTids: 1, lm: m.Left(), rm: m.Right()}
+	e.records[r].onStack = true
+	e.depth++
+	e.progress()
+}
+
+// newState stores a state not seen before under its instrumented key (whose
+// phase vector is in slot d), reads every thread's step, checks it, and
+// reports terminal states and violations. It returns the state's record and
+// whether the state is to be explored.
+func (e *engine[S]) newState(s S, h uint64, d int, last ts.Tid) (int32, bool) {
+	r := int32(len(e.records))
+	e.records = append(e.records, record{})
+	e.table[stateKey(h, e.phaseVec(d))] = r
+	e.plain[h] = struct{}{}
+	steps, status := e.steps[d*e.n:(d+1)*e.n], e.status[d*e.n:(d+1)*e.n]
+	enabled, blocked, err := search.Look(e.sys, s, steps, status, &e.current)
+	if err != nil {
+		e.fail(search.WithSchedule(err, e.sched[:d]))
+		return r, false
+	}
+	if e.checker != nil {
+		e.current = -1
+		if err := e.checker.Check(s); err != nil {
+			e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: err, Thread: last}, e.sched[:d], h, true)
+			return -1, false
+		}
+	}
+	if enabled > 0 {
+		return r, true
+	}
+	if _, dup := e.reported[h]; dup {
+		e.res.Executions++
+		return r, false
+	}
+	e.reported[h] = struct{}{}
+	if e.opt.OnTerminal != nil {
+		e.opt.OnTerminal(s, e.sched[:d])
+	}
+	if blocked > 0 {
+		e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched[:d], h, false)
+		return r, false
+	}
+	e.res.Executions++
+	return r, false
+}
+
+// leafXend reports whether a terminal state reached by thread t's step of
+// mover type m, whose phase vector is in slot d, would get Xend when
+// explored: by L7 for t's end, or by the proviso's rule for a record with no
+// transition.
+func (e *engine[S]) leafXend(s S, t ts.Tid, m Mover, d int) bool {
+	p := getPhase(e.phaseVec(d), int(t))
+	if p {
+		return false // L7 and every proviso's rule need the post-commit phase
+	}
+	em, ok := e.moverOf(s, t, e.steps[d*e.n+int(t)], e.status[d*e.n+int(t)], d)
+	if !ok {
+		return false
+	}
+	if !em.Left() {
+		return true
+	}
+	switch e.opt.Proviso {
+	case CPC:
+		return !(e.opt.Refine && m.Right())
+	case Cycle:
+		return true
+	}
+	return false
+}
+
+// finish is lines L17-L28: the record on top has no transition left; the
+// proviso decides whether to force all threads here (L18-L20), the record is
+// popped, its CPC bit goes to the record below (L21-L23), and if Xend is set
+// the next thread explores the same state (L24-L27).
+func (e *engine[S]) finish(d int) {
+	q := &e.stack[d]
+	p := getPhase(e.phaseVec(d), int(q.tid))
+	if !q.xend {
+		st := e.status[d*e.n+int(q.tid)]
+		var why Reason
+		switch e.opt.Proviso {
+		case CPC:
+			why = e.completes(q, p)
+		case Cycle:
+			why = deadEnd(p, st)
+		}
+		if why != 0 {
+			q.xend = true
+			e.force(d, why)
+		}
+	}
+	if q.xend { // L20
+		e.records[q.rec].cpc = true
+	}
+	cpc := e.records[q.rec].cpc
+	e.depth-- // L21
+	if e.depth > 0 && cpc { // L22-L23, guarding the empty stack
+		e.records[e.stack[e.depth-1].rec].cpc = true
+	}
+	if q.xend && q.numTids < e.n { // L24-L26: Update(q)
+		q.tid = (q.tid + 1) % ts.Tid(e.n)
+		q.numTids++
+		q.executed = false
+		e.depth++
+		return
+	}
+	if !q.explored {
+		e.res.Executions++ // the reduced search ends an execution here
+	}
+	e.records[q.rec].onStack = false
+	var zero S
+	q.state = zero
+}
+
+// force reports that the proviso forces all threads at stack slot d.
+func (e *engine[S]) force(d int, why Reason) {
+	e.forced++
+	if e.opt.OnForce != nil {
+		q := &e.stack[d]
+		e.opt.OnForce(Force{Reason: why, Thread: q.tid, State: q.state, Schedule: e.sched[:d]})
+	}
+}
+
+// completes is line L18 (CPC): a record popped in the post-commit phase with
+// its CPC bit unset is forced; with Options.Refine (L19) only if the step
+// that reached it was not a right mover.
+func (e *engine[S]) completes(q *frame[S], p bool) Reason {
+	if !p && !e.records[q.rec].cpc && !(e.opt.Refine && q.rm) {
+		return Completion
+	}
+	return 0
+}
+
+// violation confirms a violation by replaying its schedule and records it.
+// Check failures and deadlocks are reported once per state (by its hash h),
+// as by ts.ExploreStateful, whatever the phases it was reached with.
+func (e *engine[S]) violation(v *ts.Violation, sched ts.Schedule, h uint64, dedupe bool) {
+	e.res.Executions++
+	if dedupe {
+		if _, dup := e.reported[h]; dup {
+			return
+		}
+		e.reported[h] = struct{}{}
+	}
+	rv, err := ts.Confirm(e.sys, v, sched.Clone())
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	e.res.Violations++
+	if e.res.Violation == nil {
+		e.res.Violation = rv
+	}
+	if e.opt.OnViolation != nil {
+		e.opt.OnViolation(rv)
+	}
+	if !e.opt.KeepGoing {
+		e.stop = true
+	}
+}
+
+func (e *engine[S]) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+	e.stop = true
+}
+
+func (e *engine[S]) budgetSpent() bool {
+	if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
+		if err != nil {
+			e.fail(err)
+		}
+		e.stop = true
+		return true
+	}
+	return false
+}
+
+func (e *engine[S]) progress() {
+	if e.opt.Progress == nil || e.res.Transitions == 0 || e.res.Transitions&1023 != 0 {
+		return
+	}
+	every := e.opt.ProgressEvery
+	if every == 0 {
+		every = time.Second
+	}
+	if now := time.Now(); now.Sub(e.lastProgress) >= every {
+		e.lastProgress = now
+		r := *e.res
+		r.States = int64(len(e.records))
+		e.opt.Progress(r)
+	}
+}
