@@ -28,6 +28,13 @@ type Options struct {
 	// NoCache turns the cache of visited (state, thread) work items off even
 	// when the system implements ts.Hasher. ICB only.
 	NoCache bool
+
+	// MemoCost caps the memory of the cache that keeps CB values and the
+	// enabled sets of replayed prefixes across a search (HBSearch and POR),
+	// in bytes: 0 picks DefaultMemoCost (64 MiB), a negative value turns the
+	// cache off. It is a cache: what it drops is recomputed, so the budget
+	// changes the time a search takes, never what it finds.
+	MemoCost int64
 }
 
 func (o Options) validate() error {

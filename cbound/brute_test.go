@@ -1,0 +1,120 @@
+package cbound
+
+import (
+	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/ts"
+)
+
+// Brute is what an exhaustive enumeration of every schedule of a system
+// shows about its happens-before states, nothing reused from the package's
+// algorithms: per HB state (keyed by hb.State.String, which is exact), the
+// fewest preemptions of the schedules that reach it; per (state, thread),
+// the fewest preemptions of the schedules that reach the state and then move
+// the thread; and the leaves (terminal states and states whose Check fails,
+// where the enumeration, like every search, stops).
+type Brute struct {
+	States map[string]int            // every HB state reached -> fewest preemptions
+	Steps  map[string]map[ts.Tid]int // HB state -> enabled thread -> CB(s, t)
+	Leaves map[string]int            // leaf HB states -> fewest preemptions
+	Sched  map[string]ts.Schedule    // a schedule to each state
+	Failed map[string]bool           // leaves whose Check fails
+}
+
+// BruteForce enumerates every schedule of sys from its initial state.
+func BruteForce[S any](sys ts.TransitionSystem[S]) *Brute {
+	b := &Brute{States: map[string]int{}, Steps: map[string]map[ts.Tid]int{}, Leaves: map[string]int{},
+		Sched: map[string]ts.Schedule{}, Failed: map[string]bool{}}
+	checker, _ := sys.(ts.Checker[S])
+	n := sys.Threads()
+	st := hb.New(n)
+	var sched ts.Schedule
+	var rec func(s S, prev ts.Tid, pre int)
+	rec = func(s S, prev ts.Tid, pre int) {
+		key := st.String()
+		if old, ok := b.States[key]; !ok || pre < old {
+			b.States[key] = pre
+			b.Sched[key] = sched.Clone()
+		}
+		failed := checker != nil && checker.Check(s) != nil
+		enabled := make([]bool, n)
+		steps := make([]ts.Step, n)
+		any := false
+		for t := range ts.Tid(n) {
+			step, status := sys.Next(s, t)
+			steps[t] = step
+			enabled[t] = status == ts.Enabled
+			any = any || enabled[t]
+		}
+		if failed || !any {
+			if old, ok := b.Leaves[key]; !ok || pre < old {
+				b.Leaves[key] = pre
+			}
+			b.Failed[key] = failed
+			return
+		}
+		if b.Steps[key] == nil {
+			b.Steps[key] = map[ts.Tid]int{}
+		}
+		for t := range ts.Tid(n) {
+			if !enabled[t] {
+				continue
+			}
+			p := pre
+			if prev >= 0 && prev != t && enabled[prev] {
+				p++
+			}
+			if old, ok := b.Steps[key][t]; !ok || p < old {
+				b.Steps[key][t] = p
+			}
+			st.Add(t, steps[t])
+			sched = append(sched, t)
+			rec(sys.Apply(s, t), t, p)
+			sched = sched[:len(sched)-1]
+			st.Remove(t)
+		}
+	}
+	rec(sys.Init(), -1, 0)
+	return b
+}
+
+// Within counts the entries of m at most c.
+func Within(m map[string]int, c int) int {
+	k := 0
+	for _, v := range m {
+		if v <= c {
+			k++
+		}
+	}
+	return k
+}
+
+// CBAt replays sched and returns, computed by the package's dynamic program,
+// CB(s, t) for every thread t enabled at the state s it reaches, and CB(s).
+func CBAt[S any](sys ts.TransitionSystem[S], sched ts.Schedule, memoCost int64) (map[ts.Tid]int, int, error) {
+	e, err := newHBSearch(nil, sys, Options{MemoCost: memoCost}, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer e.memo.close()
+	s := sys.Init()
+	e.push(s, -1, ts.Step{})
+	for _, t := range sched {
+		top := &e.frames[e.depth-1]
+		step := top.steps[t]
+		s = sys.Apply(top.state, t)
+		e.push(s, t, step)
+	}
+	if e.err != nil {
+		return nil, 0, e.err
+	}
+	out := map[ts.Tid]int{}
+	top := &e.frames[e.depth-1]
+	for t := range ts.Tid(e.n) {
+		if top.status[t] == ts.Enabled {
+			e.memo.begin(e.cur, e.curH2)
+			out[t] = int(e.cbAt(t))
+		}
+	}
+	e.memo.begin(e.cur, e.curH2)
+	return out, int(e.cbState()), nil
+}

@@ -1,0 +1,598 @@
+package cbound
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/bits-and-blooms/bitset"
+
+	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/ts"
+)
+
+// HBSearch implements Algorithm 1 of Musuvathi and Qadeer, "Partial-order
+// reduction for context-bounded state exploration" (MSR-TR-2007-12), the
+// strategy cb-por1: a depth-first search over happens-before states that
+// visits every HB state s with CB(s) <= Options.Bound exactly once, and so
+// every terminal HB class within the bound exactly once.
+//
+//	Search(s): H = H ∪ {s}
+//	           for t in E(s): if ¬(next(s,t) ∈ H ∨ CB(s,t) > c) then Search(next(s,t))
+//
+// Invariant (CI of the paper): every state in the table H is on the search
+// stack or has all of Reach(s) (the states reachable from it by steps of
+// context bound at most c) in H. By monotonicity (the paper's Theorem 1)
+// every state with CB <= c is reachable by such steps, so at the end H holds
+// exactly the HB states with CB <= c (Theorem 2). Result.States counts them.
+//
+// A state is an HB state: the set of events of the execution that reached
+// it (package hb), so two executions that differ only in the order of
+// independent transitions reach one state, and the second is not explored.
+// CB(s, t) comes from the memoized dynamic program of section 3.2 (see
+// cbound's package documentation); its figures are in Result.Stats.
+//
+// A violation is reported with a schedule that reaches the violating HB
+// state with its fewest preemptions, at most the bound. Result.Coverage holds,
+// per bound 0..c, the terminal HB classes (each one execution), the distinct
+// terminal states by hash (when the system implements ts.Hasher) and the
+// HB states stored, with CB at most that bound. Unbounded explores every HB
+// state and sets Result.Bound to the largest CB of a terminal state.
+func HBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	return runHB(ctx, sys, opt, false)
+}
+
+// POR implements Algorithm 2 of the cbpor paper, the strategy cb-por2: the
+// search drives the system only to terminal states and to the states leading
+// there, and each terminal state it reaches is handed to Mark (mark.go), which
+// stores it and every prefix from which no unexplored terminal state within
+// the bound is reachable. The search never enters a stored state, so it
+// explores every terminal HB class with CB <= Options.Bound exactly once
+// (Theorems 3 and 4): Result.Executions is the number of those classes, and
+// two executions never end in the same HB state.
+//
+// Invariant (Inv): an HB state is in the table iff every terminal state
+// reachable from it by steps of context bound at most c is in the table.
+//
+// A state whose Check fails is a terminal state of the search (it has no
+// successors). Violations, coverage and Unbounded are as for HBSearch, except
+// that Coverage.States is not counted.
+func POR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	return runHB(ctx, sys, opt, true)
+}
+
+// stopPanic unwinds the search from deep in a recursion once e.fail has
+// recorded an error.
+type stopPanic struct{}
+
+var errStop any = stopPanic{}
+
+// hbFrame is a state on the search stack: frames[i] is the state after the
+// path's first i transitions.
+type hbFrame[S any] struct {
+	state   S
+	hash    uint64 // the system's hash of state, when it has one
+	steps   []ts.Step
+	status  []ts.Status
+	en      bitset.BitSet // the enabled threads
+	enabled int
+	t       ts.Tid // the thread of the transition into this state, -1 at the root
+	n       int32  // that transition's event number among t's events
+	h2      uint64 // second fingerprint of the HB state here
+	it      int    // the next position in the thread order
+	leaf    bool   // the search does not go on from here
+	moved   bool   // a child was searched
+}
+
+type hbSearch[S any] struct {
+	sys      ts.TransitionSystem[S]
+	checker  ts.Checker[S]
+	hasher   ts.Hasher[S]
+	ctx      context.Context
+	opt      Options
+	res      *ts.Result
+	n        int
+	maxDepth int
+	alg2     bool
+	bounded  bool
+	c        int32
+
+	frames []hbFrame[S]
+	depth  int         // frames in use
+	sched  ts.Schedule // sched[i-1] = frames[i].t
+	tpos   [][]int32   // tpos[t][k]: the frame index of t's (k+1)-th transition on the path
+	cur    *hb.State   // the HB state of frames[depth-1]
+	curH2  uint64
+	table  hb.Table // H
+	memo   *memo
+	mfr    []bitset.BitSet // Mark's frontier scratch, by state size
+
+	scratchSteps  []ts.Step
+	scratchStatus []ts.Status
+	rsched        ts.Schedule // the schedule of a prefix being replayed
+	replaying     bool
+
+	current  ts.Tid // thread whose user code runs, or -1
+	applying bool   // Apply (or the successor's Next) of thread current runs
+	visiting bool   // the top frame is being checked
+	stop     bool
+	err      error
+
+	leafCB   []int64          // leaves (terminal HB classes) by CB
+	stateCB  []int64          // Algorithm 1: stored states by CB
+	termCB   map[uint64]int32 // terminal state hash -> least CB
+	marks    int64
+	stuck    int64 // frames left with enabled threads and no child searched
+	maxCB    int32
+	lastProg time.Time
+}
+
+func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (*hbSearch[S], error) {
+	n, err := search.Threads(sys)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newMemo(n, opt.MemoCost)
+	if err != nil {
+		return nil, fmt.Errorf("%w: memo cache: %v", ts.ErrBadOptions, err)
+	}
+	e := &hbSearch[S]{sys: sys, ctx: ctx, opt: opt, res: &ts.Result{Bound: opt.Bound}, n: n,
+		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
+		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1,
+		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), lastProg: time.Now()}
+	e.checker, _ = sys.(ts.Checker[S])
+	e.hasher, _ = sys.(ts.Hasher[S])
+	if e.hasher != nil {
+		e.termCB = make(map[uint64]int32)
+	}
+	return e, nil
+}
+
+func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (ts.Result, error) {
+	if err := opt.validate(); err != nil {
+		return ts.Result{Bound: opt.Bound}, err
+	}
+	if opt.SyncOnly {
+		return ts.Result{Bound: opt.Bound}, fmt.Errorf("%w: SyncOnly is for ICB only", ts.ErrBadOptions)
+	}
+	e, err := newHBSearch(ctx, sys, opt, alg2)
+	if err != nil {
+		return ts.Result{Bound: opt.Bound}, err
+	}
+	defer e.memo.close()
+	e.run()
+	res := e.res
+	res.States = int64(e.table.Len())
+	res.Stats = map[string]int64{}
+	e.memo.stats(res.Stats)
+	res.Stats["hb.states"] = int64(e.table.Len())
+	if alg2 {
+		res.Stats["mark.calls"] = e.marks
+	}
+	res.Stats["search.stuck"] = e.stuck
+	return *res, e.err
+}
+
+func (e *hbSearch[S]) run() {
+	e.protect(e.start)
+	for !e.stop && !e.protect(e.loop) {
+		// a panic in user code became a violation; with KeepGoing go on
+	}
+	if e.stop {
+		return
+	}
+	e.res.Complete = true
+	top := e.c
+	if !e.bounded {
+		top = e.maxCB
+		e.res.Bound = int(top)
+	}
+	var execs, states int64
+	for b := int32(0); b <= top; b++ {
+		if int(b) < len(e.leafCB) {
+			execs += e.leafCB[b]
+		}
+		if int(b) < len(e.stateCB) {
+			states += e.stateCB[b]
+		}
+		var terms int64
+		for _, cb := range e.termCB {
+			if cb <= b {
+				terms++
+			}
+		}
+		e.res.Coverage = append(e.res.Coverage, ts.Coverage{Bound: int(b), Executions: execs, TerminalStates: terms, States: states})
+	}
+}
+
+// protect runs f, turning a panic in user code into a violation, and reports
+// whether f returned normally.
+func (e *hbSearch[S]) protect(f func()) (ok bool) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		ok = false
+		if p == errStop {
+			return
+		}
+		t := e.current
+		var sched ts.Schedule
+		switch {
+		case e.replaying:
+			sched = e.rsched.Clone()
+		case e.applying:
+			sched = append(e.sched.Clone(), t)
+		default:
+			sched = e.sched.Clone()
+		}
+		applying, replaying := e.applying, e.replaying
+		e.current, e.applying, e.replaying = -1, false, false
+		if e.visiting && e.depth > 0 {
+			e.frames[e.depth-1].leaf = true
+		}
+		e.visiting = false
+		e.res.Executions++
+		v := &ts.Violation{Kind: ts.Panic, Thread: t}
+		// A schedule within the bound that reaches the same HB state: the
+		// fewest preemptions to the state where the panicking transition
+		// starts (plus that transition), or to the state being visited.
+		var w ts.Schedule
+		switch {
+		case applying:
+			w = e.tryWitness(t)
+		case !replaying:
+			w = e.tryWitness(-1)
+		}
+		e.report(v, w, sched)
+	}()
+	f()
+	return true
+}
+
+// tryWitness computes a fewest-preemption schedule to the current state
+// (followed by t when t >= 0), or nil if user code panics on the way.
+func (e *hbSearch[S]) tryWitness(t ts.Tid) (w ts.Schedule) {
+	defer func() {
+		if p := recover(); p != nil {
+			e.replaying = false
+			w = nil
+		}
+	}()
+	e.memo.begin(e.cur, e.curH2)
+	w, _ = e.witness(t)
+	return w
+}
+
+func (e *hbSearch[S]) start() {
+	e.applying = true
+	e.visit(e.sys.Init(), -1, ts.Step{})
+}
+
+// nextThread returns the next enabled thread to try from f, the thread that
+// moved last first (so the first execution has no preemptions), or -1.
+func (e *hbSearch[S]) nextThread(f *hbFrame[S]) ts.Tid {
+	if f.leaf {
+		return -1
+	}
+	for f.it <= e.n {
+		i := f.it
+		f.it++
+		var u ts.Tid
+		if i == 0 {
+			if u = f.t; u < 0 {
+				continue
+			}
+		} else if u = ts.Tid(i - 1); u == f.t {
+			continue
+		}
+		if f.status[u] == ts.Enabled {
+			return u
+		}
+	}
+	return -1
+}
+
+// loop is the depth-first search: Search of both algorithms.
+func (e *hbSearch[S]) loop() {
+	for e.depth > 0 && !e.stop {
+		top := &e.frames[e.depth-1]
+		t := e.nextThread(top)
+		if t < 0 {
+			if !top.leaf && !top.moved {
+				e.stuck++
+			}
+			e.pop()
+			continue
+		}
+		// next(s, t) ∈ H ?
+		step := top.steps[t]
+		e.cur.Add(t, step)
+		in := e.table.Contains(e.cur)
+		e.cur.Remove(t)
+		if in {
+			continue
+		}
+		// CB(s, t) > c ?
+		if e.bounded {
+			e.memo.begin(e.cur, e.curH2)
+			e.memo.queries++
+			if e.cbAt(t) > e.c {
+				continue
+			}
+		}
+		if e.budgetSpent() {
+			return
+		}
+		top.moved = true
+		e.current, e.applying = t, true
+		child := e.sys.Apply(top.state, t)
+		e.res.Transitions++
+		if e.hasher != nil {
+			if h := e.hasher.Hash(top.state); h != top.hash {
+				e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched.Clone(),
+					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
+				return
+			}
+		}
+		e.visit(child, t, step)
+	}
+}
+
+// visit pushes the state s reached by thread t's transition step (t < 0: the
+// initial state) and processes it: it stores it (Algorithm 1), checks it,
+// and ends the execution there if it is terminal or violating (Algorithm 2:
+// Mark). e.applying is set on entry; user code that panics in Next or Hash
+// here belongs to t's transition.
+func (e *hbSearch[S]) visit(s S, t ts.Tid, step ts.Step) {
+	if len(e.sched)+1 > e.maxDepth && t >= 0 {
+		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: append(e.sched.Clone(), t),
+			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", len(e.sched)+1)})
+		return
+	}
+	e.push(s, t, step)
+	if e.stop {
+		return
+	}
+	e.applying, e.visiting = false, true
+	top := &e.frames[e.depth-1]
+	var failed error
+	if e.checker != nil {
+		e.current = -1
+		failed = e.checker.Check(s)
+	}
+	if !e.alg2 {
+		e.table.Insert(e.cur)
+		cb, _ := e.cbLeaf(failed != nil)
+		e.stateCB = bump(e.stateCB, cb)
+	}
+	switch {
+	case failed != nil:
+		top.leaf = true
+		e.leaf(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: t}, true)
+	case top.enabled == 0:
+		top.leaf = true
+		if e.opt.OnTerminal != nil {
+			e.opt.OnTerminal(s, e.sched)
+		}
+		var v *ts.Violation
+		if top.enabled < e.n && e.blocked(top) {
+			v = &ts.Violation{Kind: ts.Deadlock, Thread: t}
+		}
+		e.leaf(v, false)
+	}
+	e.visiting = false
+	e.current = -1
+}
+
+func (e *hbSearch[S]) blocked(f *hbFrame[S]) bool {
+	for _, st := range f.status {
+		if st == ts.Blocked {
+			return true
+		}
+	}
+	return false
+}
+
+func bump(counts []int64, i int32) []int64 {
+	for len(counts) <= int(i) {
+		counts = append(counts, 0)
+	}
+	counts[i]++
+	return counts
+}
+
+// push reads every thread's next step at s, then makes s, reached by thread
+// t's transition step, the top of the stack and extends the HB state.
+func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
+	if e.depth == len(e.frames) {
+		e.frames = append(e.frames, hbFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n)})
+	}
+	f := &e.frames[e.depth]
+	enabled, _, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
+	if err != nil {
+		sched := e.sched.Clone()
+		if t >= 0 {
+			sched = append(sched, t)
+		}
+		e.fail(search.WithSchedule(err, sched))
+		return
+	}
+	var h uint64
+	if e.hasher != nil {
+		e.current = -1
+		h = e.hasher.Hash(s)
+	}
+	f.state, f.hash, f.enabled, f.t, f.it, f.leaf, f.moved = s, h, enabled, t, 0, false, false
+	f.en.ClearAll()
+	for u, st := range f.status {
+		if st == ts.Enabled {
+			f.en.Set(uint(u))
+		}
+	}
+	if t >= 0 {
+		ev := e.cur.Add(t, step)
+		e.curH2 ^= fp2(e.cur.EventHash(ev))
+		f.n = int32(ev.N)
+		e.tpos[t] = append(e.tpos[t], int32(e.depth))
+		e.sched = append(e.sched, t)
+	}
+	f.h2 = e.curH2
+	e.depth++
+}
+
+// pop removes the top of the stack.
+func (e *hbSearch[S]) pop() {
+	e.depth--
+	f := &e.frames[e.depth]
+	var zero S
+	f.state = zero
+	if f.t >= 0 {
+		e.cur.Remove(f.t)
+		e.curH2 = e.frames[e.depth-1].h2
+		e.tpos[f.t] = e.tpos[f.t][:len(e.tpos[f.t])-1]
+		e.sched = e.sched[:len(e.sched)-1]
+	}
+}
+
+// cbLeaf returns CB of the current state, and -1. For a state whose Check
+// fails (failed) it returns the least CB(x, t) over its predecessors x = s - t
+// whose Check passes, and the t that achieves it: the search reaches such a
+// state only from a state that passes, so this is its context bound in the
+// system the search explores, where nothing moves on from a violation.
+func (e *hbSearch[S]) cbLeaf(failed bool) (int32, ts.Tid) {
+	m := e.memo
+	m.begin(e.cur, e.curH2)
+	if !failed || m.x.Len() == 0 {
+		return e.cbState(), -1
+	}
+	x := m.x
+	best, via := infCB, ts.Tid(-1)
+	var fr bitset.BitSet
+	x.Frontier(&fr)
+	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
+		ev := m.remove(ts.Tid(u))
+		if _, bad := e.enabledAt(); !bad {
+			if v := e.cbAt(ts.Tid(u)); v < best {
+				best, via = v, ts.Tid(u)
+			}
+		}
+		m.add(ts.Tid(u), ev)
+	}
+	return best, via
+}
+
+// leaf ends an execution at the top state: a terminal state (a deadlock when
+// v is a Deadlock) or a state whose Check fails.
+func (e *hbSearch[S]) leaf(v *ts.Violation, failed bool) {
+	e.res.Executions++
+	cb, via := e.cbLeaf(failed)
+	e.leafCB = bump(e.leafCB, cb)
+	e.maxCB = max(e.maxCB, cb)
+	if e.termCB != nil && !failed {
+		h := e.frames[e.depth-1].hash
+		if old, ok := e.termCB[h]; !ok || cb < old {
+			e.termCB[h] = cb
+		}
+	}
+	if e.alg2 {
+		e.mark(failed)
+	}
+	if v != nil {
+		e.memo.begin(e.cur, e.curH2)
+		if via >= 0 {
+			e.memo.remove(via)
+		}
+		w, _ := e.witness(via)
+		e.report(v, w, e.sched)
+	}
+	e.progress()
+}
+
+// report confirms a violation by replaying a schedule and records it. It
+// replays w, the fewest-preemption schedule to the violating HB state, cut
+// at its first state whose Check fails (an equivalent schedule can meet a
+// thread's failed assertion before its last step), and falls back to path,
+// the search's own schedule, if w does not show the violation.
+func (e *hbSearch[S]) report(v *ts.Violation, w, path ts.Schedule) {
+	var rv *ts.Violation
+	var err error
+	if w != nil {
+		w = e.cutAtViolation(w)
+		rv, err = ts.Confirm(e.sys, v, w)
+	}
+	if w == nil || err != nil {
+		rv, err = ts.Confirm(e.sys, v, path.Clone())
+	}
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	e.res.Violations++
+	if e.res.Violation == nil {
+		e.res.Violation = rv
+	}
+	if e.opt.OnViolation != nil {
+		e.opt.OnViolation(rv)
+	}
+	if !e.opt.KeepGoing {
+		e.stop = true
+	}
+}
+
+// cutAtViolation returns the prefix of w that ends at its first state whose
+// Check fails, or w. User code that panics leaves w as it is.
+func (e *hbSearch[S]) cutAtViolation(w ts.Schedule) (out ts.Schedule) {
+	if e.checker == nil {
+		return w
+	}
+	defer func() {
+		if recover() != nil {
+			out = w
+		}
+	}()
+	s := e.sys.Init()
+	for i, t := range w[:max(len(w)-1, 0)] {
+		s = e.sys.Apply(s, t)
+		if e.checker.Check(s) != nil {
+			return w[:i+1]
+		}
+	}
+	return w
+}
+
+func (e *hbSearch[S]) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+	e.stop = true
+}
+
+func (e *hbSearch[S]) budgetSpent() bool {
+	if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
+		if err != nil {
+			e.fail(err)
+		}
+		e.stop = true
+		return true
+	}
+	return false
+}
+
+func (e *hbSearch[S]) progress() {
+	if e.opt.Progress == nil || e.res.Executions&255 != 0 {
+		return
+	}
+	every := e.opt.ProgressEvery
+	if every == 0 {
+		every = time.Second
+	}
+	if now := time.Now(); now.Sub(e.lastProg) >= every {
+		e.lastProg = now
+		r := *e.res
+		r.States = int64(e.table.Len())
+		e.opt.Progress(r)
+	}
+}

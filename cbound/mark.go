@@ -1,0 +1,114 @@
+package cbound
+
+// Mark implements Algorithm 2 of Musuvathi and Qadeer, "Partial-order
+// reduction for context-bounded state exploration" (MSR-TR-2007-12), section
+// 3.1.
+//
+//	Mark(s): H = H ∪ {s}
+//	         for x in {x | ∃t. next(x,t) = s ∧ CB(x,t) ≤ c}:
+//	             if ∀t' ∈ E(x): next(x,t') ∈ H ∨ CB(x,t') > c then Mark(x)
+//
+// Invariant (Inv): an HB state is in the table iff every terminal state
+// reachable from it within the bound is in the table. Search calls Mark on
+// each terminal state it reaches (Inv is broken by the new terminal state
+// alone), and Mark restores Inv by storing every prefix all of whose
+// successors within the bound are now stored.
+//
+// The predecessors of s are s - t for t in the frontier F(s): removing t's
+// last event. Lines 17-18 need, for each such x, E(x) and next(x, t') for
+// every t' enabled at x. x is a prefix of the search's current state, so E(x)
+// comes from the stack or a replay (cb.go), and t''s next step at x is its
+// step after as many transitions as it has in x: the path's, or its step at
+// the current state if the path has no more of t''s transitions (another
+// thread's transition never changes a thread's step, only its status).
+//
+// A state whose Check fails is a terminal state of the search: nothing goes
+// on from it. Its predecessors whose Check fails too (the assertion came
+// earlier in some linearization) have no successors and are not predecessors
+// of anything; they are skipped. Check is assumed to stay failed once it
+// fails (a thread's failed assertion stays failed), so the prefixes of a
+// state whose Check passes all pass.
+
+import (
+	"github.com/bits-and-blooms/bitset"
+
+	"github.com/weftlab/weft/ts"
+)
+
+// mark calls Mark on the current state: a terminal state of the search, or
+// one whose Check fails (failed).
+func (e *hbSearch[S]) mark(failed bool) {
+	e.memo.begin(e.cur, e.curH2)
+	if n := e.cur.Len() + 1; len(e.mfr) < n {
+		e.mfr = append(e.mfr, make([]bitset.BitSet, n-len(e.mfr))...)
+	}
+	e.markRec(failed)
+}
+
+// markRec is Mark on the scratch state x. failed says x's Check fails, so
+// that its predecessors may too.
+func (e *hbSearch[S]) markRec(failed bool) {
+	m := e.memo
+	x := m.x
+	e.table.Insert(x)
+	e.marks++
+	fr := &e.mfr[x.Len()]
+	x.Frontier(fr)
+	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
+		t := ts.Tid(u)
+		ev := m.remove(t)
+		if e.markable(t, failed) {
+			e.markRec(false)
+		}
+		m.add(t, ev)
+	}
+}
+
+// markable reports whether the scratch state x, a predecessor of the state
+// just stored by thread t's step, is to be marked: CB(x, t) <= c (line 17)
+// and every thread t' enabled at x has next(x, t') stored or CB(x, t') > c
+// (line 18).
+func (e *hbSearch[S]) markable(t ts.Tid, failed bool) bool {
+	m := e.memo
+	x := m.x
+	if e.table.Contains(x) {
+		// Lemma 4 of the paper: cannot happen. Cheap to be sure.
+		return false
+	}
+	if failed {
+		if _, bad := e.enabledAt(); bad {
+			return false // nothing moves from x: not a predecessor
+		}
+	}
+	if e.bounded && e.cbAt(t) > e.c {
+		return false
+	}
+	en, _ := e.enabledAt()
+	for u, ok := en.NextSet(0); ok; u, ok = en.NextSet(u + 1) {
+		v := ts.Tid(u)
+		if v == t {
+			continue // next(x, t) is the state just stored
+		}
+		m.addStep(v, e.stepAt(v))
+		in := e.table.Contains(x)
+		m.remove(v)
+		if in {
+			continue
+		}
+		if !e.bounded || e.cbAt(v) <= e.c {
+			return false
+		}
+	}
+	return true
+}
+
+// stepAt returns thread u's next step at the scratch state x, a prefix of the
+// current state.
+func (e *hbSearch[S]) stepAt(u ts.Tid) ts.Step {
+	k := e.memo.x.ThreadLen(u)
+	if k < len(e.tpos[u]) {
+		i := e.tpos[u][k]
+		return e.frames[i-1].steps[u]
+	}
+	return e.frames[e.depth-1].steps[u]
+}
