@@ -7,8 +7,8 @@ import (
 )
 
 // Lastzero is the lastzero benchmark of Abdulla, Aronis, Jonsson and
-// Sagonas, "Optimal dynamic partial order reduction" (POPL'14, its experiments):
-// thread 0 searches an array backwards for its last zero while threads
+// Sagonas, "Optimal dynamic partial order reduction" (POPL'14, from its
+// experiments): thread 0 searches an array backwards for its last zero while threads
 // 1..N each make one cell one more than its left neighbour:
 //
 //	int array[0..N]          // all 0
@@ -25,8 +25,8 @@ import (
 //
 // Facts under ts.Explore (executions, distinct terminal states): N = 1: 3, 2;
 // N = 2: 35, 5; N = 3: 920, 12; N = 4: 44,300, 28; N = 5: 3,487,880, 64.
-// The default N = 5 is where plain search starts to hurt (half a minute);
-// the POPL'14 experiments take N up to 15.
+// The default N = 5 is where plain search starts to hurt (about half a
+// minute); larger N are for the reductions.
 type Lastzero struct{ n int }
 
 const lastzeroMax = 20
