@@ -8,8 +8,8 @@ import (
 
 // Lastzero is the lastzero benchmark of Abdulla, Aronis, Jonsson and
 // Sagonas, "Optimal dynamic partial order reduction" (POPL'14, from its
-// experiments): thread 0 searches an array backwards for its last zero while threads
-// 1..N each make one cell one more than its left neighbour:
+// experiments): thread 0 searches an array backwards for its last zero
+// while threads 1..N each make one cell one more than its left neighbour:
 //
 //	int array[0..N]          // all 0
 //	thread 0:  for (i = N; array[i] != 0; i--) {}
