@@ -1,0 +1,269 @@
+package por
+
+import (
+	"context"
+
+	"github.com/weftlab/weft/ts"
+)
+
+// ODPOR is optimal dynamic partial-order reduction: Algorithm 2 (source
+// sets with wakeup trees) of Abdulla, Aronis, Jonsson and Sagonas, "Optimal
+// dynamic partial order reduction" (POPL 2014).
+//
+// Each state keeps a sleep set and a wakeup tree (see wakeup.go). Where an
+// execution E ends, every race e ⋖ e' of E not analysed yet (e and e' of
+// different threads, dependent, e happening before e' with nothing in
+// between) is reversed: the wakeup sequence v = notdep(e,E).e' (the
+// transitions after e that do not happen after it, then e') is inserted into
+// the wakeup tree of pre(E,e) unless a thread asleep there is a weak initial
+// of v. A state explores its wakeup tree's branches in order and then, if it
+// had none, any one enabled thread not asleep.
+//
+// Invariant: the threads explored from a state, with its sleep set, form a
+// source set for the executions from it, and no two explored executions are
+// equivalent (Theorems 7.4 and 7.5 of the paper, for systems in which no
+// transition disables another).
+//
+// # Blocking
+//
+// The paper assumes that no transition disables another. Locks and awaits
+// break that, and we handle them so: a lock acquire races with the previous
+// acquire of the lock (the release between them is not a reversible race,
+// since the acquire cannot come before it); the pending step of a thread
+// that is blocked at some state (or that never moves because the execution
+// ends) is analysed as DPOR analyses it, and its reversal inserted as a
+// wakeup sequence, or every enabled thread if the blocked thread cannot run
+// at pre(E,i); and a branch of a wakeup tree whose thread turns out not to be
+// enabled is dropped, its subtree inserted again without it.
+//
+// With that, ODPOR reaches every terminal state, deadlock and violation
+// ts.Explore reaches (property-tested on random programs with locks, awaits
+// and assertions). It is optimal (exactly one execution per Mazurkiewicz
+// trace, Result.Stats["sleep-blocked"] zero) on systems where no step is
+// ever Blocked; with blocking it may explore a few executions twice or end
+// some in sleep sets, which the tests measure but do not forbid.
+func ODPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	return run(ctx, sys, opt, modeODPOR)
+}
+
+// pickWakeup finishes the branch just explored from f, if any, and returns
+// the thread of the next branch of f's wakeup tree, or -1.
+func (e *explorer[S]) pickWakeup(f *frame[S]) ts.Tid {
+	if f.cur >= 0 {
+		f.sleep.Set(uint(e.wt.nodes[f.cur].t))
+		e.wt.remove(f.root, f.cur)
+		f.cur = -1
+	}
+	for {
+		c := e.wt.nodes[f.root].first
+		if c < 0 {
+			return -1
+		}
+		t := e.wt.nodes[c].t
+		switch {
+		case f.sleep.Test(uint(t)):
+			e.wt.remove(f.root, c) // covered
+		case f.status[t] != ts.Enabled:
+			// Infeasible here: insert what lies below it again, without it.
+			seqs := e.wt.leaves(c, nil, e.reinsert[:0])
+			e.wt.remove(f.root, c)
+			for _, w := range seqs {
+				e.insertAt(e.depth-1, w)
+			}
+			e.reinsert = seqs[:0]
+		default:
+			f.cur = c
+			return t
+		}
+	}
+}
+
+// insertAt inserts the wakeup sequence w into the wakeup tree of the frame
+// i, unless a thread asleep there is a weak initial of w.
+func (e *explorer[S]) insertAt(i int, w []wev) {
+	f := &e.stack[i]
+	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
+		if weakInitial(ts.Tid(u), f.steps[u], w) {
+			return
+		}
+	}
+	node := f.root
+	level := 0
+	for {
+		if len(w) == 0 {
+			return // a prefix of a sequence in the tree
+		}
+		matched := false
+		for c := e.wt.nodes[node].first; c >= 0; c = e.wt.nodes[c].next {
+			x := &e.wt.nodes[c]
+			if level == 0 && f.status[x.t] != ts.Enabled {
+				continue // not enabled here: not an initial of anything
+			}
+			if weakInitial(x.t, x.step, w) {
+				w = withoutFirst(w, x.t)
+				if level == 0 && c == f.cur {
+					return // the branch being explored
+				}
+				node, matched = c, true
+				break
+			}
+		}
+		if !matched {
+			for _, x := range w {
+				node = e.wt.addChild(node, x.t, x.step)
+			}
+			e.backtracks++
+			return
+		}
+		if e.wt.nodes[node].first < 0 {
+			return // a leaf: w is covered
+		}
+		level++
+	}
+}
+
+// notdep appends to dst the transitions of the execution after event i, up to
+// event end (excluded), that do not happen after event i.
+func (e *explorer[S]) notdep(dst []wev, i, end int32) []wev {
+	xi := &e.ev[i]
+	for j := i + 1; j < end; j++ {
+		y := &e.ev[j]
+		if y.clock[xi.t] < xi.n {
+			dst = append(dst, wev{y.t, y.step})
+		}
+	}
+	return dst
+}
+
+// races reverses the races of the events not analysed yet, at the end of an
+// execution.
+func (e *explorer[S]) races() {
+	end := int32(len(e.ev))
+	for k := int32(e.raceFrom); k < end; k++ {
+		x := &e.ev[k]
+		cq := e.zero
+		if x.prevThread >= 0 {
+			cq = e.ev[x.prevThread].clock
+		}
+		e.cands = e.cands[:0]
+		switch x.step.Op {
+		case ts.Release:
+			// Release races with nothing reversible: whatever follows it on
+			// the lock cannot come before it.
+		case ts.Acquire:
+			for j := x.prevObj; j >= 0; j = e.ev[j].prevObj {
+				y := &e.ev[j]
+				if y.step.Op != ts.Acquire {
+					continue
+				}
+				if y.t != x.t && !e.covers(cq, j) {
+					e.cands = append(e.cands, j)
+				}
+				break
+			}
+		default:
+			for j := x.prevObj; j >= 0; j = e.ev[j].prevObj {
+				y := &e.ev[j]
+				if y.t != x.t && ts.Dependent(y.step, x.step) && !e.covers(cq, j) {
+					e.cands = append(e.cands, j)
+				}
+				if y.step.Op != ts.Read {
+					break
+				}
+			}
+		}
+		for _, j := range e.cands {
+			direct := true
+			for _, j2 := range e.cands {
+				if j2 != j && e.covers(e.ev[j2].clock, j) {
+					direct = false
+					break
+				}
+			}
+			if !direct {
+				continue
+			}
+			w := e.notdep(e.seqBuf[:0], j, end)
+			w = append(w, wev{x.t, x.step})
+			e.seqBuf = w
+			e.insertAt(int(j), w)
+		}
+	}
+	e.raceFrom = int(end)
+}
+
+// pending analyses, at the state of frame f (not pushed yet), the next steps
+// of the blocked threads, and of every thread that has not finished when the
+// execution ends here: steps that this execution does not take, whose races
+// the end-of-execution analysis cannot see.
+func (e *explorer[S]) pending(f *frame[S], ends bool) {
+	k := int32(len(e.ev))
+	for p := range ts.Tid(e.n) {
+		st := f.status[p]
+		if st == ts.Finished || (st == ts.Enabled && !ends) {
+			continue
+		}
+		cp := e.clockOf(p)
+		i := e.latestRace(p, f.steps[p], cp, e.held[p])
+		if i < 0 {
+			continue
+		}
+		pre := &e.stack[i]
+		if pre.status[p] == ts.Enabled {
+			w := e.notdep(e.seqBuf[:0], i, k)
+			w = append(w, wev{p, f.steps[p]})
+			e.seqBuf = w
+			e.insertAt(int(i), w)
+			continue
+		}
+		// As DPOR does: a thread with a transition after i that happens
+		// before p, else every enabled thread, must be explored from pre.
+		x := &e.ev[i]
+		pick := ts.Tid(-1)
+		for q := range ts.Tid(e.n) {
+			upto := pre.count[q]
+			if x.t == q {
+				upto++
+			}
+			if pre.status[q] == ts.Enabled && cp[q] > upto {
+				if e.rootChild(pre, q) >= 0 || pre.sleep.Test(uint(q)) {
+					pick = -2
+					break
+				}
+				if pick == -1 {
+					pick = q
+				}
+			}
+		}
+		switch {
+		case pick >= 0:
+			e.addRootChild(pre, pick)
+		case pick == -1:
+			for q := range ts.Tid(e.n) {
+				if pre.status[q] == ts.Enabled {
+					e.addRootChild(pre, q)
+				}
+			}
+		}
+	}
+}
+
+// rootChild returns f's wakeup-tree child of thread q, or -1.
+func (e *explorer[S]) rootChild(f *frame[S], q ts.Tid) int32 {
+	for c := e.wt.nodes[f.root].first; c >= 0; c = e.wt.nodes[c].next {
+		if e.wt.nodes[c].t == q {
+			return c
+		}
+	}
+	return -1
+}
+
+// addRootChild makes f explore thread q, as adding q to a backtrack set
+// does, unless q is asleep or already a branch.
+func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
+	if f.sleep.Test(uint(q)) || e.rootChild(f, q) >= 0 {
+		return
+	}
+	e.wt.addChild(f.root, q, f.steps[q])
+	e.backtracks++
+}

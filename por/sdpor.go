@@ -1,0 +1,149 @@
+package por
+
+import (
+	"context"
+
+	"github.com/weftlab/weft/ts"
+)
+
+// SDPOR is stateful dynamic partial-order reduction: Figure 4.5 of Yu Yang's
+// thesis, "Efficient dynamic verification of concurrent programs" (Utah,
+// 2009), chapter 4. It is DPOR (without sleep sets, which are unsound with
+// state caching) that stores the hash of every state it visits and does not
+// go on from a state it has seen.
+//
+// Stopping at a visited state alone would be unsound: the transitions taken
+// after it, the first time, would have added backtrack points to the states
+// now on the stack. So SDPOR keeps the visible-operation dependency graph G:
+// its nodes are operations (a thread and its step), and it has an edge from
+// the operation that reached a state to the next operation of every thread
+// that has not finished there. At a visited state s it runs the backtrack
+// rule for every operation reachable in G from the next operations at s: a
+// summary of everything the search did from s, since in a depth-first
+// search of an acyclic space every state reachable from a visited state has
+// been visited.
+//
+// We add edges to the next operation of every unfinished thread, where the
+// thesis adds them to the operation explored next only: DPOR's rule looks at
+// every thread's next step (blocked ones included), and those steps must be in
+// the summary too. For operations of the summary the rule uses the thread's
+// clock on the current stack and no held locks, which only adds backtrack
+// points.
+//
+// Assumptions, which SDPOR checks where it can:
+//   - the system implements ts.Hasher (otherwise the error wraps
+//     ts.ErrBadOptions and ts.ErrNoHash), and equal hashes mean equal states:
+//     a collision can hide states;
+//   - the state space is acyclic: a state met again while it is on the search
+//     stack stops the search with an error wrapping ErrCyclic (with the
+//     schedule that closes the cycle), never a wrong answer.
+//
+// Result.States counts the distinct states; Result.Executions counts the
+// executions that ended in a terminal state or a violation or were cut at a
+// visited state. OnTerminal is called once per distinct terminal state.
+func SDPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	return run(ctx, sys, opt, modeSDPOR)
+}
+
+// opKey is a visible operation: a thread and its step.
+type opKey struct {
+	t    ts.Tid
+	step ts.Step
+}
+
+// opGraph is the visible-operation dependency graph.
+type opGraph struct {
+	ids   map[opKey]int32
+	ops   []opKey
+	adj   [][]int32
+	edges map[uint64]struct{}
+	seen  []uint32 // BFS marks, by generation
+	gen   uint32
+	queue []int32
+}
+
+func (g *opGraph) init() {
+	g.ids = make(map[opKey]int32)
+	g.edges = make(map[uint64]struct{})
+}
+
+func (g *opGraph) id(k opKey) int32 {
+	if i, ok := g.ids[k]; ok {
+		return i
+	}
+	i := int32(len(g.ops))
+	g.ids[k] = i
+	g.ops = append(g.ops, k)
+	g.adj = append(g.adj, nil)
+	g.seen = append(g.seen, 0)
+	return i
+}
+
+func (g *opGraph) edge(a, b int32) {
+	k := uint64(uint32(a))<<32 | uint64(uint32(b))
+	if _, ok := g.edges[k]; ok {
+		return
+	}
+	g.edges[k] = struct{}{}
+	g.adj[a] = append(g.adj[a], b)
+}
+
+// recordEdges adds the edges from the operation that reached the state of
+// frame f to every unfinished thread's next operation there.
+func recordEdges[S any](e *explorer[S], f *frame[S]) {
+	k := len(e.ev)
+	if k == 0 {
+		for t := range ts.Tid(e.n) {
+			if f.status[t] != ts.Finished {
+				e.graph.id(opKey{t, f.steps[t]})
+			}
+		}
+		return
+	}
+	x := &e.ev[k-1]
+	from := e.graph.id(opKey{x.t, x.step})
+	for t := range ts.Tid(e.n) {
+		if f.status[t] != ts.Finished {
+			e.graph.edge(from, e.graph.id(opKey{t, f.steps[t]}))
+		}
+	}
+}
+
+// revisit handles a state met again (its frame f holds its steps and
+// statuses): the backtrack rule for every operation of the summary.
+func (e *explorer[S]) revisit(f *frame[S]) {
+	e.revisits++
+	recordEdges(e, f)
+	g := &e.graph
+	g.gen++
+	g.queue = g.queue[:0]
+	for t := range ts.Tid(e.n) {
+		if f.status[t] == ts.Finished {
+			continue
+		}
+		i := g.id(opKey{t, f.steps[t]})
+		if g.seen[i] != g.gen {
+			g.seen[i] = g.gen
+			g.queue = append(g.queue, i)
+		}
+	}
+	for q := 0; q < len(g.queue); q++ {
+		for _, j := range g.adj[g.queue[q]] {
+			if g.seen[j] != g.gen {
+				g.seen[j] = g.gen
+				g.queue = append(g.queue, j)
+			}
+		}
+	}
+	for _, i := range g.queue {
+		op := g.ops[i]
+		cp := e.clockOf(op.t)
+		var held []ts.Obj
+		if f.status[op.t] != ts.Finished && f.steps[op.t] == op.step {
+			held = e.held[op.t] // the thread's next step: its locks are known
+		}
+		if j := e.latestRace(op.t, op.step, cp, held); j >= 0 {
+			e.backtrackAt(j, op.t, cp)
+		}
+	}
+}

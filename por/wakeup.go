@@ -1,0 +1,142 @@
+package por
+
+import "github.com/weftlab/weft/ts"
+
+// Wakeup trees: section 6 of Abdulla, Aronis, Jonsson and Sagonas, "Optimal
+// dynamic partial order reduction" (POPL 2014).
+//
+// A wakeup tree at a state is an ordered tree of sequences of transitions
+// (each a thread and its step) that the search must explore from there:
+// every leaf is a wakeup sequence, inserted to reverse a race, and the
+// children of a node are ordered by insertion, the first being the next to
+// explore. Inserting a sequence w descends from the root through the first
+// child whose thread is a weak initial of what is left of w, removing that
+// thread's first transition from w; reaching a leaf means some sequence
+// already in the tree starts an execution equivalent to one starting with w,
+// and w is dropped; otherwise what is left of w becomes a new branch.
+
+// wev is a transition of a wakeup sequence.
+type wev struct {
+	t    ts.Tid
+	step ts.Step
+}
+
+// wnode is a node of a wakeup tree: its transition, its first child and its
+// next sibling (indices in the pool, -1 for none).
+type wnode struct {
+	t           ts.Tid
+	step        ts.Step
+	first, next int32
+}
+
+// wtree is a pool of wakeup-tree nodes shared by every frame of a search, so
+// that trees cost no allocation once the pool has grown.
+type wtree struct {
+	nodes []wnode
+	spare []int32
+}
+
+func (w *wtree) alloc(t ts.Tid, st ts.Step) int32 {
+	if n := len(w.spare); n > 0 {
+		i := w.spare[n-1]
+		w.spare = w.spare[:n-1]
+		w.nodes[i] = wnode{t: t, step: st, first: -1, next: -1}
+		return i
+	}
+	w.nodes = append(w.nodes, wnode{t: t, step: st, first: -1, next: -1})
+	return int32(len(w.nodes) - 1)
+}
+
+// addChild appends a child (t, st) to parent's children and returns it.
+func (w *wtree) addChild(parent int32, t ts.Tid, st ts.Step) int32 {
+	c := w.alloc(t, st)
+	p := &w.nodes[parent]
+	if p.first < 0 {
+		p.first = c
+		return c
+	}
+	i := p.first
+	for w.nodes[i].next >= 0 {
+		i = w.nodes[i].next
+	}
+	w.nodes[i].next = c
+	return c
+}
+
+// remove unlinks child c of parent and frees its subtree.
+func (w *wtree) remove(parent, c int32) {
+	p := &w.nodes[parent]
+	if p.first == c {
+		p.first = w.nodes[c].next
+	} else {
+		for i := p.first; i >= 0; i = w.nodes[i].next {
+			if w.nodes[i].next == c {
+				w.nodes[i].next = w.nodes[c].next
+				break
+			}
+		}
+	}
+	w.nodes[c].next = -1
+	w.free1(c)
+}
+
+// free frees node c and its subtree.
+func (w *wtree) free(c int32) { w.free1(c) }
+
+func (w *wtree) free1(c int32) {
+	for ch := w.nodes[c].first; ch >= 0; {
+		next := w.nodes[ch].next
+		w.free1(ch)
+		ch = next
+	}
+	w.spare = append(w.spare, c)
+}
+
+// leaves appends to dst the sequences from below node c to each leaf of its
+// subtree (c excluded).
+func (w *wtree) leaves(c int32, prefix []wev, dst [][]wev) [][]wev {
+	for ch := w.nodes[c].first; ch >= 0; ch = w.nodes[ch].next {
+		seq := append(append([]wev(nil), prefix...), wev{w.nodes[ch].t, w.nodes[ch].step})
+		if w.nodes[ch].first < 0 {
+			dst = append(dst, seq)
+		} else {
+			dst = w.leaves(ch, seq, dst)
+		}
+	}
+	return dst
+}
+
+// weakInitial reports whether thread q, whose next step is st, is a weak
+// initial of the sequence w: either q's first transition in w has no
+// dependent transition before it in w, so it can go first; or q has no
+// transition in w and st is independent of all of w, so it can go first
+// without changing w's outcome.
+func weakInitial(q ts.Tid, st ts.Step, w []wev) bool {
+	for j, x := range w {
+		if x.t != q {
+			continue
+		}
+		for _, y := range w[:j] {
+			if ts.Dependent(y.step, x.step) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, x := range w {
+		if ts.Dependent(st, x.step) {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutFirst removes q's first transition from w, in place.
+func withoutFirst(w []wev, q ts.Tid) []wev {
+	for j, x := range w {
+		if x.t == q {
+			return append(w[:j], w[j+1:]...)
+		}
+	}
+	return w
+}
