@@ -91,7 +91,7 @@ func Within(m map[string]int, c int) int {
 // CBAt replays sched and returns, computed by the package's dynamic program,
 // CB(s, t) for every thread t enabled at the state s it reaches, and CB(s).
 func CBAt[S any](sys ts.TransitionSystem[S], sched ts.Schedule, memoCost int64) (map[ts.Tid]int, int, error) {
-	e, err := newHBSearch(nil, sys, Options{MemoCost: memoCost}, false)
+	e, err := newHBSearch(nil, sys, Options{MemoCost: memoCost, eagerCache: true}, false)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -117,4 +117,11 @@ func CBAt[S any](sys ts.TransitionSystem[S], sched ts.Schedule, memoCost int64) 
 	}
 	e.memo.begin(e.cur, e.curH2)
 	return out, int(e.cbState()), nil
+}
+
+// Eager makes the searches start their memo cache at once, so that small
+// tests exercise it.
+func Eager(o Options) Options {
+	o.eagerCache = true
+	return o
 }

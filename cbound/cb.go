@@ -95,7 +95,9 @@ func stepOf(e hb.Event) ts.Step {
 
 // memo is the CB computation's state, part of every hbSearch.
 type memo struct {
-	cache *ristretto.Cache[uint64, memoVal] // nil when Options.MemoCost < 0
+	cache *ristretto.Cache[uint64, memoVal] // nil until l2 starts it, and when Options.MemoCost < 0
+	cost  int64
+	eager bool // start the cache at once (tests)
 	l1cb  map[l1Key]int32
 	l1en  map[l1Key]enEntry
 
@@ -110,28 +112,39 @@ type memo struct {
 	enReplays, enReplaySteps, enHits               int64
 }
 
-func newMemo(n int, cost int64) (*memo, error) {
-	m := &memo{l1cb: make(map[l1Key]int32), l1en: make(map[l1Key]enEntry), x: hb.New(n)}
-	if cost < 0 {
-		return m, nil
-	}
+func newMemo(n int, cost int64) *memo {
 	if cost == 0 {
 		cost = DefaultMemoCost
 	}
+	return &memo{l1cb: make(map[l1Key]int32), l1en: make(map[l1Key]enEntry), x: hb.New(n), cost: cost}
+}
+
+// lazyCacheAfter is the number of subproblems a search computes before it
+// starts the cross-operation cache: small searches do not pay for its
+// sketch and goroutines.
+const lazyCacheAfter = 1024
+
+// l2 returns the cross-operation cache, starting it once the search has done
+// enough work to want one, or nil.
+func (m *memo) l2() *ristretto.Cache[uint64, memoVal] {
+	if m.cache != nil || m.cost < 0 || (!m.eager && m.subproblems+m.enReplays < lazyCacheAfter) {
+		return m.cache
+	}
 	// About 10 counters per entry the budget can hold (ristretto's advice),
 	// an entry costing some 100 bytes with ristretto's own overhead; at most
-	// 4M counters (8 MiB of sketch) however large the budget.
-	counters := min(max(cost/10, 1<<10), 1<<22)
+	// 1M counters (2 MiB of sketch) however large the budget.
+	counters := min(max(m.cost/10, 1<<10), 1<<20)
 	c, err := ristretto.NewCache(&ristretto.Config[uint64, memoVal]{
 		NumCounters: counters,
-		MaxCost:     cost,
+		MaxCost:     m.cost,
 		BufferItems: 64,
 	})
 	if err != nil {
-		return nil, err
+		m.cost = -1 // cannot happen with a positive budget; go on without
+		return nil
 	}
 	m.cache = c
-	return m, nil
+	return c
 }
 
 // close stops the cache's goroutines.
@@ -208,8 +221,8 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 		m.l1Hits++
 		return v
 	}
-	if m.cache != nil {
-		if v, ok := m.cache.Get(l2Key(key)); ok && v.check == key.h2 && v.en == nil {
+	if c := m.l2(); c != nil {
+		if v, ok := c.Get(l2Key(key)); ok && v.check == key.h2 && v.en == nil {
 			m.l2Hits++
 			m.l1cb[key] = v.cb
 			return v.cb
@@ -253,6 +266,9 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	m.l1cb[key] = best
 	if m.cache != nil {
 		m.cache.Set(l2Key(key), memoVal{check: key.h2, cb: best}, 32)
+		if m.eager {
+			m.cache.Wait() // tests: make the entry visible at once
+		}
 	}
 	return best
 }
@@ -351,8 +367,8 @@ func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
 		m.enHits++
 		return v.en, v.bad
 	}
-	if m.cache != nil {
-		if v, ok := m.cache.Get(l2Key(key)); ok && v.check == key.h2 && v.en != nil {
+	if c := m.l2(); c != nil {
+		if v, ok := c.Get(l2Key(key)); ok && v.check == key.h2 && v.en != nil {
 			m.enHits++
 			m.l1en[key] = enEntry{v.en, v.bad}
 			return v.en, v.bad
@@ -362,6 +378,9 @@ func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
 	m.l1en[key] = enEntry{en, bad}
 	if m.cache != nil {
 		m.cache.Set(l2Key(key), memoVal{check: key.h2, en: en, bad: bad}, int64(64+8*len(en.Bytes())))
+		if m.eager {
+			m.cache.Wait()
+		}
 	}
 	return en, bad
 }

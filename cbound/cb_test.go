@@ -135,11 +135,15 @@ func TestMemoCacheClosed(t *testing.T) {
 	cancel()
 	for range 20 {
 		for _, f := range []func(context.Context, ts.TransitionSystem[tstest.State], cbound.Options) (ts.Result, error){cbound.HBSearch[tstest.State], cbound.POR[tstest.State]} {
-			if _, err := f(context.Background(), p, cbound.Options{Bound: 2}); err != nil {
+			opt := cbound.Eager(cbound.Options{Bound: 2})
+			if _, err := f(context.Background(), p, opt); err != nil {
 				t.Fatal(err)
 			}
-			f(ctx, p, cbound.Options{Bound: 2})
-			f(context.Background(), p, cbound.Options{Bound: 2, Options: ts.Options{Limits: ts.Limits{Transitions: 3}}})
+			if _, err := f(ctx, p, opt); err == nil {
+				t.Fatal("no error from a cancelled search")
+			}
+			opt.Limits.Transitions = 3
+			f(context.Background(), p, opt)
 		}
 	}
 	deadline := time.Now().Add(2 * time.Second)
@@ -148,5 +152,34 @@ func TestMemoCacheClosed(t *testing.T) {
 	}
 	if after := runtime.NumGoroutine(); after > before {
 		t.Fatalf("%d goroutines before the searches, %d after", before, after)
+	}
+}
+
+// With the cache started at once (and each write waited for), later
+// operations hit it, and the results are those without it.
+func TestMemoCacheHits(t *testing.T) {
+	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}, {Name: "y"}},
+		Code: [][]tstest.Instr{
+			{tstest.Store(0, 1), tstest.Load(0, 1), tstest.Store(1, 1)},
+			{tstest.Store(1, 2), tstest.Load(0, 0), tstest.Store(0, 3)},
+			{tstest.Load(1, 0), tstest.Store(1, 3)}}}
+	for _, f := range []strategy[tstest.State]{cbound.HBSearch[tstest.State], cbound.POR[tstest.State]} {
+		off, err := f(context.Background(), p, cbound.Options{Bound: 2, MemoCost: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		on, err := f(context.Background(), p, cbound.Eager(cbound.Options{Bound: 2}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if on.Stats["cb.memo_hits"] == 0 {
+			t.Errorf("no cache hits: %v", on.Stats)
+		}
+		if off.Executions != on.Executions || off.States != on.States {
+			t.Errorf("without cache %v, with %v", off, on)
+		}
+		if on.Stats["cb.subproblems"] >= off.Stats["cb.subproblems"] {
+			t.Errorf("the cache saved no work: %d subproblems with it, %d without", on.Stats["cb.subproblems"], off.Stats["cb.subproblems"])
+		}
 	}
 }

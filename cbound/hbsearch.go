@@ -133,10 +133,8 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 	if err != nil {
 		return nil, err
 	}
-	m, err := newMemo(n, opt.MemoCost)
-	if err != nil {
-		return nil, fmt.Errorf("%w: memo cache: %v", ts.ErrBadOptions, err)
-	}
+	m := newMemo(n, opt.MemoCost)
+	m.eager = opt.eagerCache
 	e := &hbSearch[S]{sys: sys, ctx: ctx, opt: opt, res: &ts.Result{Bound: opt.Bound}, n: n,
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
 		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1,

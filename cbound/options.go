@@ -35,6 +35,8 @@ type Options struct {
 	// cache off. It is a cache: what it drops is recomputed, so the budget
 	// changes the time a search takes, never what it finds.
 	MemoCost int64
+
+	eagerCache bool // tests: start the memo cache before the search needs it
 }
 
 func (o Options) validate() error {
