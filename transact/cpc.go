@@ -272,6 +272,12 @@ func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
 	}
 	r, push := e.newState(child, hc, d+1, t) // L13
 	e.current, e.pushing = -1, false
+	if r < 0 && !e.stop && e.opt.Proviso == Cycle && !getPhase(pv, int(t)) {
+		// The dead-end rule for a thread gone wrong: the paper lets the
+		// other threads run at the state where it went wrong, weft stops at
+		// a violating state, so they run at the state before it.
+		e.deadStep(d)
+	}
 	if !push {
 		// A leaf: a terminal or violating state. Do what L17-L23 would do
 		// for it: a terminal state's thread has no transition, so it gets
@@ -382,7 +388,7 @@ func (e *engine[S]) finish(d int) {
 		e.records[q.rec].cpc = true
 	}
 	cpc := e.records[q.rec].cpc
-	e.depth-- // L21
+	e.depth--               // L21
 	if e.depth > 0 && cpc { // L22-L23, guarding the empty stack
 		e.records[e.stack[e.depth-1].rec].cpc = true
 	}

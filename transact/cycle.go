@@ -39,3 +39,18 @@ func deadEnd(p bool, st ts.Status) Reason {
 	}
 	return 0
 }
+
+// deadStep forces all threads at stack slot d, whose thread's transition, in
+// the post-commit part of its transaction, led to a violating state: for the
+// search, a dead end of the transaction (no search goes on from a violating
+// state), which the paper's threads gone wrong are not (the other threads go
+// on from there).
+func (e *engine[S]) deadStep(d int) {
+	q := &e.stack[d]
+	if q.xend {
+		return
+	}
+	q.xend = true
+	e.records[q.rec].cpc = true
+	e.force(d, DeadEnd)
+}

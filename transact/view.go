@@ -1,0 +1,270 @@
+package transact
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/bits-and-blooms/bitset"
+
+	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/ts"
+)
+
+// TransactionObj is the object that every step of a View reports: a write,
+// marked Sync, of one object that stands for the shared state as a whole.
+const TransactionObj ts.Obj = math.MaxInt32
+
+// View is a system transformer: the system whose transitions are whole
+// transactions of another. Any explorer runs on it coarsened; ts.Explore and
+// ts.ExploreStateful, for instance, then interleave transactions rather than
+// steps. Its states are the original system's; its schedules name one
+// thread per transaction (Expand turns one into the original's schedule).
+//
+// Thread t's transaction at s runs t alone from s with its phase starting
+// false, and stops after the first step that leaves it at
+//   - a state whose Check fails, when it is the first step; otherwise the
+//     transaction stops before that step, which is the next transaction of
+//     the thread (no search goes on from a violating state, so the other
+//     threads must have their turn before it, as a thread gone wrong in the
+//     paper lets them run after it);
+//   - a state where t is not enabled (blocked, finished);
+//   - a state where t, past its commit (phase false), has a next step that is
+//     not a left mover: the transaction ended;
+//   - a state on a cycle of t's own steps (a loop that never ends the
+//     transaction), found by Brent's algorithm: stopping anywhere on the
+//     cycle lets the other threads in, which answers the ignoring problem as
+//     cycle detection does.
+//
+// Every transaction is an execution of the original, so what a search of the
+// view reaches is reachable; by Lipton's theorem (Theorem 1 of the paper)
+// every assertion failure of the original is reached by some sequence of
+// transactions, and the view schedules every thread at every one of its
+// states. Starting each transaction with phase false cuts a transaction that
+// began before a blocked step earlier than the instrumented search would,
+// never later: more scheduling points, never fewer.
+//
+// # Steps and footprints
+//
+// The ts model has one Step per transition; a transaction makes many
+// accesses. The View reports every transition as a write of TransactionObj,
+// marked Sync, so that an explorer that judges dependence by Step (sleep
+// sets, DPOR) sees every pair of transactions as dependent: sound, and no
+// reduction. The real footprint is in Footprint: the objects the transaction
+// reads and writes, as bitsets (Acquire and Release count as writes), and
+// Conflict tells two footprints apart. An explorer that knows View may use
+// them instead of Steps; note that a transaction's footprint, unlike a step,
+// can change when another thread moves (the transaction reads another value
+// and branches elsewhere), so it must be computed at the state where it is
+// compared. Race detectors see only synchronization accesses and report
+// nothing on a View.
+//
+// A View is safe for concurrent use if the system is.
+type View[S any] struct {
+	sys       ts.TransitionSystem[S]
+	mover     moverFunc[S]
+	hasher    ts.Hasher[S]
+	checker   ts.Checker[S]
+	describer ts.Describer[S]
+	namer     ts.ObjNamer
+	n         int
+	// Discipline is the lock discipline the movers were inferred from, or
+	// nil when the system declares them.
+	Discipline *Discipline
+}
+
+// ViewOptions configure NewView.
+type ViewOptions struct {
+	// InferStates caps the inference pass for a system that does not
+	// declare its movers; 0 means DefaultInferStates.
+	InferStates int
+}
+
+// NewView returns the transaction view of sys, which must implement
+// ts.Hasher. Its movers are sys's declarations ([Movers]) or, when it has
+// none, inferred by [Infer], which explores sys exhaustively first.
+func NewView[S any](ctx context.Context, sys ts.TransitionSystem[S], opt ViewOptions) (*View[S], error) {
+	if opt.InferStates < 0 {
+		return nil, fmt.Errorf("%w: negative InferStates %d", ts.ErrBadOptions, opt.InferStates)
+	}
+	hasher, ok := sys.(ts.Hasher[S])
+	if !ok {
+		return nil, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
+	}
+	n, err := search.Threads(sys)
+	if err != nil {
+		return nil, err
+	}
+	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates)
+	if err != nil {
+		return nil, err
+	}
+	v := &View[S]{sys: sys, mover: mover, hasher: hasher, n: n, Discipline: disc}
+	v.checker, _ = sys.(ts.Checker[S])
+	v.describer, _ = sys.(ts.Describer[S])
+	v.namer, _ = sys.(ts.ObjNamer)
+	return v, nil
+}
+
+// Init returns the original system's initial state.
+func (v *View[S]) Init() S { return v.sys.Init() }
+
+// Threads returns the original system's thread count.
+func (v *View[S]) Threads() int { return v.n }
+
+// Next reports thread t's status in the original system and, as its step, a
+// write of TransactionObj (see the type's notes on footprints).
+func (v *View[S]) Next(s S, t ts.Tid) (ts.Step, ts.Status) {
+	_, st := v.sys.Next(s, t)
+	return ts.Step{Obj: TransactionObj, Op: ts.Write, Sync: true}, st
+}
+
+// Apply runs thread t's transaction from s.
+func (v *View[S]) Apply(s S, t ts.Tid) S { return v.run(s, t, nil) }
+
+// run runs thread t's transaction from s, calling visit (if not nil) before
+// each step with the state it starts from and the step.
+func (v *View[S]) run(s S, t ts.Tid, visit func(x S, step ts.Step)) S {
+	x := s
+	step, st := v.sys.Next(x, t)
+	m := v.mover(x, t, step, st)
+	p := false
+	saved, power, lam := v.hasher.Hash(x), 1, 0
+	k := 0 // steps taken
+	for {
+		if visit != nil {
+			visit(x, step)
+		}
+		p = nextPhase(p, m)
+		y := v.sys.Apply(x, t)
+		if v.checker != nil && v.checker.Check(y) != nil {
+			if k > 0 {
+				return x // let the others run before the step that fails
+			}
+			return y
+		}
+		x = y
+		k++
+		step, st = v.sys.Next(x, t)
+		if st != ts.Enabled {
+			return x
+		}
+		m = v.mover(x, t, step, st)
+		if !p && !m.Left() {
+			return x
+		}
+		h := v.hasher.Hash(x)
+		if h == saved {
+			return x // back on a state of this transaction: a cycle
+		}
+		if lam++; lam == power {
+			saved, power, lam = h, power*2, 0
+		}
+	}
+}
+
+// Footprint clears reads and writes and fills them with the objects thread
+// t's transaction from s reads and writes (Acquire and Release count as
+// writes). t must be enabled at s. It allocates nothing once the sets are
+// large enough.
+func (v *View[S]) Footprint(s S, t ts.Tid, reads, writes *bitset.BitSet) {
+	reads.ClearAll()
+	writes.ClearAll()
+	v.run(s, t, func(_ S, step ts.Step) {
+		if step.Op == ts.Read {
+			reads.Set(uint(step.Obj))
+		} else {
+			writes.Set(uint(step.Obj))
+		}
+	})
+}
+
+// Conflict reports whether two footprints conflict: one writes an object the
+// other reads or writes. Transactions that do not conflict commute.
+func Conflict(reads1, writes1, reads2, writes2 *bitset.BitSet) bool {
+	return writes1.IntersectionCardinality(writes2) > 0 ||
+		writes1.IntersectionCardinality(reads2) > 0 ||
+		writes2.IntersectionCardinality(reads1) > 0
+}
+
+// Len returns the number of steps of thread t's transaction from s.
+func (v *View[S]) Len(s S, t ts.Tid) int {
+	k := 0
+	v.run(s, t, func(S, ts.Step) { k++ })
+	return k
+}
+
+// Expand returns the original system's schedule of a schedule of the view:
+// each transaction's thread repeated once per step.
+func (v *View[S]) Expand(sched ts.Schedule) (ts.Schedule, error) {
+	var out ts.Schedule
+	s := v.sys.Init()
+	for i, t := range sched {
+		if t < 0 || int(t) >= v.n {
+			return nil, &ts.SystemError{Err: ts.ErrThreadRange, Thread: t, Schedule: sched.Clone(),
+				Detail: fmt.Sprintf("step %d moves thread %d of %d", i, t, v.n)}
+		}
+		if _, st := v.sys.Next(s, t); st != ts.Enabled {
+			return nil, &ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched.Clone(),
+				Detail: fmt.Sprintf("step %d: thread is %v", i, st)}
+		}
+		s = v.run(s, t, func(S, ts.Step) { out = append(out, t) })
+	}
+	return out, nil
+}
+
+// Check is the original system's Check.
+func (v *View[S]) Check(s S) error {
+	if v.checker == nil {
+		return nil
+	}
+	return v.checker.Check(s)
+}
+
+// Hash is the original system's Hash.
+func (v *View[S]) Hash(s S) uint64 { return v.hasher.Hash(s) }
+
+// Describe lists the steps of thread t's transaction from s, separated by
+// "; ", with the original system's descriptions where it has them.
+func (v *View[S]) Describe(s S, t ts.Tid) string {
+	if _, st := v.sys.Next(s, t); st != ts.Enabled {
+		if v.describer != nil {
+			return v.describer.Describe(s, t)
+		}
+		return ""
+	}
+	const most = 8
+	var parts []string
+	k := 0
+	v.run(s, t, func(x S, step ts.Step) {
+		k++
+		if k > most {
+			return
+		}
+		d := ""
+		if v.describer != nil {
+			d = v.describer.Describe(x, t)
+		}
+		if d == "" {
+			d = step.Format(v)
+		}
+		parts = append(parts, d)
+	})
+	if k > most {
+		parts = append(parts, fmt.Sprintf("… (%d steps)", k))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ObjName names TransactionObj "transaction" and the other objects as the
+// original system does.
+func (v *View[S]) ObjName(o ts.Obj) string {
+	if o == TransactionObj {
+		return "transaction"
+	}
+	if v.namer == nil {
+		return ""
+	}
+	return v.namer.ObjName(o)
+}
