@@ -211,6 +211,9 @@ func summary(ctx context.Context, stdout, stderr io.Writer, cat []model, f flags
 		start := time.Now()
 		res, err := inst.explore(ctx, cfg)
 		elapsed := time.Since(start)
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = nil
+		}
 		verdict := verdictOf(res)
 		if err != nil {
 			verdict = "error: " + shortError(err)
@@ -237,7 +240,7 @@ func verdictOf(r ts.Result) string {
 	case r.Complete:
 		return "ok"
 	}
-	return "ok so far (budget spent)"
+	return "ok so far (stopped at a limit)"
 }
 
 func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f flags) int {
@@ -258,9 +261,12 @@ func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fla
 	start := time.Now()
 	res, err := inst.explore(ctx, cfg)
 	elapsed := time.Since(start)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = nil // -timeout is a budget: the partial result says it is incomplete
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "weft: %s: %v\n", name, err)
-		if !f.js {
+		if !f.js && !errors.Is(err, context.Canceled) {
 			return 1
 		}
 	}

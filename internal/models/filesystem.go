@@ -236,8 +236,8 @@ func (m *Filesystem) Hash(s FilesystemState) uint64 {
 	h = hashInts(h, s.Inode[:]...)
 	h = hashInts(h, s.LockB[:]...)
 	h = hashInts(h, s.Busy[:]...)
-	for _, th := range s.Th {
-		h = hashInts(h, th.PC, th.B)
+	for _, th := range s.Th[:m.n] { // the slots past N stay zero
+		h = (h ^ uint64(th.PC)<<8 ^ uint64(th.B)) * 0x100000001b3
 	}
 	return hashInts(h, s.Fail)
 }

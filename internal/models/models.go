@@ -24,10 +24,13 @@ func mix(h, v uint64) uint64 {
 }
 
 // hashInts hashes a sequence of small integers (program counters, variable
-// values) in order.
+// values) in order: a polynomial step per element, cheap enough for states
+// of hundreds of fields, and one mix at the end so that the result is well
+// spread.
 func hashInts[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32](h uint64, xs ...T) uint64 {
 	for _, x := range xs {
-		h = mix(h, uint64(x))
+		h = (h ^ uint64(x)) * 0x100000001b3 // FNV-1a's prime, on whole elements
+		h ^= h >> 29
 	}
-	return h
+	return mix(h, uint64(len(xs)))
 }
