@@ -185,6 +185,9 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if u.err != nil {
 		return res, u.err
 	}
+	if err := ctx.Err(); err != nil {
+		return res, fmt.Errorf("weft: search cancelled: %w", err)
+	}
 	a := Analyze(u.threads)
 	e := &explorer[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: maxDepth, current: -1,
 		threads: u.threads, tp: a.TP, n: len(u.threads)}
