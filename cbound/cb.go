@@ -23,10 +23,11 @@ package cbound
 // computed by replaying the path's events that belong to it from the deepest
 // stack state they extend, then cached by HB state.
 //
-// Memoization has two levels. A Go map (l1) holds what one operation (one CB
-// query of Search, one Mark of a terminal state) computes, so that the
-// recursion visits each prefix once per operation; it is emptied between
-// operations. A ristretto cache (l2) with a cost budget keeps values across
+// Memoization has two levels. Go maps (l1) hold everything computed since
+// they were last emptied, which happens only between operations (one CB query
+// of Search, one Mark of a terminal state, one witness) and only once they
+// hold more than l1Cap entries: so the recursion visits each prefix at most
+// once per operation, and small searches keep everything. A ristretto cache (l2) with a cost budget keeps values across
 // the whole search. Both are caches: an entry found is exact, an entry missing
 // is recomputed. Entries are keyed by the state's hash and thread and checked
 // against a second, independent 64-bit fingerprint of the state (x2), so a
@@ -49,6 +50,10 @@ import (
 const DefaultMemoCost = 64 << 20
 
 const infCB = int32(1 << 30)
+
+// l1Cap is the size past which the first-level memo starts afresh at the
+// next operation (some MiB).
+const l1Cap = 1 << 16
 
 // l1Key identifies a memo entry: a state by its two fingerprints, and a
 // thread, or -1 for the state's enabled set.
@@ -122,10 +127,10 @@ func newMemo(n int, cost int64) *memo {
 // lazyCacheAfter is the number of subproblems a search computes before it
 // starts the cross-operation cache: small searches do not pay for its
 // sketch and goroutines.
-const lazyCacheAfter = 1024
+const lazyCacheAfter = l1Cap
 
 // l2 returns the cross-operation cache, starting it once the search has done
-// enough work to want one, or nil.
+// enough work to want one (the first level starts dropping entries), or nil.
 func (m *memo) l2() *ristretto.Cache[uint64, memoVal] {
 	if m.cache != nil || m.cost < 0 || (!m.eager && m.subproblems+m.enReplays < lazyCacheAfter) {
 		return m.cache
@@ -161,16 +166,19 @@ func (m *memo) begin(cur *hb.State, x2 uint64) {
 	m.x.CopyFrom(cur)
 	m.x2 = x2
 	m.val = m.val[:0]
-	// clear costs the map's capacity: past a size, start a fresh map.
-	if len(m.l1cb) > 1<<12 {
-		m.l1cb = make(map[l1Key]int32)
-	} else {
+	// The per-operation maps are kept while they are small, and start
+	// afresh past l1Cap entries: within an operation they only grow.
+	if m.eager {
+		// tests: every operation starts afresh, so that the second level
+		// and the per-operation recursion are exercised
 		clear(m.l1cb)
-	}
-	if len(m.l1en) > 1<<10 {
-		m.l1en = make(map[l1Key]enEntry)
-	} else {
 		clear(m.l1en)
+	}
+	if len(m.l1cb) > l1Cap {
+		m.l1cb = make(map[l1Key]int32)
+	}
+	if len(m.l1en) > l1Cap/4 {
+		m.l1en = make(map[l1Key]enEntry)
 	}
 	if n := cur.Len() + 1; len(m.fr) < n {
 		m.fr = append(m.fr, make([]bitset.BitSet, n-len(m.fr))...)

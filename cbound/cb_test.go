@@ -155,8 +155,9 @@ func TestMemoCacheClosed(t *testing.T) {
 	}
 }
 
-// With the cache started at once (and each write waited for), later
-// operations hit it, and the results are those without it.
+// With the cache started at once (each write waited for, and the first
+// level emptied at every operation), later operations hit it, and the results
+// are those without it.
 func TestMemoCacheHits(t *testing.T) {
 	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}, {Name: "y"}},
 		Code: [][]tstest.Instr{
@@ -164,7 +165,7 @@ func TestMemoCacheHits(t *testing.T) {
 			{tstest.Store(1, 2), tstest.Load(0, 0), tstest.Store(0, 3)},
 			{tstest.Load(1, 0), tstest.Store(1, 3)}}}
 	for _, f := range []strategy[tstest.State]{cbound.HBSearch[tstest.State], cbound.POR[tstest.State]} {
-		off, err := f(context.Background(), p, cbound.Options{Bound: 2, MemoCost: -1})
+		off, err := f(context.Background(), p, cbound.Eager(cbound.Options{Bound: 2, MemoCost: -1}))
 		if err != nil {
 			t.Fatal(err)
 		}
