@@ -51,11 +51,12 @@ type MoverError struct {
 	// Detail says what was seen, with the steps described where the system
 	// can.
 	Detail string
+	names  ts.ObjNamer
 }
 
 func (e *MoverError) Error() string {
 	return fmt.Sprintf("transact: thread %d's %v, declared a %v, breaks mover property %d against thread %d's %v at schedule %v: %s",
-		e.Thread, e.Step, e.Declared, e.Property, e.Other, e.OtherStep, e.Schedule, e.Detail)
+		e.Thread, e.Step.Format(e.names), e.Declared, e.Property, e.Other, e.OtherStep.Format(e.names), e.Schedule, e.Detail)
 }
 
 // Unwrap returns ErrMover.
@@ -224,9 +225,13 @@ func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 		return nil
 	}
 	fail := func(prop int, declared Mover, format string, args ...any) error {
-		return &MoverError{Property: prop, Thread: t, Other: u, Declared: declared,
+		e := &MoverError{Property: prop, Thread: t, Other: u, Declared: declared,
 			Step: g.steps[int(i)*g.n+int(t)], OtherStep: g.steps[int(i)*g.n+int(u)],
 			Schedule: g.schedule(i), Detail: fmt.Sprintf(format, args...)}
+		if nm, ok := g.sys.(ts.ObjNamer); ok {
+			e.names = nm
+		}
+		return e
 	}
 	desc := func(j int32, v ts.Tid) string { return g.describe(j, v) }
 	// 1. A right mover of t, then u's step: u's step first, then t's (a

@@ -1,0 +1,115 @@
+package transact_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/transact"
+	"github.com/weftlab/weft/ts"
+)
+
+// VerifyMovers rejects a racy write declared a both mover: Figure 1's
+// g = 1, which T2's assertion reads without a lock. The report names the
+// property, the threads, the steps and the schedule of the state.
+func TestVerifyMoversRejectsRacyBothMover(t *testing.T) {
+	p := models.NewCPCFig1(0)
+	wrong := transact.WithMovers[models.CPCFigState](p, func(s models.CPCFigState, th ts.Tid) transact.Mover {
+		st, ok := p.Stmt(s, th)
+		if !ok || st.Kind == models.CPCStop {
+			return transact.NonMover
+		}
+		if th == 0 && st.Label == "L0" {
+			return transact.BothMover // wrong: g is racy
+		}
+		if st.Kind == models.CPCShared {
+			return transact.NonMover
+		}
+		return transact.BothMover
+	})
+	err := transact.VerifyMovers(context.Background(), wrong, transact.VerifyOptions{})
+	var me *transact.MoverError
+	if !errors.As(err, &me) || !errors.Is(err, transact.ErrMover) {
+		t.Fatalf("VerifyMovers = %v, want a *MoverError", err)
+	}
+	if me.Property != 1 || me.Thread != 0 || me.Other != 1 || me.Declared != transact.BothMover ||
+		me.Step != (ts.Step{Obj: 0, Op: ts.Write}) || len(me.Schedule) != 0 {
+		t.Errorf("report %+v", me)
+	}
+	for _, want := range []string{"thread 0's write g", "both mover", "property 1", "thread 1", "g = 1", "assert(g == 0)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("report %q does not say %q", err, want)
+		}
+	}
+	t.Log(err)
+}
+
+// A release declared a right mover breaks property 1 (it enables the other
+// thread's acquire); an acquire declared a left mover breaks property 3 or 4.
+func TestVerifyMoversRejectsLockMovers(t *testing.T) {
+	p := models.NewLocks3(0)
+	for _, c := range []struct {
+		op   ts.Op
+		as   transact.Mover
+		prop []int
+	}{
+		{ts.Release, transact.RightMover, []int{1}},
+		{ts.Acquire, transact.LeftMover, []int{3, 4}},
+	} {
+		sys := transact.WithMovers[models.Locks3State](p, func(s models.Locks3State, th ts.Tid) transact.Mover {
+			step, st := p.Next(s, th)
+			switch {
+			case st == ts.Finished:
+				return transact.NonMover
+			case step.Op == c.op:
+				return c.as
+			case step.Op == ts.Acquire:
+				return transact.RightMover
+			}
+			return transact.LeftMover
+		})
+		var me *transact.MoverError
+		if err := transact.VerifyMovers(context.Background(), sys, transact.VerifyOptions{}); !errors.As(err, &me) || !contains(c.prop, me.Property) {
+			t.Errorf("%v declared %v: %v, want property %v", c.op, c.as, err, c.prop)
+		}
+	}
+	if err := transact.VerifyMovers(context.Background(), p, transact.VerifyOptions{}); err != nil {
+		t.Errorf("inferred: %v", err)
+	}
+}
+
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func TestVerifyMoversBadInput(t *testing.T) {
+	ctx := context.Background()
+	if err := transact.VerifyMovers(ctx, models.NewPeterson(2), transact.VerifyOptions{MaxStates: 10}); !errors.Is(err, transact.ErrInfer) {
+		t.Errorf("too many states to infer: %v", err)
+	}
+	declared := transact.WithMovers[models.PetersonState](models.NewPeterson(2), func(models.PetersonState, ts.Tid) transact.Mover { return transact.NonMover })
+	if err := transact.VerifyMovers(ctx, declared, transact.VerifyOptions{MaxStates: 10}); !errors.Is(err, ts.ErrBadOptions) {
+		t.Errorf("too many states: %v", err)
+	}
+	if err := transact.VerifyMovers(ctx, models.NewPeterson(1), transact.VerifyOptions{MaxStates: -1}); !errors.Is(err, ts.ErrBadOptions) {
+		t.Errorf("negative MaxStates: %v", err)
+	}
+	if err := transact.VerifyMovers[int](ctx, noHashSys{}, transact.VerifyOptions{}); !errors.Is(err, ts.ErrNoHash) {
+		t.Errorf("no hash: %v", err)
+	}
+}
+
+// noHashSys is one thread that finishes at once, with no Hash.
+type noHashSys struct{}
+
+func (noHashSys) Init() int                             { return 0 }
+func (noHashSys) Threads() int                          { return 1 }
+func (noHashSys) Next(int, ts.Tid) (ts.Step, ts.Status) { return ts.Step{}, ts.Finished }
+func (noHashSys) Apply(s int, _ ts.Tid) int             { return s }
