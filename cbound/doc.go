@@ -17,6 +17,98 @@
 //     preemptions of any, and Result.Coverage says what each bound covered.
 //   - [DFS] is the baseline cb-dfs: a depth-first search pruned above the
 //     bound, with no reduction.
+//   - [HBSearch] (cb-por1) is Algorithm 1 of the cbpor paper: a depth-first
+//     search over happens-before states that visits every HB state s with
+//     CB(s) <= c exactly once and stores it (Result.States).
+//   - [POR] (cb-por2) is Algorithm 2: the search drives the system only to
+//     terminal states and hands each to Mark, which stores it and every
+//     prefix from which no unexplored terminal state within the bound is
+//     reachable; every terminal HB class with CB <= c is explored exactly once
+//     (Result.Executions counts them), never two executions ending in one HB
+//     state.
+//   - [CB] and [Minimize] compute the context bound of the HB state a schedule
+//     reaches, and an equivalent schedule with that many preemptions.
+//
+// # Partial-order reduction for context-bounded search
+//
+// Context bounding and partial-order reduction do not compose naively: with
+// sleep sets and pruning above the bound, the cbpor paper's Fig. 1 (T0: x :=
+// 1; y := 1, T1: y := 2) loses the final state y = 1 at bound 0 (y := 2, x :=
+// 1, y := 1 needs no preemption, but the sleep set of T1's branch holds T0).
+// cb-por1 and cb-por2 are sound because their states are happens-before
+// states (package hb: the set of events, hashed incrementally) and their
+// pruning asks the context bound of the HB state, not of the path:
+//
+//	CB(s_I, t) = 0
+//	CB(s, t)   = min over t' in F(s) of CB(s - t', t') + (t' == t || t' not in E(s) ? 0 : 1)
+//
+// CB(s, t) is the fewest preemptions of an execution whose last step is t's
+// from s; F(s) is the frontier (threads whose last event nothing depends on);
+// s - t' removes that event. The enabled set consulted is E(s), the state in
+// which t is scheduled, after the last step of t': switching from t' is a
+// preemption iff t' could have gone on (E(s - t') would always contain t',
+// which steps from there, and would charge switching away from a thread its
+// last step finished; a test pins this reading). CB is not monotonic along a
+// transition (the paper's Fig. 2), but every state within the bound is
+// reached by a path of steps within it (Theorem 1), which is what the
+// searches follow.
+//
+// Invariants: Algorithm 1 keeps CI (every stored state is on the stack or
+// has everything reachable from it within the bound stored); Algorithm 2
+// keeps Inv (a state is stored iff every terminal state reachable from it
+// within the bound is stored), which Mark restores after each new terminal
+// state: a predecessor x = s - t with CB(x, t) <= c is marked when every
+// thread t' enabled at x has next(x, t') stored or CB(x, t') > c (lines
+// 17-18). A search that finds a state with enabled threads but nothing to
+// explore would break Theorem 4; Result.Stats["search.stuck"] counts such
+// states and the tests assert it is 0 for cb-por2.
+//
+// # The CB computation is a cache
+//
+// Deciding CB(s) <= c is NP-complete (Theorem 5, by reduction from minimum
+// feedback vertex set), and the dynamic program can visit every prefix of s.
+// It is memoized across the whole search, so its cost amortizes over the
+// prefixes of the states visited (BenchmarkMark measures a few subproblems
+// and about a microsecond per Mark call on the work-stealing queue). The
+// memo has two levels: maps that keep everything until they pass a size and
+// are emptied between operations, and a ristretto cache bounded by
+// Options.MemoCost (started only once the maps start dropping entries, and
+// closed, with its goroutines, before the search returns). Both are caches:
+// a value found is exact, a value missing is recomputed, so the budget
+// changes time, never results. Entries are matched by the HB state's hash and
+// a second, independent 64-bit fingerprint; the visited table itself
+// compares events exactly.
+//
+// E(x) is needed at prefixes x the search never drove the system to. Every
+// linearization of x reaches the same state of a system that keeps the
+// ts.TransitionSystem contract, so E(x) is computed by replaying one: the
+// path's transitions that belong to x, from the deepest state on the search
+// stack that x extends, and cached with the CB values. Replayed transitions
+// count in Result.Transitions (and in Stats["enabled.replay_transitions"]).
+//
+// # What cb-por1 and cb-por2 preserve
+//
+// Every terminal state (deadlocks included) and every violation that some
+// execution with at most c preemptions reaches, checked against ts.Explore
+// on random programs by tstest.CheckReduction, with exact counts checked by
+// brute force over all schedules. A violation is reported with a schedule of
+// at most c preemptions: a fewest-preemption linearization of the violating
+// HB state, cut at its first failing state, and confirmed by replay. A state
+// whose Check fails has no successors. Check is assumed to stay failed once it
+// fails along an execution (a thread's assertion, as ts.Checker recommends):
+// with such checks the prefixes of a passing state pass, and the context
+// bound of the explored system (where nothing moves on from a violation) is
+// the one computed. A global invariant that can fail and pass again may be
+// missed, as with every partial-order reduction. A panic in user code met
+// while replaying a prefix is reported with that replay's schedule, which may
+// exceed the bound.
+//
+// Both need more work per transition than cb-dfs (the CB queries and
+// replays) and win when many executions are equivalent: on the work-stealing
+// queue at bounds 0..4, cb-dfs explores 1, 17, 110, 773 and 2373 executions,
+// cb-por2 1, 9, 13, 18 and 18 (one per terminal HB class). Result.Coverage
+// of both counts, per bound b <= c, the terminal HB classes with CB <= b, so
+// one run at bound c gives the cb-por2 figures of every smaller bound.
 //
 // # Sync-only scheduling
 //

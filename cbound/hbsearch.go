@@ -119,13 +119,14 @@ type hbSearch[S any] struct {
 	stop     bool
 	err      error
 
-	leafCB   []int64          // leaves (terminal HB classes) by CB
-	stateCB  []int64          // Algorithm 1: stored states by CB
-	termCB   map[uint64]int32 // terminal state hash -> least CB
-	marks    int64
-	stuck    int64 // frames left with enabled threads and no child searched
-	maxCB    int32
-	lastProg time.Time
+	leafCB    []int64          // leaves (terminal HB classes) by CB
+	stateCB   []int64          // Algorithm 1: stored states by CB
+	termCB    map[uint64]int32 // terminal state hash -> least CB
+	marks     int64
+	markNanos int64 // time in Mark, with Options.timeMark
+	stuck     int64 // frames left with enabled threads and no child searched
+	maxCB     int32
+	lastProg  time.Time
 }
 
 func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (*hbSearch[S], error) {
@@ -167,6 +168,9 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 	res.Stats["hb.states"] = int64(e.table.Len())
 	if alg2 {
 		res.Stats["mark.calls"] = e.marks
+		if opt.timeMark {
+			res.Stats["mark.nanos"] = e.markNanos
+		}
 	}
 	res.Stats["search.stuck"] = e.stuck
 	return *res, e.err

@@ -30,6 +30,8 @@ package cbound
 // state whose Check passes all pass.
 
 import (
+	"time"
+
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/weftlab/weft/ts"
@@ -38,6 +40,10 @@ import (
 // mark calls Mark on the current state: a terminal state of the search, or
 // one whose Check fails (failed).
 func (e *hbSearch[S]) mark(failed bool) {
+	if e.opt.timeMark {
+		start := time.Now()
+		defer func() { e.markNanos += time.Since(start).Nanoseconds() }()
+	}
 	e.memo.begin(e.cur, e.curH2)
 	if n := e.cur.Len() + 1; len(e.mfr) < n {
 		e.mfr = append(e.mfr, make([]bitset.BitSet, n-len(e.mfr))...)

@@ -37,6 +37,7 @@ type Options struct {
 	MemoCost int64
 
 	eagerCache bool // tests: start the memo cache before the search needs it
+	timeMark   bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
 }
 
 func (o Options) validate() error {
