@@ -51,8 +51,10 @@ type Event struct {
 }
 
 // String names the event as the paper does: "1a" is the first access of
-// thread 0, "3b" the third of thread 1; an end event is "⊣a". Threads past
-// the 26th are written "t27.1" and "t27.⊣".
+// thread 0, "3b" the third of thread 1. An Event does not know its thread's
+// length, so an end event prints as the index after the last access; the
+// Format methods of MAT, Pairs and Analysis, which know it, write "⊣a".
+// Threads past the 26th are written "t26.1".
 func (e Event) String() string { return e.label(-1) }
 
 // label names e, writing "⊣" for its index when e.I is n, the thread's

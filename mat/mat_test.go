@@ -261,8 +261,8 @@ func TestNotStraightLine(t *testing.T) {
 // transition panics.
 type boom struct{}
 
-func (boom) Init() [2]int  { return [2]int{} }
-func (boom) Threads() int  { return 2 }
+func (boom) Init() [2]int { return [2]int{} }
+func (boom) Threads() int { return 2 }
 func (boom) Next(s [2]int, t ts.Tid) (ts.Step, ts.Status) {
 	if s[t] == 2 {
 		return ts.Step{}, ts.Finished

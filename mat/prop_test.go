@@ -40,6 +40,7 @@ func straightLine(th [][]Access, objs int) *tstest.Program {
 
 func genThreads(t *rapid.T, minThreads, maxThreads, maxLen, objs int) [][]Access {
 	n := rapid.IntRange(minThreads, maxThreads).Draw(t, "threads")
+	objs = rapid.IntRange(1, objs).Draw(t, "objects")
 	th := make([][]Access, n)
 	for i := range th {
 		l := rapid.IntRange(0, maxLen).Draw(t, "len")
@@ -60,7 +61,7 @@ func genThreads(t *rapid.T, minThreads, maxThreads, maxLen, objs int) [][]Access
 // the classes of real accesses.
 func TestTwoThreadsOnePerClass(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		th := genThreads(t, 2, 2, 5, 3)
+		th := genThreads(t, 2, 2, 6, 3)
 		a := Analyze(th)
 		classes, per := bruteClasses(th, a.TP, true, false)
 		if len(per) != classes {

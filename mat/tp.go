@@ -357,7 +357,7 @@ func (a *Analysis) Report(names ts.ObjNamer) string {
 	var b strings.Builder
 	lens := lengths(a.Threads)
 	for t, acc := range a.Threads {
-		fmt.Fprintf(&b, "thread %c:", threadLetter(ts.Tid(t)))
+		fmt.Fprintf(&b, "thread %s:", threadLetter(ts.Tid(t)))
 		for i, x := range acc {
 			if i > 0 {
 				b.WriteByte(',')
@@ -378,10 +378,16 @@ func (a *Analysis) Report(names ts.ObjNamer) string {
 					}
 				}
 			}
-			fmt.Fprintf(&b, "MATs of %c and %c (%c has priority): %d over real accesses, %d with end events\n",
+			fmt.Fprintf(&b, "MATs of %s and %s (%s has priority): %d over real accesses, %d with end events\n",
 				threadLetter(i), threadLetter(j), threadLetter(j), real, len(all))
-			for _, m := range all {
-				fmt.Fprintf(&b, "  %s\n", m.Format(a.Threads))
+			// Those over real accesses first, then those ending in the
+			// end events, each in the order GenMAT found them.
+			for _, endsToo := range []bool{false, true} {
+				for _, m := range all {
+					if m.Real(a.Threads) != endsToo {
+						fmt.Fprintf(&b, "  %s\n", m.Format(a.Threads))
+					}
+				}
 			}
 		}
 	}
@@ -418,9 +424,9 @@ func writePairs(b *strings.Builder, p *Pairs) {
 	}
 }
 
-func threadLetter(t ts.Tid) rune {
+func threadLetter(t ts.Tid) string {
 	if t >= 0 && t < 26 {
-		return rune('a' + t)
+		return string(rune('a' + t))
 	}
-	return '?'
+	return fmt.Sprintf("t%d", t)
 }
