@@ -20,9 +20,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/weftlab/weft/mat"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -151,16 +153,24 @@ func list(w io.Writer, cat []model) {
 	tw.Flush()
 }
 
-// shortError is an error without the schedule a *ts.SystemError carries.
+// shortError is an error for a table cell: without the schedule and detail
+// a *ts.SystemError carries, and cut to one short line.
 func shortError(err error) string {
+	msg := err.Error()
 	var se *ts.SystemError
 	if errors.As(err, &se) {
+		msg = se.Err.Error()
 		if se.Thread >= 0 {
-			return fmt.Sprintf("%v (thread %d)", se.Err, se.Thread)
+			msg = fmt.Sprintf("%s (thread %d)", msg, se.Thread)
 		}
-		return se.Err.Error()
 	}
-	return err.Error()
+	if i := strings.Index(msg, " (schedule "); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 80 {
+		msg = msg[:77] + "..."
+	}
+	return msg
 }
 
 // bestStrategy picks the strategy the no-argument run uses for a model.
@@ -215,7 +225,10 @@ func summary(ctx context.Context, stdout, stderr io.Writer, cat []model, f flags
 			err = nil
 		}
 		verdict := verdictOf(res)
-		if err != nil {
+		switch {
+		case errors.Is(err, mat.ErrNotStraightLine):
+			verdict = "not applicable: threads not straight-line"
+		case err != nil:
 			verdict = "error: " + shortError(err)
 			code = 1
 		}
@@ -255,6 +268,9 @@ func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fla
 	}
 	var last ts.Schedule
 	cfg := config{strategy: strat, bound: f.bound, syncOnly: f.syncOnly, opt: f.options(stderr, name, 0)}
+	if !f.js && !f.dot {
+		cfg.report = stdout
+	}
 	if f.dot {
 		cfg.opt.OnTerminal = func(_ any, s ts.Schedule) { last = append(last[:0], s...) }
 	}

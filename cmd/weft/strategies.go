@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/weftlab/weft/cbound"
 	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/mat"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -22,6 +24,7 @@ var strategies = []strategy{
 	{name: "dfs", summary: "every interleaving, depth first, no reduction and no caching (ts.Explore, the reference)"},
 	{name: "dfs-stateful", summary: "depth first with a table of visited states (ts.ExploreStateful); handles cyclic models", hashed: true, cycles: true},
 	{name: "icb", summary: "iterative context bounding: 0 preemptions, then 1, ...; the first bug has the fewest (cbound.ICB)", bounded: true, cycles: true},
+	{name: "mat", summary: "mutually atomic transactions: one schedule per Mazurkiewicz class for two straight-line threads (mat.Explore); prints the MATs"},
 	{name: "cb-dfs", summary: "depth-first search pruned above the preemption bound, no reduction: the baseline (cbound.DFS)", bounded: true},
 }
 
@@ -40,6 +43,7 @@ type config struct {
 	bound    int // -1: none
 	syncOnly bool
 	opt      ts.Options
+	report   io.Writer // where a strategy prints what it computed first (mat's pairs), or nil
 }
 
 // defaultBound is the preemption bound of the bounded strategies when the
@@ -66,6 +70,16 @@ func explore[S any](ctx context.Context, sys ts.TransitionSystem[S], cfg config)
 		return cbound.ICB(ctx, sys, cfg.cbound())
 	case "cb-dfs":
 		return cbound.DFS(ctx, sys, cfg.cbound())
+	case "mat":
+		if cfg.report != nil {
+			threads, err := mat.Unroll(sys, cfg.opt.Limits)
+			if err != nil {
+				return ts.Result{}, err
+			}
+			names, _ := sys.(ts.ObjNamer)
+			fmt.Fprint(cfg.report, mat.Analyze(threads).Report(names))
+		}
+		return mat.Explore(ctx, sys, mat.Options{Options: cfg.opt})
 	}
 	return ts.Result{}, fmt.Errorf("strategy %q is not wired into the command", cfg.strategy)
 }
@@ -79,6 +93,8 @@ func unfit(s strategy, info models.Info, inst instance) string {
 		return "does not terminate on a cyclic model"
 	case info.Cyclic && s.name == "icb" && !inst.hashed():
 		return "needs Hash on a cyclic model"
+	case info.Cyclic && s.name == "mat":
+		return "needs straight-line threads"
 	}
 	return ""
 }
