@@ -131,18 +131,22 @@ func (v *View[S]) run(s S, t ts.Tid, visit func(x S, step ts.Step)) S {
 	m := v.mover(x, t, step, st)
 	p := false
 	saved, power, lam := v.hasher.Hash(x), 1, 0
+	prev := saved
 	k := 0 // steps taken
 	for {
-		if visit != nil {
-			visit(x, step)
-		}
 		p = nextPhase(p, m)
 		y := v.sys.Apply(x, t)
 		if v.checker != nil && v.checker.Check(y) != nil {
 			if k > 0 {
 				return x // let the others run before the step that fails
 			}
+			if visit != nil {
+				visit(x, step)
+			}
 			return y
+		}
+		if visit != nil {
+			visit(x, step)
 		}
 		x = y
 		k++
@@ -155,9 +159,10 @@ func (v *View[S]) run(s S, t ts.Tid, visit func(x S, step ts.Step)) S {
 			return x
 		}
 		h := v.hasher.Hash(x)
-		if h == saved {
+		if h == saved || h == prev {
 			return x // back on a state of this transaction: a cycle
 		}
+		prev = h
 		if lam++; lam == power {
 			saved, power, lam = h, power*2, 0
 		}

@@ -1,0 +1,107 @@
+// Package transact explores a system by transactions: Lipton's reduction,
+// with movers declared by the system or inferred from its lock discipline,
+// and the answers to the ignoring problem of Levin, Palmer, Qadeer and
+// Rajamani, "Sound transaction-based reduction without cycle detection"
+// (SPIN 2005; MSR-TR-2005-40).
+//
+// # Movers and transactions
+//
+// A right mover commutes to the right of every other thread's transition (a
+// lock acquire), a left mover to the left (a release), a both mover both
+// ways (a thread-local step, an access to an object always protected by one
+// lock) and a non-mover neither. A transaction is right movers, one
+// committing action (not a right mover), then left movers; exploring
+// interleavings of whole transactions finds every assertion failure
+// (Theorem 1 of the paper). A system declares its movers by implementing
+// [Movers] (or through [WithMovers]); otherwise [Infer] computes its lock
+// discipline by one exhaustive pass over its states (the cost of a stateful
+// search, for small systems) and [Discipline.Mover] applies the paper's
+// rules. [VerifyMovers] checks the four mover properties of the paper's
+// section 3 on every reachable state of a small instance and names the step,
+// the threads and the schedule of a breach: use it in a test whenever movers
+// are declared by hand.
+//
+// # Strategies
+//
+// [Explore] is Figure 6 of the paper: a stateful depth-first search (it needs
+// ts.Hasher and handles cyclic state spaces) over the system instrumented
+// with a phase bit per thread (p' = RM && (p || !LM); a both mover, and so a
+// local step, keeps it), the phase bits being part of the state key. It runs
+// the thread that reached a state on through its transaction and schedules
+// all threads where the transaction ends (line L7: past the commit, the next
+// step is not a left mover), or where Options.Proviso forces them:
+//
+//   - CPC (strategy name "cpc"), commit point completion: a state of a
+//     committed transaction from which the search found no path to a state
+//     where all threads ran is forced when popped (line L18); with
+//     Options.Refine, the optional `&& !q.RM` of line L19 forces the commit
+//     point rather than the states after it reached by right movers.
+//   - Cycle ("cycle"): a transition that closes a cycle on the search stack in
+//     the post-commit part of a transaction forces all threads at its source,
+//     and so does a post-commit dead end (the thread has no transition: cycle
+//     detection alone misses Figure 2 with assume(false)).
+//   - None ("unsound"): the reduction of Figure 5, which forces nothing. It is
+//     unsound (it misses the failures of Figures 1, 2 with assume(false), 3
+//     and 8) and is here for comparison only.
+//
+// Result.States counts instrumented states (a state with its phase bits);
+// Result.Stats holds the distinct states, the transaction ends, the forced
+// states and the inference pass's figures; Options.OnForce reports each
+// forced state.
+//
+// [View] transforms a system into one whose transitions are whole
+// transactions, with each transaction's read and write sets as bitsets
+// ([View.Footprint]), so that any explorer runs coarsened. Its steps are all
+// one write of [TransactionObj], so that explorers that judge dependence by
+// steps stay sound; see View for what that means.
+//
+// # What is preserved
+//
+// Assertion failures: every Check failure that a thread's own transition
+// causes (the paper's thread going wrong) and that ts.ExploreStateful finds,
+// cpc and cycle find, provided the movers satisfy the four properties. The
+// property tests check it on thousands of random programs, with locks, local
+// loops, nondeterministic exits and dead ends. Terminal states and deadlocks
+// reported are real, but some may be missed: a thread paused in the right-mover
+// part of its transaction (after an acquire) never lets another thread run
+// there, so the dining philosophers' deadlock is not found. Data races are
+// not looked for.
+//
+// # Where weft differs from the paper
+//
+//   - Threads are deterministic: the paper's choice index is trivial, and
+//     `if (*)` in the bundled figures is a chooser thread whose choice precedes
+//     the commit. Figures 2 and 8 then have one commit point per branch, and
+//     on Figure 8 cpc forces once per commit point, cycle once per loop
+//     entered (TestFig8ForcePoints asserts the points); the paper's "once
+//     versus twice" needs a choice made after the commit.
+//   - weft has no separate local steps; a both mover keeps the phase exactly
+//     as the paper's T_L steps do, so local steps are declared both movers
+//     (LM = RM = true on the record).
+//   - Line L7 is evaluated for the thread whatever its status: a blocked
+//     thread whose next step is not a left mover is outside any transaction
+//     (as the paper's N(t) says), and so is a finished thread that exited.
+//     Whether a finished thread exited or is stuck (assume(false)) the
+//     transition system cannot say (both are ts.Finished): Movers.Mover
+//     declares it (NonMover: exited; BothMover: stuck). Inferred movers take
+//     every finished thread for exited, which makes the unsound search find
+//     Figure 2 with assume(false); the figures' tests declare it stuck.
+//   - The paper lets the other threads go on from a state where a thread has
+//     gone wrong; weft stops at a violating state. So a violating successor
+//     leaves the CPC bit unset (more forcing), and cycle detection treats a
+//     post-commit step into a violation as a dead end, forcing at its source;
+//     the View ends a transaction before a step that fails, so that the
+//     others run there.
+//   - The table and the stack share one record per state, holding the CPC bit
+//     (L11 and L23 read later updates); the Update records of line L25 are
+//     frames of the same state, whose CPC bit is already set. The peek at
+//     line L22 is guarded for the empty stack.
+//   - Terminal and violating states are not pushed: what lines L17-L23 would
+//     do for them is done at once (a terminal state gets Xend by the
+//     proviso's rule; a violating one keeps CPC unset).
+//   - The phase bits make one state of the system count once per phase
+//     vector it is reached with, so the instrumented states can outnumber
+//     ts.ExploreStateful's states when little is reduced
+//     (TestPhaseBitsCanOutnumberStates); the distinct states
+//     (Stats[StatPlainStates]) never do.
+package transact
