@@ -113,3 +113,25 @@ func (noHashSys) Init() int                             { return 0 }
 func (noHashSys) Threads() int                          { return 1 }
 func (noHashSys) Next(int, ts.Tid) (ts.Step, ts.Status) { return ts.Step{}, ts.Finished }
 func (noHashSys) Apply(s int, _ ts.Tid) int             { return s }
+
+// The lock discipline of Figure 3 as the inference pass sees it.
+func TestDisciplineFigure3(t *testing.T) {
+	p := models.NewCPCFig3(0)
+	d, err := transact.Infer(context.Background(), p, transact.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "T1.local: private\nm: lock\nx: protected by m\ny: racy"
+	if got := d.Format(p); got != want {
+		t.Errorf("discipline:\n%s\nwant:\n%s", got, want)
+	}
+	if g, ok := d.Guard(1); !ok || g != 0 {
+		t.Errorf("Guard(x) = %v, %v", g, ok)
+	}
+	if d.Class(99) != transact.Unused || d.Mover(ts.Step{Obj: 99, Op: ts.Write}, ts.Enabled) != transact.NonMover {
+		t.Errorf("an object never seen must be a non-mover")
+	}
+	if _, err := transact.Infer[int](context.Background(), noHashSys{}, transact.InferOptions{}); !errors.Is(err, transact.ErrInfer) {
+		t.Errorf("no Hash: %v", err)
+	}
+}
