@@ -3,7 +3,6 @@ package transact_test
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/weftlab/weft/internal/models"
@@ -11,36 +10,25 @@ import (
 	"github.com/weftlab/weft/ts"
 )
 
-// declaredFig declares the movers of a CPC figure from its statements' kinds
-// (models.CPCKind.Mover). The figures' stop statements are all "no
-// transition" (the thread is Finished), but the paper tells two apart: a
-// return is a global step of the thread (in Zing, thread exit is visible),
-// which ends its transaction, while assume(false) leaves the thread stuck
-// inside it. Finished threads declare their end accordingly: NonMover for a
-// return or the end of the list, BothMover for assume(false).
-func declaredFig(p *models.CPCFig) ts.TransitionSystem[models.CPCFigState] {
-	return transact.WithMovers[models.CPCFigState](p, func(s models.CPCFigState, t ts.Tid) transact.Mover {
-		st, ok := p.Stmt(s, t)
-		if !ok {
-			return transact.NonMover
-		}
-		if st.Kind == models.CPCStop {
-			if strings.HasPrefix(st.Text, "assume") {
-				return transact.BothMover
-			}
-			return transact.NonMover
-		}
-		switch st.Kind.Mover() {
-		case models.CPCRightMover:
-			return transact.RightMover
-		case models.CPCLeftMover:
-			return transact.LeftMover
-		case models.CPCBothMover:
-			return transact.BothMover
-		}
-		return transact.NonMover
-	})
+// declaredFig is a CPC figure with the movers it declares itself
+// (models.CPCFig implements transact.Movers, with the paper's distinction
+// between a return, which exits, and assume(false), which stays stuck).
+func declaredFig(p *models.CPCFig) ts.TransitionSystem[models.CPCFigState] { return p }
+
+// inferredFig is a CPC figure that declares no movers, so that the search
+// infers them from its lock discipline.
+type inferredFig struct{ p *models.CPCFig }
+
+func (f inferredFig) Init() models.CPCFigState { return f.p.Init() }
+func (f inferredFig) Threads() int             { return f.p.Threads() }
+func (f inferredFig) Next(s models.CPCFigState, t ts.Tid) (ts.Step, ts.Status) {
+	return f.p.Next(s, t)
 }
+func (f inferredFig) Apply(s models.CPCFigState, t ts.Tid) models.CPCFigState { return f.p.Apply(s, t) }
+func (f inferredFig) Check(s models.CPCFigState) error                        { return f.p.Check(s) }
+func (f inferredFig) Hash(s models.CPCFigState) uint64                        { return f.p.Hash(s) }
+func (f inferredFig) Describe(s models.CPCFigState, t ts.Tid) string          { return f.p.Describe(s, t) }
+func (f inferredFig) ObjName(o ts.Obj) string                                 { return f.p.ObjName(o) }
 
 type figCase struct {
 	name string
@@ -254,14 +242,14 @@ func TestFigureMoversInferred(t *testing.T) {
 				}
 			}
 		}
-		if err := transact.VerifyMovers(ctx, p, transact.VerifyOptions{}); err != nil {
+		if err := transact.VerifyMovers[models.CPCFigState](ctx, inferredFig{p}, transact.VerifyOptions{}); err != nil {
 			t.Errorf("%s inferred: %v", c.name, err)
 		}
 		if err := transact.VerifyMovers(ctx, declaredFig(p), transact.VerifyOptions{}); err != nil {
 			t.Errorf("%s declared: %v", c.name, err)
 		}
 	}
-	res, err := transact.Explore(ctx, models.NewCPCFig2Assume(0), transact.Options{Proviso: transact.None})
+	res, err := transact.Explore[models.CPCFigState](ctx, inferredFig{models.NewCPCFig2Assume(0)}, transact.Options{Proviso: transact.None})
 	if err != nil || res.Violation == nil {
 		t.Errorf("unsound with inferred movers on cpc-fig2-assume: %v, %v; want the failure found", err, res.Violation)
 	}

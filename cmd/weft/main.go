@@ -95,17 +95,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if f.strategy != "" {
-		s, ok := findStrategy(f.strategy)
-		if !ok {
-			return usage(stderr, "unknown strategy %q (weft -list shows the strategies)", f.strategy)
-		}
-		if boundSet && !s.bounded {
-			return usage(stderr, "strategy %s takes no preemption bound", s.name)
+		for _, name := range strings.Split(f.strategy, ",") {
+			s, ok := findStrategy(name)
+			if !ok {
+				return usage(stderr, "unknown strategy %q (weft -list shows the strategies)", name)
+			}
+			if boundSet && !s.bounded {
+				return usage(stderr, "strategy %s takes no preemption bound", s.name)
+			}
 		}
 	} else if boundSet {
 		return usage(stderr, "-bound needs a bounded -strategy")
 	}
-	if f.syncOnly && f.strategy != "icb" {
+	if f.syncOnly && f.strategy != "icb" && f.strategy != "" {
 		return usage(stderr, "-sync-only goes with -strategy icb")
 	}
 	if f.timeout > 0 {
@@ -122,6 +124,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	m, n, err := lookup(cat, f.model)
 	if err != nil {
 		return usage(stderr, "%v", err)
+	}
+	if strings.Contains(f.strategy, ",") {
+		if f.trace || f.dot || f.js {
+			return usage(stderr, "-trace, -dot and -json take one strategy")
+		}
+		return compare(ctx, stdout, stderr, m, n, f)
 	}
 	return single(ctx, stdout, stderr, m, n, f)
 }
@@ -349,4 +357,60 @@ func roundDuration(d time.Duration) time.Duration {
 		return d.Round(10 * time.Microsecond)
 	}
 	return d.Round(time.Microsecond)
+}
+
+// compare runs several strategies on one model and prints their figures side
+// by side, with the executions per preemption bound where they report
+// coverage: the layout of the cbpor paper's Table 1.
+func compare(ctx context.Context, stdout, stderr io.Writer, m model, n int, f flags) int {
+	name := displayName(m.info, n)
+	names := strings.Split(f.strategy, ",")
+	results := make([]ts.Result, len(names))
+	for i, strat := range names {
+		inst := m.build(n)
+		if s, _ := findStrategy(strat); unfit(s, m.info, inst) != "" {
+			return usage(stderr, "strategy %s %s, and %s is one", strat, unfit(s, m.info, inst), name)
+		}
+		cfg := config{strategy: strat, bound: f.bound, syncOnly: f.syncOnly, opt: f.options(stderr, name+" "+strat, 0)}
+		res, err := inst.explore(ctx, cfg)
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			fmt.Fprintf(stderr, "weft: %s, %s: %v\n", name, strat, err)
+			return 1
+		}
+		results[i] = res
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\t", name)
+	for _, strat := range names {
+		fmt.Fprintf(tw, "%s\t", strat)
+	}
+	fmt.Fprintln(tw)
+	maxBound := -1
+	for _, r := range results {
+		maxBound = max(maxBound, len(r.Coverage)-1)
+	}
+	for c := 0; c <= maxBound; c++ {
+		fmt.Fprintf(tw, "executions, bound %d\t", c)
+		for _, r := range results {
+			if c < len(r.Coverage) {
+				fmt.Fprintf(tw, "%d\t", r.Coverage[c].Executions)
+			} else {
+				fmt.Fprint(tw, "-\t")
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	row := func(label string, get func(ts.Result) string) {
+		fmt.Fprintf(tw, "%s\t", label)
+		for _, r := range results {
+			fmt.Fprintf(tw, "%s\t", get(r))
+		}
+		fmt.Fprintln(tw)
+	}
+	row("executions", func(r ts.Result) string { return fmt.Sprint(r.Executions) })
+	row("transitions", func(r ts.Result) string { return fmt.Sprint(r.Transitions) })
+	row("states", func(r ts.Result) string { return fmt.Sprint(r.States) })
+	row("verdict", verdictOf)
+	tw.Flush()
+	return 0
 }

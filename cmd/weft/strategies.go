@@ -8,6 +8,7 @@ import (
 	"github.com/weftlab/weft/cbound"
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/mat"
+	"github.com/weftlab/weft/transact"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -24,6 +25,12 @@ var strategies = []strategy{
 	{name: "dfs", summary: "every interleaving, depth first, no reduction and no caching (ts.Explore, the reference)"},
 	{name: "dfs-stateful", summary: "depth first with a table of visited states (ts.ExploreStateful); handles cyclic models", hashed: true, cycles: true},
 	{name: "icb", summary: "iterative context bounding: 0 preemptions, then 1, ...; the first bug has the fewest (cbound.ICB)", bounded: true, cycles: true},
+	{name: "cb-por1", summary: "context-bounded POR, Algorithm 1: every happens-before state with CB <= C once (cbound.HBSearch)", bounded: true},
+	{name: "cb-por2", summary: "context-bounded POR, Algorithm 2: every terminal HB class with CB <= C once (cbound.POR)", bounded: true},
+	{name: "icb-por", summary: "cb-por2 at bounds 0, 1, ..., C: one execution per HB class, the first bug with the fewest preemptions (cbound.IterativePOR)", bounded: true},
+	{name: "cpc", summary: "transactions with commit point completion against the ignoring problem; movers declared or inferred (transact)", hashed: true, cycles: true},
+	{name: "cycle", summary: "transactions with cycle detection and the dead-end rule (transact)", hashed: true, cycles: true},
+	{name: "unsound", summary: "transactions with no proviso: UNSOUND, misses bugs; for comparison only (transact)", hashed: true, cycles: true},
 	{name: "mat", summary: "mutually atomic transactions: one schedule per Mazurkiewicz class for two straight-line threads (mat.Explore); prints the MATs"},
 	{name: "cb-dfs", summary: "depth-first search pruned above the preemption bound, no reduction: the baseline (cbound.DFS)", bounded: true},
 }
@@ -70,6 +77,18 @@ func explore[S any](ctx context.Context, sys ts.TransitionSystem[S], cfg config)
 		return cbound.ICB(ctx, sys, cfg.cbound())
 	case "cb-dfs":
 		return cbound.DFS(ctx, sys, cfg.cbound())
+	case "cb-por1":
+		return cbound.HBSearch(ctx, sys, cfg.cbound())
+	case "cb-por2":
+		return cbound.POR(ctx, sys, cfg.cbound())
+	case "icb-por":
+		return cbound.IterativePOR(ctx, sys, cfg.cbound())
+	case "cpc":
+		return transact.Explore(ctx, sys, transact.Options{Options: cfg.opt, Proviso: transact.CPC})
+	case "cycle":
+		return transact.Explore(ctx, sys, transact.Options{Options: cfg.opt, Proviso: transact.Cycle})
+	case "unsound":
+		return transact.Explore(ctx, sys, transact.Options{Options: cfg.opt, Proviso: transact.None})
 	case "mat":
 		if cfg.report != nil {
 			threads, err := mat.Unroll(sys, cfg.opt.Limits)

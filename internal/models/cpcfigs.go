@@ -51,7 +51,9 @@ package models
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/weftlab/weft/transact"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -90,49 +92,18 @@ func (k CPCKind) String() string {
 	return fmt.Sprintf("CPCKind(%d)", uint8(k))
 }
 
-// CPCMover is a statement's mover type in Lipton's theory of reduction.
-type CPCMover uint8
-
-const (
-	// CPCNonMover commutes neither way: a committing action.
-	CPCNonMover CPCMover = iota
-	// CPCRightMover commutes to the right of every other thread's step.
-	CPCRightMover
-	// CPCLeftMover commutes to the left of every other thread's step.
-	CPCLeftMover
-	// CPCBothMover is both a right and a left mover.
-	CPCBothMover
-)
-
-var cpcMoverNames = [...]string{
-	CPCNonMover: "non-mover", CPCRightMover: "right mover", CPCLeftMover: "left mover", CPCBothMover: "both mover",
-}
-
-func (m CPCMover) String() string {
-	if int(m) < len(cpcMoverNames) {
-		return cpcMoverNames[m]
-	}
-	return fmt.Sprintf("CPCMover(%d)", uint8(m))
-}
-
-// Right reports whether m is a right mover (both movers included).
-func (m CPCMover) Right() bool { return m == CPCRightMover || m == CPCBothMover }
-
-// Left reports whether m is a left mover (both movers included).
-func (m CPCMover) Left() bool { return m == CPCLeftMover || m == CPCBothMover }
-
 // Mover returns the mover type the paper's lock discipline gives a statement
-// of kind k. A CPCStop statement is no transition; it reports CPCBothMover.
-func (k CPCKind) Mover() CPCMover {
+// of kind k. A CPCStop statement is no transition; it reports a both mover.
+func (k CPCKind) Mover() transact.Mover {
 	switch k {
 	case CPCAcquire:
-		return CPCRightMover
+		return transact.RightMover
 	case CPCRelease:
-		return CPCLeftMover
+		return transact.LeftMover
 	case CPCShared:
-		return CPCNonMover
+		return transact.NonMover
 	default:
-		return CPCBothMover
+		return transact.BothMover
 	}
 }
 
@@ -555,12 +526,27 @@ func (p *CPCFig) Stmt(s CPCFigState, t ts.Tid) (CPCStmt, bool) {
 	return p.prog[t][pc], true
 }
 
-// Mover returns the mover type of thread t's next statement at s; a thread
-// with none (finished, gone wrong) reports CPCBothMover.
-func (p *CPCFig) Mover(s CPCFigState, t ts.Tid) CPCMover {
-	st, ok := p.Stmt(s, t)
-	if !ok {
-		return CPCBothMover
+// Mover returns the mover type of thread t's next statement at s, which
+// makes a CPCFig a transact.Movers: the figures declare their movers as the
+// paper gives them. A thread with no next statement ends its transaction or
+// not as the paper tells apart what ts cannot (both are Finished): a return,
+// or the end of its code, is a visible exit (a non-mover: in Zing thread exit
+// is a global step), while assume(false) leaves it stuck inside its
+// transaction (a both mover), and so does a thread gone wrong.
+func (p *CPCFig) Mover(s CPCFigState, t ts.Tid) transact.Mover {
+	if s.Wrong == int8(t)+1 {
+		return transact.BothMover
+	}
+	pc := int(s.PC[t])
+	if pc >= len(p.prog[t]) {
+		return transact.NonMover
+	}
+	st := p.prog[t][pc]
+	if st.Kind == CPCStop {
+		if strings.HasPrefix(st.Text, "assume") {
+			return transact.BothMover
+		}
+		return transact.NonMover
 	}
 	return st.Kind.Mover()
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/weftlab/weft/transact"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -23,14 +24,14 @@ type cpcFigFacts struct {
 	witness    ts.Schedule
 	// The mover type of each thread's statements, in list order (stop
 	// statements included, as both movers).
-	movers [][]CPCMover
+	movers [][]transact.Mover
 }
 
 const (
-	cpcN = CPCNonMover
-	cpcR = CPCRightMover
-	cpcL = CPCLeftMover
-	cpcB = CPCBothMover
+	cpcN = transact.NonMover
+	cpcR = transact.RightMover
+	cpcL = transact.LeftMover
+	cpcB = transact.BothMover
 )
 
 var cpcFigTable = []cpcFigFacts{
@@ -38,31 +39,31 @@ var cpcFigTable = []cpcFigFacts{
 		name: "cpc-fig1", newFig: NewCPCFig1, info: CPCFig1Info, threads: 2, cyclic: true,
 		states: 11, violations: 3, terminals: 0,
 		minPreempt: 1, witness: ts.Schedule{0, 1},
-		movers: [][]CPCMover{{cpcN, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}},
+		movers: [][]transact.Mover{{cpcN, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}},
 	},
 	{
 		name: "cpc-fig2", newFig: NewCPCFig2, info: CPCFig2Info, threads: 3, cyclic: true,
 		states: 43, violations: 11, terminals: 1,
 		minPreempt: 0, witness: ts.Schedule{2, 0, 0, 0, 0, 1},
-		movers: [][]CPCMover{{cpcN, cpcN, cpcB, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}, {cpcN}},
+		movers: [][]transact.Mover{{cpcN, cpcN, cpcB, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}, {cpcN}},
 	},
 	{
 		name: "cpc-fig2-assume", newFig: NewCPCFig2Assume, info: CPCFig2AssumeInfo, threads: 2, cyclic: false,
 		states: 8, violations: 2, terminals: 1,
 		minPreempt: 0, witness: ts.Schedule{0, 0, 1},
-		movers: [][]CPCMover{{cpcN, cpcB, cpcB}, {cpcN, cpcB}},
+		movers: [][]transact.Mover{{cpcN, cpcB, cpcB}, {cpcN, cpcB}},
 	},
 	{
 		name: "cpc-fig3", newFig: NewCPCFig3, info: CPCFig3Info, threads: 3, cyclic: true,
 		states: 36, violations: 3, terminals: 0,
 		minPreempt: 1, witness: ts.Schedule{0, 0, 0, 0, 1, 1},
-		movers: [][]CPCMover{{cpcR, cpcN, cpcB, cpcL, cpcB}, {cpcR, cpcB, cpcL}, {cpcN}},
+		movers: [][]transact.Mover{{cpcR, cpcN, cpcB, cpcL, cpcB}, {cpcR, cpcB, cpcL}, {cpcN}},
 	},
 	{
 		name: "cpc-fig8", newFig: NewCPCFig8, info: CPCFig8Info, threads: 3, cyclic: true,
 		states: 46, violations: 12, terminals: 0,
 		minPreempt: 1, witness: ts.Schedule{0, 0, 1},
-		movers: [][]CPCMover{{cpcN, cpcN, cpcB, cpcB, cpcB, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}, {cpcN}},
+		movers: [][]transact.Mover{{cpcN, cpcN, cpcB, cpcB, cpcB, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}, {cpcN}},
 	},
 }
 
@@ -83,7 +84,7 @@ func TestCPCFigMovers(t *testing.T) {
 	for _, f := range cpcFigTable {
 		p := f.newFig(0)
 		for tid, want := range f.movers {
-			var got []CPCMover
+			var got []transact.Mover
 			for _, st := range p.Program(ts.Tid(tid)) {
 				got = append(got, st.Kind.Mover())
 			}
