@@ -21,6 +21,7 @@ type model struct {
 type instance interface {
 	explore(ctx context.Context, cfg config) (ts.Result, error)
 	hashed() bool
+	threads() int
 	names() ts.ObjNamer
 	replay(sched ts.Schedule) (ts.Trace, error)
 }
@@ -35,6 +36,8 @@ func (m typed[S]) hashed() bool {
 	_, ok := m.sys.(ts.Hasher[S])
 	return ok
 }
+
+func (m typed[S]) threads() int { return m.sys.Threads() }
 
 func (m typed[S]) names() ts.ObjNamer {
 	n, _ := m.sys.(ts.ObjNamer)

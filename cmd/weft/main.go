@@ -24,6 +24,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/mat"
 	"github.com/weftlab/weft/ts"
 )
@@ -181,12 +182,25 @@ func shortError(err error) string {
 	return msg
 }
 
-// bestStrategy picks the strategy the no-argument run uses for a model.
-func bestStrategy(inst instance) string {
-	if inst.hashed() {
+// summaryBound is the preemption bound of the no-argument run: the ICB
+// paper found every bug of its benchmarks within 3 preemptions.
+const summaryBound = 3
+
+// bestStrategy picks the strategy the no-argument run uses for a model:
+// iterative context bounding over cb-por where it suits (the first bug comes
+// with the fewest preemptions, one execution per HB class), ICB with its
+// cache of visited work items on cyclic models, and a stateful search on the
+// wide models whose threads are mostly independent.
+func bestStrategy(info models.Info, inst instance) string {
+	switch {
+	case info.Cyclic && inst.hashed():
+		return "icb"
+	case inst.threads() > 6 && inst.hashed():
+		return "dfs-stateful"
+	case info.Cyclic:
 		return "dfs-stateful"
 	}
-	return "dfs"
+	return "icb-por"
 }
 
 // options builds the search options of the flags.
@@ -218,14 +232,18 @@ func summary(ctx context.Context, stdout, stderr io.Writer, cat []model, f flags
 		name := displayName(m.info, n)
 		strat := f.strategy
 		if strat == "" {
-			strat = bestStrategy(inst)
+			strat = bestStrategy(m.info, inst)
 		}
 		s, _ := findStrategy(strat)
 		if why := unfit(s, m.info, inst); why != "" {
 			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\tskipped: %s\t\n", name, strat, why)
 			continue
 		}
-		cfg := config{strategy: strat, bound: f.bound, syncOnly: f.syncOnly, opt: f.options(stderr, name, summaryBudget)}
+		bound := f.bound
+		if bound < 0 && s.bounded {
+			bound = summaryBound
+		}
+		cfg := config{strategy: strat, bound: bound, syncOnly: f.syncOnly, opt: f.options(stderr, name, summaryBudget)}
 		start := time.Now()
 		res, err := inst.explore(ctx, cfg)
 		elapsed := time.Since(start)
@@ -269,7 +287,7 @@ func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fla
 	name := displayName(m.info, n)
 	strat := f.strategy
 	if strat == "" {
-		strat = bestStrategy(inst)
+		strat = bestStrategy(m.info, inst)
 	}
 	if s, _ := findStrategy(strat); unfit(s, m.info, inst) != "" {
 		return usage(stderr, "strategy %s %s, and %s is one", strat, unfit(s, m.info, inst), name)
