@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else if boundSet {
 		return usage(stderr, "-bound needs a bounded -strategy")
 	}
-	if f.syncOnly && f.strategy != "icb" && f.strategy != "" {
+	if f.syncOnly && f.strategy != "icb" {
 		return usage(stderr, "-sync-only goes with -strategy icb")
 	}
 	if f.timeout > 0 {
