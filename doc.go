@@ -58,8 +58,16 @@
 //     states with incremental hashing, vector clocks, the data-race detector.
 //
 // Strategies live in sibling packages, each a function of the same shape as
-// ts.Explore: context bounding and its partial-order reduction (cbound),
-// dynamic partial-order reduction (por), transactions (transact), symmetry
-// (symmetry) and mutually atomic transactions (mat). The command
-// [github.com/weftlab/weft/cmd/weft] runs any strategy on the bundled models.
+// ts.Explore:
+//
+//   - [github.com/weftlab/weft/cbound]: iterative context bounding (the
+//     first bug with the fewest preemptions), sync-only scheduling with race
+//     checks, and partial-order reduction for context-bounded search over
+//     happens-before states.
+//   - [github.com/weftlab/weft/transact]: Lipton movers and transaction-based
+//     search with commit point completion.
+//   - [github.com/weftlab/weft/mat]: mutually atomic transactions.
+//
+// The command [github.com/weftlab/weft/cmd/weft] runs any strategy on the
+// bundled models.
 package weft
