@@ -23,7 +23,7 @@ func (f fake) Threads() int {
 	return f.threads
 }
 func (f fake) Next(int, ts.Tid) (ts.Step, ts.Status) { return f.step, f.status }
-func (f fake) Apply(s int, _ ts.Tid) int              { return s + 1 }
+func (f fake) Apply(s int, _ ts.Tid) int             { return s + 1 }
 
 func TestThreads(t *testing.T) {
 	if n, err := Threads[int](fake{threads: 3}); n != 3 || err != nil {
