@@ -3,6 +3,8 @@ package por
 import (
 	"context"
 
+	"github.com/bits-and-blooms/bitset"
+
 	"github.com/weftlab/weft/ts"
 )
 
@@ -49,25 +51,26 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 		if f.status[p] == ts.Finished {
 			continue
 		}
-		cp := e.clockOf(p)
-		if i := e.latestRace(p, f.steps[p], cp, e.held[p]); i >= 0 {
-			e.backtrackAt(i, p, cp)
-		}
+		e.racesOf(p, f.steps[p], e.clockOf(p), e.held[p])
 	}
 }
 
 // backtrackAt adds to the backtrack set of pre(S,i) a thread that lets p's
 // step (whose thread has clock cp) come before transition i.
+//
+// Flanagan and Godefroid add any one thread of E = {q enabled at pre(S,i) |
+// q = p, or q has a transition after i that happens before p}. With sleep
+// sets "any" is wrong: a thread asleep at pre(S,i) is not explored there, and
+// its sleep covers the reversal only if its step can go first in it
+// (lastzero-3 shows the miss). So: if a thread of E is in the backtrack set
+// already, nothing is needed; otherwise we add one that is not asleep, p
+// first; if all of E is asleep, nothing is needed when one of them is an
+// initial of the reversal v = notdep(i,S).p (its sleep then covers v), and
+// otherwise, as when E is empty, every enabled thread is added.
 func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) {
 	f := &e.stack[i]
-	if f.status[p] == ts.Enabled {
-		e.addBacktrack(f, p)
-		return
-	}
-	// q has a transition after i that happens before p: p's clock counts
-	// more of q's events than there are up to and including i.
 	x := &e.ev[i]
-	pick := ts.Tid(-1)
+	pick, asleep := ts.Tid(-1), false
 	for q := range ts.Tid(e.n) {
 		if f.status[q] != ts.Enabled {
 			continue
@@ -76,18 +79,37 @@ func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) {
 		if x.t == q {
 			upto++
 		}
-		if cp[q] > upto {
-			if f.bt.Test(uint(q)) || f.sleep.Test(uint(q)) {
-				return // already there
-			}
-			if pick < 0 {
-				pick = q
-			}
+		if q != p && cp[q] <= upto {
+			continue // not in E
+		}
+		switch {
+		case f.bt.Test(uint(q)):
+			return
+		case f.sleep.Test(uint(q)):
+			asleep = true
+		case pick < 0 || q == p:
+			pick = q
 		}
 	}
 	if pick >= 0 {
 		e.addBacktrack(f, pick)
 		return
+	}
+	if asleep {
+		init := e.initials(i, p, cp, e.pendingStep)
+		pick = -1
+		for u, ok := init.NextSet(0); ok; u, ok = init.NextSet(u + 1) {
+			if f.sleep.Test(u) {
+				return
+			}
+			if f.status[u] == ts.Enabled && pick < 0 {
+				pick = ts.Tid(u)
+			}
+		}
+		if pick >= 0 {
+			e.addBacktrack(f, pick)
+			return
+		}
 	}
 	for q := range ts.Tid(e.n) {
 		if f.status[q] == ts.Enabled {
@@ -96,10 +118,79 @@ func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) {
 	}
 }
 
+// initials returns the initials of v = notdep(i,S).p, where p's pending
+// step st has clock cp (the clock of p's last transition): the threads whose first transition in v has no
+// transition of v before it in the happens-before order. The set is the
+// explorer's, overwritten by the next call.
+func (e *explorer[S]) initials(i int32, p ts.Tid, cp []uint32, st ts.Step) *bitset.BitSet {
+	e.init.ClearAll()
+	first := e.firstN
+	clear(first)
+	xi := &e.ev[i]
+	k := int32(len(e.ev))
+	hasPred := func(c []uint32, self ts.Tid) bool {
+		for u, n := range first {
+			if n > 0 && ts.Tid(u) != self && c[u] >= n {
+				return true
+			}
+		}
+		return false
+	}
+	pred := false // a transition of v before p's step happens before it
+	for j := i + 1; j < k; j++ {
+		y := &e.ev[j]
+		if y.clock[xi.t] >= xi.n {
+			continue // happens after i
+		}
+		if y.t != p && (cp[y.t] >= y.n || ts.Dependent(y.step, st)) {
+			pred = true
+		}
+		if first[y.t] == 0 {
+			if !hasPred(y.clock, y.t) {
+				e.init.Set(uint(y.t))
+			}
+			first[y.t] = y.n
+		}
+	}
+	if first[p] == 0 && !pred {
+		e.init.Set(uint(p))
+	}
+	return &e.init
+}
+
 func (e *explorer[S]) addBacktrack(f *frame[S], q ts.Tid) {
 	if f.bt.Test(uint(q)) || f.sleep.Test(uint(q)) {
 		return
 	}
 	f.bt.Set(uint(q))
 	e.backtracks++
+}
+
+// racesOf applies the backtrack rule to every transition that races with
+// thread p's step st (p's clock cp, p holding the locks hp): dependent, may be
+// co-enabled, and not happening before p. Flanagan and Godefroid take only the
+// latest and count on the exploration it starts to find the earlier ones;
+// with sleep sets that exploration may be cut (the thread it starts with can
+// be asleep), so we take them all, as source-DPOR does.
+func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
+	j, ok := e.objLast[st.Obj]
+	if !ok {
+		return
+	}
+	e.pendingStep = st
+	for ; j >= 0; j = e.ev[j].prevObj {
+		x := &e.ev[j]
+		if x.t != p && !ts.Dependent(x.step, st) {
+			continue
+		}
+		if e.covers(cp, j) {
+			if x.step.Op != ts.Read {
+				return
+			}
+			continue
+		}
+		if x.t != p && e.coEnabled(j, st, hp) {
+			e.backtrackAt(j, p, cp)
+		}
+	}
 }

@@ -91,6 +91,10 @@ type explorer[S any] struct {
 	visited map[uint64]uint8 // 1 on the stack, 2 explored
 	graph   opGraph
 
+	init        bitset.BitSet // initials, reused
+	firstN      []uint32      // per thread, its first event's number in a notdep sequence
+	pendingStep ts.Step       // the step backtrackAt is reversing
+
 	sleepBlocked int64
 	backtracks   int64
 	revisits     int64
@@ -120,6 +124,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	e.n = n
 	e.zero = hb.NewVC(n)
 	e.thrLast = make([]int32, n)
+	e.firstN = make([]uint32, n)
 	e.held = make([][]ts.Obj, n)
 	e.objLast = make(map[ts.Obj]int32)
 	for i := range e.thrLast {
@@ -578,6 +583,7 @@ func (e *explorer[S]) failureRaces(f *frame[S]) {
 			}
 			continue
 		}
+		e.pendingStep = f.steps[p]
 		e.backtrackAt(k, p, e.clockOf(p))
 	}
 }

@@ -2,13 +2,18 @@ package por_test
 
 import (
 	"context"
-	"testing"
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/por"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
+
+// fataler is what the helpers need of a test: *testing.T and *rapid.T.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+}
 
 type strategy[S any] func(context.Context, ts.TransitionSystem[S], por.Options) (ts.Result, error)
 
@@ -48,7 +53,7 @@ func hbKey[S any](sys ts.TransitionSystem[S], sched ts.Schedule) string {
 
 // classes runs ts.Explore with KeepGoing and returns the distinct
 // happens-before states of its complete executions (terminal or violating).
-func classes[S any](t testing.TB, sys ts.TransitionSystem[S]) map[string]int {
+func classes[S any](t fataler, sys ts.TransitionSystem[S]) map[string]int {
 	t.Helper()
 	seen := map[string]int{}
 	_, err := ts.Explore(context.Background(), sys, ts.Options{KeepGoing: true,
@@ -63,7 +68,7 @@ func classes[S any](t testing.TB, sys ts.TransitionSystem[S]) map[string]int {
 
 // explored runs a strategy with KeepGoing and returns the happens-before
 // states of the executions it reported, with their multiplicity.
-func explored[S any](t testing.TB, sys ts.TransitionSystem[S], f strategy[S]) (map[string]int, ts.Result) {
+func explored[S any](t fataler, sys ts.TransitionSystem[S], f strategy[S]) (map[string]int, ts.Result) {
 	t.Helper()
 	seen := map[string]int{}
 	res, err := f(context.Background(), sys, por.Options{Options: ts.Options{KeepGoing: true,

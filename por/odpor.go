@@ -204,6 +204,7 @@ func (e *explorer[S]) pending(f *frame[S], ends bool) {
 			continue
 		}
 		cp := e.clockOf(p)
+		e.pendingStep = f.steps[p]
 		i := e.latestRace(p, f.steps[p], cp, e.held[p])
 		if i < 0 {
 			continue
@@ -216,34 +217,53 @@ func (e *explorer[S]) pending(f *frame[S], ends bool) {
 			e.insertAt(int(i), w)
 			continue
 		}
-		// As DPOR does: a thread with a transition after i that happens
-		// before p, else every enabled thread, must be explored from pre.
-		x := &e.ev[i]
-		pick := ts.Tid(-1)
-		for q := range ts.Tid(e.n) {
-			upto := pre.count[q]
-			if x.t == q {
-				upto++
-			}
-			if pre.status[q] == ts.Enabled && cp[q] > upto {
-				if e.rootChild(pre, q) >= 0 || pre.sleep.Test(uint(q)) {
-					pick = -2
-					break
-				}
-				if pick == -1 {
-					pick = q
-				}
-			}
+		// As DPOR does (see backtrackAt), with the root's children as the
+		// backtrack set.
+		e.forceAt(i, p, cp)
+	}
+}
+
+// forceAt is backtrackAt for ODPOR: it makes frame i explore a thread of E,
+// or every enabled thread, as a new branch of its wakeup tree.
+func (e *explorer[S]) forceAt(i int32, p ts.Tid, cp []uint32) {
+	f := &e.stack[i]
+	x := &e.ev[i]
+	pick, asleep := ts.Tid(-1), false
+	for q := range ts.Tid(e.n) {
+		if f.status[q] != ts.Enabled {
+			continue
+		}
+		upto := f.count[q]
+		if x.t == q {
+			upto++
+		}
+		if q != p && cp[q] <= upto {
+			continue
 		}
 		switch {
-		case pick >= 0:
-			e.addRootChild(pre, pick)
-		case pick == -1:
-			for q := range ts.Tid(e.n) {
-				if pre.status[q] == ts.Enabled {
-					e.addRootChild(pre, q)
-				}
+		case e.rootChild(f, q) >= 0:
+			return
+		case f.sleep.Test(uint(q)):
+			asleep = true
+		case pick < 0 || q == p:
+			pick = q
+		}
+	}
+	if pick >= 0 {
+		e.addRootChild(f, pick)
+		return
+	}
+	if asleep {
+		init := e.initials(i, p, cp, e.pendingStep)
+		for u, ok := init.NextSet(0); ok; u, ok = init.NextSet(u + 1) {
+			if f.sleep.Test(u) {
+				return
 			}
+		}
+	}
+	for q := range ts.Tid(e.n) {
+		if f.status[q] == ts.Enabled {
+			e.addRootChild(f, q)
 		}
 	}
 }

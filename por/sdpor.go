@@ -142,8 +142,6 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 		if f.status[op.t] != ts.Finished && f.steps[op.t] == op.step {
 			held = e.held[op.t] // the thread's next step: its locks are known
 		}
-		if j := e.latestRace(op.t, op.step, cp, held); j >= 0 {
-			e.backtrackAt(j, op.t, cp)
-		}
+		e.racesOf(op.t, op.step, cp, held)
 	}
 }

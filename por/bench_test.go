@@ -1,0 +1,99 @@
+package por_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/por"
+	"github.com/weftlab/weft/ts"
+)
+
+// model is a bundled model at a size, with the boxed runs of every
+// strategy.
+type model struct {
+	name string
+	run  map[string]func(context.Context, ts.Options) (ts.Result, error)
+}
+
+func modelOf[S any](name string, sys ts.TransitionSystem[S]) model {
+	m := model{name: name, run: map[string]func(context.Context, ts.Options) (ts.Result, error){
+		"dfs": func(ctx context.Context, o ts.Options) (ts.Result, error) { return ts.Explore(ctx, sys, o) },
+	}}
+	for _, s := range strategies[S]() {
+		m.run[s.name] = func(ctx context.Context, o ts.Options) (ts.Result, error) {
+			return s.f(ctx, sys, por.Options{Options: o})
+		}
+	}
+	return m
+}
+
+var order = []string{"dfs", "sleep", "dpor", "odpor", "sdpor"}
+
+func benchModels() []model {
+	return []model{
+		modelOf("indexer-3", models.NewIndexer(3)),
+		modelOf("indexer-12", models.NewIndexer(12)),
+		modelOf("indexer-14", models.NewIndexer(14)),
+		modelOf("filesystem-2", models.NewFilesystem(2)),
+		modelOf("filesystem-14", models.NewFilesystem(14)),
+		modelOf("filesystem-16", models.NewFilesystem(16)),
+		modelOf("lastzero-3", models.NewLastzero(3)),
+		modelOf("lastzero-5", models.NewLastzero(5)),
+		modelOf("lastzero-8", models.NewLastzero(8)),
+		modelOf("inspect-example1-30", models.NewInspectExample1(30)),
+		modelOf("philosophers-3", models.NewPhilosophers(3)),
+		modelOf("philosophers-5", models.NewPhilosophers(5)),
+	}
+}
+
+// TestTable logs the executions (transitions) of every strategy on the
+// benchmark models, each cut at two seconds ("-" where it did not finish).
+func TestTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the table takes a while")
+	}
+	t.Logf("%-20s %22s %22s %22s %22s %22s", "model", order[0], order[1], order[2], order[3], order[4])
+	for _, m := range benchModels() {
+		row := fmt.Sprintf("%-20s", m.name)
+		for _, name := range order {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			res, err := m.run[name](ctx, ts.Options{KeepGoing: true})
+			cancel()
+			cell := "-"
+			if err == nil && res.Complete {
+				cell = fmt.Sprintf("%d (%d)", res.Executions, res.Transitions)
+			}
+			row += fmt.Sprintf(" %22s", cell)
+		}
+		t.Log(row)
+	}
+}
+
+func BenchmarkStrategies(b *testing.B) {
+	for _, m := range benchModels() {
+		for _, name := range order[1:] {
+			if name != "sdpor" && (m.name == "filesystem-16" || m.name == "lastzero-8" || m.name == "philosophers-5") {
+				continue // minutes per run
+			}
+			b.Run(m.name+"/"+name, func(b *testing.B) {
+				b.ReportAllocs()
+				var res ts.Result
+				var err error
+				start := time.Now()
+				for b.Loop() {
+					res, err = m.run[name](context.Background(), ts.Options{KeepGoing: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				el := time.Since(start).Seconds()
+				b.ReportMetric(float64(res.Executions), "executions")
+				b.ReportMetric(float64(res.Transitions), "transitions")
+				b.ReportMetric(float64(res.Transitions)*float64(b.N)/el, "transitions/s")
+			})
+		}
+	}
+}

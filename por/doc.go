@@ -1,0 +1,93 @@
+// Package por explores a system's schedules with partial-order reduction and
+// no preemption bound: of all the interleavings that differ only in the order
+// of independent transitions (one Mazurkiewicz trace), it explores few, or
+// one.
+//
+// # Strategies
+//
+//   - [Sleep] (strategy name "sleep"): depth-first search with sleep sets
+//     (Godefroid). Never explores more executions than ts.Explore.
+//   - [DPOR] ("dpor"): dynamic partial-order reduction (Flanagan and
+//     Godefroid, POPL 2005) with vector clocks and sleep sets, the backtrack
+//     rule of PAPER-NOTES section 3 (blocked threads' next steps count; the
+//     latest dependent, co-enabled transition not happening before the
+//     thread) and the lock refinement of co-enabledness. inspect-2.3.1: 3
+//     executions; locks3: 6.
+//   - [ODPOR] ("odpor"): optimal DPOR with source sets and wakeup trees
+//     (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014): one execution per
+//     Mazurkiewicz trace and no sleep-set-blocked execution, on systems
+//     without blocking.
+//   - [SDPOR] ("sdpor"): stateful DPOR (Yu Yang's thesis, Utah 2009,
+//     chapter 4): state caching with the visible-operation dependency graph
+//     as the summary of a revisited state. Needs ts.Hasher and an acyclic
+//     state space.
+//
+// # What they preserve
+//
+// Every strategy reaches every terminal state (deadlocks included) that
+// ts.Explore reaches, and finds every violation it finds: failed checks
+// (assertions a thread evaluates over its own history, as weft's Checker
+// contract asks), deadlocks and panics. SDPOR is compared with
+// ts.ExploreStateful and calls OnTerminal once per distinct state. They do
+// not look for data races, and a global invariant over intermediate states
+// may be skipped (see ts.Checker). All of this is property-tested against the
+// reference searches on random programs with locks, awaits, atomic
+// read-modify-writes, branches and assertions (tstest.Programs).
+//
+// Result.Executions counts executions that end in a terminal state or a
+// violation (and, for SDPOR, at a visited state); an execution cut because
+// every enabled thread is asleep is counted in Result.Stats["sleep-blocked"]
+// instead.
+//
+// # Assumptions
+//
+// The system keeps the ts.TransitionSystem contract; reductions rely on
+// independence as ts.Dependent defines it: independent steps commute and do
+// not enable or disable each other, so a step that enables or disables
+// another thread's step must touch its object (a release and the acquire it
+// unblocks, a write and the await that reads it). ts.Acquire and ts.Release
+// must behave as a non-recursive mutex for the lock refinement (a thread
+// holds a lock from its Acquire to its Release; an Acquire of a held lock is
+// Blocked).
+//
+// # Where the papers were wrong or silent, and what we do
+//
+//   - The thesis's Figure 2.1 backtrack rule is a shortcut; we use Flanagan
+//     and Godefroid's, as the notes ask (with the happens-before test).
+//   - Flanagan and Godefroid add "any" thread of E to the backtrack set. With
+//     sleep sets that is not enough: the thread may be asleep there without
+//     its sleep covering the reversal, and lastzero-3 then loses a terminal
+//     state. DPOR picks a thread of E that is not asleep (see backtrackAt).
+//   - A failed check ends an execution. Under KeepGoing the failing
+//     transition masks the failures other threads would have later, so it is
+//     treated as dependent with every other thread's next step (it disables
+//     them). Sleep sets alone cut some of those executions, so with failing
+//     checks DPOR can explore more executions than Sleep
+//     (TestDPORMoreThanSleepWithFailures); without, it never does.
+//   - Optimal DPOR assumes no transition disables another. Locks: an acquire
+//     races with the previous acquire of the lock, not with the release in
+//     between (which cannot be reversed). Blocked threads: their pending
+//     steps are analysed as DPOR does, and a wakeup-tree branch whose thread
+//     is not enabled is dropped and its subtree inserted again. ODPOR is then
+//     sound with blocking (tested), and exactly optimal only without it
+//     (tested: executions = distinct terminal happens-before states, by brute
+//     force, and none sleep-blocked).
+//   - Stateful DPOR: the thesis adds a graph edge to the operation explored
+//     next only; DPOR's rule looks at every thread's next step, blocked ones
+//     included, so we add edges to all of them. Sleep sets are off in SDPOR
+//     (with state caching they would be unsound), so it explores more
+//     executions than DPOR on models without revisits (indexer, lastzero) and
+//     far fewer where states repeat (inspect-example1: 348 transitions
+//     against 14307148 at N = 40). The thesis's 35 runs and 2084 transitions
+//     at N = 64 are of its instrumented C program; ours are 417 executions,
+//     877 transitions, 462 states.
+//
+// # Options
+//
+// Options embeds ts.Options (limits, KeepGoing, hooks). Limits, the depth
+// limit (ts.ErrDepth with the schedule) and cancellation are honoured; a panic
+// in user code becomes a violation of kind ts.Panic; every violation is
+// replayed (ts.Confirm) before it is reported. The strategies run on the
+// caller's goroutine; a worker count for parallel exploration is left for
+// later and will be a field of Options.
+package por
