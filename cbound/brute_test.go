@@ -104,8 +104,8 @@ func CBAt[S any](sys ts.TransitionSystem[S], sched ts.Schedule, memoCost int64) 
 		s = sys.Apply(top.state, t)
 		e.push(s, t, step)
 	}
-	if e.err != nil {
-		return nil, 0, e.err
+	if e.Err != nil {
+		return nil, 0, e.Err
 	}
 	out := map[ts.Tid]int{}
 	top := &e.frames[e.depth-1]

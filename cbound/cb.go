@@ -416,7 +416,7 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 		step, st := e.sys.Next(s, f.t)
 		if st != ts.Enabled || step != want {
 			e.current = -1
-			e.fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: f.t, Schedule: e.rsched.Clone(),
+			e.Fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: f.t, Schedule: e.rsched.Clone(),
 				Detail: "replaying an equivalent schedule (independent steps reordered) the thread's step is " +
 					step.String() + " " + st.String() + ", not " + want.String() + " enabled: independent steps do not commute"})
 			panic(errStop)
@@ -429,7 +429,7 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 	e.current = -1
 	_, _, err := search.Look(e.sys, s, e.scratchSteps, e.scratchStatus, &e.current)
 	if err != nil {
-		e.fail(search.WithSchedule(err, e.rsched))
+		e.Fail(search.WithSchedule(err, e.rsched))
 		panic(errStop)
 	}
 	for u, st := range e.scratchStatus {
@@ -482,13 +482,13 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 		}()
 		s := sys.Init()
 		e.push(s, -1, ts.Step{})
-		if e.err != nil {
+		if e.Err != nil {
 			return
 		}
 		for i, t := range sched {
 			top := &e.frames[e.depth-1]
 			if t < 0 || int(t) >= e.n || top.status[t] != ts.Enabled {
-				e.fail(&ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched[:i+1].Clone(),
+				e.Fail(&ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched[:i+1].Clone(),
 					Detail: "the schedule moves a thread that is not enabled or out of range"})
 				return
 			}
@@ -496,7 +496,7 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 			e.current = t
 			s = sys.Apply(top.state, t)
 			e.push(s, t, step)
-			if e.err != nil {
+			if e.Err != nil {
 				return
 			}
 		}
@@ -506,8 +506,8 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 	if perr != nil {
 		return nil, 0, perr
 	}
-	if e.err != nil {
-		return nil, 0, e.err
+	if e.Err != nil {
+		return nil, 0, e.Err
 	}
 	return out, int(count), nil
 }

@@ -116,8 +116,7 @@ type hbSearch[S any] struct {
 	current  ts.Tid // thread whose user code runs, or -1
 	applying bool   // Apply (or the successor's Next) of thread current runs
 	visiting bool   // the top frame is being checked
-	stop     bool
-	err      error
+	search.Outcome
 
 	leafCB    []int64          // leaves (terminal HB classes) by CB
 	stateCB   []int64          // Algorithm 1: stored states by CB
@@ -140,6 +139,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
 		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1,
 		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), lastProg: time.Now()}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
 	if e.hasher != nil {
@@ -173,15 +173,15 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 		}
 	}
 	res.Stats["search.stuck"] = e.stuck
-	return *res, e.err
+	return *res, e.Err
 }
 
 func (e *hbSearch[S]) run() {
 	e.protect(e.start)
-	for !e.stop && !e.protect(e.loop) {
+	for !e.Stop && !e.protect(e.loop) {
 		// a panic in user code became a violation; with KeepGoing go on
 	}
-	if e.stop {
+	if e.Stop {
 		return
 	}
 	e.res.Complete = true
@@ -299,7 +299,7 @@ func (e *hbSearch[S]) nextThread(f *hbFrame[S]) ts.Tid {
 
 // loop is the depth-first search: Search of both algorithms.
 func (e *hbSearch[S]) loop() {
-	for e.depth > 0 && !e.stop {
+	for e.depth > 0 && !e.Stop {
 		top := &e.frames[e.depth-1]
 		t := e.nextThread(top)
 		if t < 0 {
@@ -325,7 +325,7 @@ func (e *hbSearch[S]) loop() {
 				continue
 			}
 		}
-		if e.budgetSpent() {
+		if e.Spent() {
 			return
 		}
 		top.moved = true
@@ -334,7 +334,7 @@ func (e *hbSearch[S]) loop() {
 		e.res.Transitions++
 		if e.hasher != nil {
 			if h := e.hasher.Hash(top.state); h != top.hash {
-				e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched.Clone(),
+				e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched.Clone(),
 					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
 				return
 			}
@@ -350,12 +350,12 @@ func (e *hbSearch[S]) loop() {
 // here belongs to t's transition.
 func (e *hbSearch[S]) visit(s S, t ts.Tid, step ts.Step) {
 	if len(e.sched)+1 > e.maxDepth && t >= 0 {
-		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: append(e.sched.Clone(), t),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: append(e.sched.Clone(), t),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", len(e.sched)+1)})
 		return
 	}
 	e.push(s, t, step)
-	if e.stop {
+	if e.Stop {
 		return
 	}
 	e.applying, e.visiting = false, true
@@ -419,7 +419,7 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 		if t >= 0 {
 			sched = append(sched, t)
 		}
-		e.fail(search.WithSchedule(err, sched))
+		e.Fail(search.WithSchedule(err, sched))
 		return
 	}
 	var h uint64
@@ -529,19 +529,10 @@ func (e *hbSearch[S]) report(v *ts.Violation, w, path ts.Schedule) {
 		rv, err = ts.Confirm(e.sys, v, path.Clone())
 	}
 	if err != nil {
-		e.fail(err)
+		e.Fail(err)
 		return
 	}
-	e.res.Violations++
-	if e.res.Violation == nil {
-		e.res.Violation = rv
-	}
-	if e.opt.OnViolation != nil {
-		e.opt.OnViolation(rv)
-	}
-	if !e.opt.KeepGoing {
-		e.stop = true
-	}
+	e.Record(rv)
 }
 
 // cutAtViolation returns the prefix of w that ends at its first state whose
@@ -565,23 +556,6 @@ func (e *hbSearch[S]) cutAtViolation(w ts.Schedule) (out ts.Schedule) {
 	return w
 }
 
-func (e *hbSearch[S]) fail(err error) {
-	if e.err == nil {
-		e.err = err
-	}
-	e.stop = true
-}
-
-func (e *hbSearch[S]) budgetSpent() bool {
-	if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
-		if err != nil {
-			e.fail(err)
-		}
-		e.stop = true
-		return true
-	}
-	return false
-}
 
 func (e *hbSearch[S]) progress() {
 	if e.opt.Progress == nil || e.res.Executions&255 != 0 {

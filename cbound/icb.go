@@ -57,6 +57,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 		return res, err
 	}
 	e := &icb[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
 	n, err := search.Threads(sys)
@@ -150,8 +151,7 @@ type icb[S any] struct {
 
 	current ts.Tid // thread whose user code is running, or -1
 	pushing bool   // the running call belongs to the transition sched ends with
-	stop    bool
-	err     error
+	search.Outcome
 }
 
 func (e *icb[S]) run() error {
@@ -161,16 +161,16 @@ func (e *icb[S]) run() error {
 	}
 	for c := 0; ; c++ {
 		e.c = c
-		for !e.stop && !e.protect(e.loop) {
+		for !e.Stop && !e.protect(e.loop) {
 		}
-		for len(e.queue) > 0 && !e.stop {
+		for len(e.queue) > 0 && !e.Stop {
 			it := e.queue[0]
 			e.queue = e.queue[1:]
 			e.protect(func() { e.runItem(&it) })
-			for !e.stop && !e.protect(e.loop) {
+			for !e.Stop && !e.protect(e.loop) {
 			}
 		}
-		if e.stop {
+		if e.Stop {
 			break
 		}
 		cov := ts.Coverage{Bound: c, Executions: e.res.Executions, TerminalStates: int64(len(e.terminals)), States: int64(len(e.cache))}
@@ -184,7 +184,7 @@ func (e *icb[S]) run() error {
 		}
 		e.queue, e.next = e.next, e.queue[:0]
 	}
-	return e.err
+	return e.Err
 }
 
 // protect runs f, turning a panic in user code into a violation, and reports
@@ -225,7 +225,7 @@ func (e *icb[S]) runItem(it *icbItem[S]) {
 	slices.Reverse(e.sched)
 	slices.Reverse(e.steps)
 	e.baseNode, e.depth = it.node, 0
-	if e.budgetSpent() {
+	if e.Spent() {
 		return
 	}
 	e.current, e.pushing = it.t, true
@@ -244,7 +244,7 @@ func (e *icb[S]) runItem(it *icbItem[S]) {
 // loop is the depth-first search of one item: free choices branch, the
 // running thread goes on, preemptions are queued for the next iteration.
 func (e *icb[S]) loop() {
-	for e.depth > 0 && !e.stop {
+	for e.depth > 0 && !e.Stop {
 		top := &e.stack[e.depth-1]
 		t := ts.Tid(-1)
 		e.pre = top.pre
@@ -278,7 +278,7 @@ func (e *icb[S]) loop() {
 			e.depth--
 			continue
 		}
-		if e.budgetSpent() {
+		if e.Spent() {
 			return
 		}
 		e.sched = append(e.sched[:top.pathLen], t)
@@ -345,7 +345,7 @@ func (e *icb[S]) nodeOf(i int) int32 {
 func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 	pathLen := len(e.sched)
 	if pathLen > e.maxDepth {
-		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched.Clone(),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched.Clone(),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", pathLen)})
 		return
 	}
@@ -367,7 +367,7 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 	f := &e.stack[e.depth]
 	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
 	if err != nil {
-		e.fail(search.WithSchedule(err, e.sched))
+		e.Fail(search.WithSchedule(err, e.sched))
 		return
 	}
 	terminal := enabled == 0
@@ -384,7 +384,7 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 	if e.opt.SyncOnly && (terminal || failed != nil) {
 		// Every execution is checked for races where it ends; a race is
 		// reported first, as it may be the cause of what follows.
-		if e.raced() && e.stop {
+		if e.raced() && e.Stop {
 			e.countExecution()
 			return
 		}
@@ -416,22 +416,18 @@ func (e *icb[S]) unchanged(s S, h uint64, t ts.Tid) bool {
 		return true
 	}
 	if h2 := e.hasher.Hash(s); h2 != h {
-		e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:len(e.sched)-1].Clone(),
+		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:len(e.sched)-1].Clone(),
 			Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", h, h2)})
 		return false
 	}
 	return true
 }
 
-// violation confirms a violation by replaying its schedule and records it.
+// violation counts the execution a violation ends, confirms the violation by
+// replaying its schedule and records it.
 func (e *icb[S]) violation(v *ts.Violation, sched ts.Schedule) {
 	e.countExecution()
-	rv, err := ts.Confirm(e.sys, v, sched.Clone())
-	if err != nil {
-		e.fail(err)
-		return
-	}
-	e.record(rv)
+	search.Confirm(&e.Outcome, e.sys, v, sched)
 }
 
 // countExecution counts an execution that ended, by its preemptions in DFS
@@ -446,45 +442,12 @@ func (e *icb[S]) countExecution() {
 	}
 }
 
-// record counts a confirmed violation, keeps the first, and stops the search
-// unless it is to keep going.
-func (e *icb[S]) record(v *ts.Violation) {
-	e.res.Violations++
-	if e.res.Violation == nil {
-		e.res.Violation = v
-	}
-	if e.opt.OnViolation != nil {
-		e.opt.OnViolation(v)
-	}
-	if !e.opt.KeepGoing {
-		e.stop = true
-	}
-}
-
-func (e *icb[S]) fail(err error) {
-	if e.err == nil {
-		e.err = err
-	}
-	e.stop = true
-}
-
-func (e *icb[S]) budgetSpent() bool {
-	if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
-		if err != nil {
-			e.fail(err)
-		}
-		e.stop = true
-		return true
-	}
-	return false
-}
-
 // runDFS drives the cb-dfs search and fills the coverage per bound.
 func (e *icb[S]) runDFS() error {
-	for !e.stop && !e.protect(e.loop) {
+	for !e.Stop && !e.protect(e.loop) {
 	}
-	if e.stop {
-		return e.err
+	if e.Stop {
+		return e.Err
 	}
 	e.res.Complete = true
 	maxBound := e.opt.Bound

@@ -20,10 +20,10 @@ func (e *icb[S]) raced() bool {
 		sched := e.sched[:i+1].Clone()
 		run, err := ts.Replay(e.sys, sched)
 		if err != nil {
-			e.fail(err)
+			e.Fail(err)
 			return true
 		}
-		e.record(&ts.Violation{Kind: ts.DataRace, Err: race, Thread: t, Trace: run.Trace})
+		e.Record(&ts.Violation{Kind: ts.DataRace, Err: race, Thread: t, Trace: run.Trace})
 		return true
 	}
 	return false
