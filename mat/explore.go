@@ -191,6 +191,7 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	a := Analyze(u.threads)
 	e := &explorer[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: maxDepth, current: -1,
 		threads: u.threads, tp: a.TP, n: len(u.threads)}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
 	e.lat = newLattice(a.TP, !opt.EndOrders)
@@ -242,18 +243,17 @@ type explorer[S any] struct {
 
 	current ts.Tid
 	pushing bool
-	stop    bool
-	err     error
+	search.Outcome
 }
 
 func (e *explorer[S]) run() error {
 	e.protect(e.root)
-	for !e.stop && !e.protect(e.loop) {
+	for !e.Stop && !e.protect(e.loop) {
 	}
-	if !e.stop {
+	if !e.Stop {
 		e.res.Complete = true
 	}
-	return e.err
+	return e.Err
 }
 
 // protect runs f, turning a panic in user code into a violation, and reports
@@ -294,7 +294,7 @@ func (e *explorer[S]) push() *frame[S] {
 
 // loop is the depth-first search.
 func (e *explorer[S]) loop() {
-	for e.depth > 0 && !e.stop {
+	for e.depth > 0 && !e.Stop {
 		top := &e.stack[e.depth-1]
 		u := top.next
 		for ; int(u) < e.n; u++ {
@@ -330,9 +330,9 @@ func (e *explorer[S]) loop() {
 		}
 		if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
 			if err != nil {
-				e.fail(err)
+				e.Fail(err)
 			}
-			e.stop = true
+			e.Stop = true
 			return
 		}
 		e.sched = append(e.sched[:top.pathLen], u)
@@ -341,7 +341,7 @@ func (e *explorer[S]) loop() {
 		e.res.Transitions++
 		if e.hasher != nil {
 			if h := e.hasher.Hash(top.state); h != top.hash {
-				e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: u, Schedule: e.sched[:top.pathLen].Clone(),
+				e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: u, Schedule: e.sched[:top.pathLen].Clone(),
 					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
 				return
 			}
@@ -398,7 +398,7 @@ func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
 		pathLen = 0
 	}
 	if pathLen > e.maxDepth {
-		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched.Clone(),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched.Clone(),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", pathLen)})
 		return
 	}
@@ -409,7 +409,7 @@ func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
 	}
 	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
 	if err != nil {
-		e.fail(search.WithSchedule(err, e.sched[:pathLen]))
+		e.Fail(search.WithSchedule(err, e.sched[:pathLen]))
 		return
 	}
 	if e.checker != nil {
@@ -419,7 +419,7 @@ func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
 		}
 	}
 	if err := e.straight(f, pathLen); err != nil {
-		e.fail(err)
+		e.Fail(err)
 		return
 	}
 	if enabled == 0 && blocked > 0 {
@@ -453,26 +453,5 @@ func (e *explorer[S]) straight(f *frame[S], pathLen int) error {
 // violation confirms a violation by replaying its schedule and records it.
 func (e *explorer[S]) violation(v *ts.Violation, sched ts.Schedule) {
 	e.res.Executions++
-	rv, err := ts.Confirm(e.sys, v, sched.Clone())
-	if err != nil {
-		e.fail(err)
-		return
-	}
-	e.res.Violations++
-	if e.res.Violation == nil {
-		e.res.Violation = rv
-	}
-	if e.opt.OnViolation != nil {
-		e.opt.OnViolation(rv)
-	}
-	if !e.opt.KeepGoing {
-		e.stop = true
-	}
-}
-
-func (e *explorer[S]) fail(err error) {
-	if e.err == nil {
-		e.err = err
-	}
-	e.stop = true
+	search.Confirm(&e.Outcome, e.sys, v, sched)
 }

@@ -60,6 +60,7 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 		table: make(map[uint64]int32), plain: make(map[uint64]struct{}),
 		reported: make(map[uint64]struct{}),
 	}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.lastProgress = time.Now()
 	err = e.run()
@@ -121,20 +122,19 @@ type engine[S any] struct {
 
 	current      ts.Tid // thread whose user code is running, or -1
 	pushing      bool   // the running call belongs to the transition sched ends with
-	stop         bool
-	err          error
 	lastProgress time.Time
+	search.Outcome
 }
 
 func (e *engine[S]) run() error {
 	e.protect(e.root)
-	for !e.stop && !e.protect(e.loop) {
+	for !e.Stop && !e.protect(e.loop) {
 		// a panic became a violation; with KeepGoing the search goes on
 	}
-	if e.err == nil && !e.stop {
+	if e.Err == nil && !e.Stop {
 		e.res.Complete = true
 	}
-	return e.err
+	return e.Err
 }
 
 // protect runs f, turning a panic in user code into a violation, and reports
@@ -187,7 +187,7 @@ func (e *engine[S]) root() {
 
 // loop is lines L3-L29 of Figure 6.
 func (e *engine[S]) loop() {
-	for e.depth > 0 && !e.stop { // L3
+	for e.depth > 0 && !e.Stop { // L3
 		d := e.depth - 1
 		q := &e.stack[d] // L4
 		if !q.executed {
@@ -222,7 +222,7 @@ func (e *engine[S]) loop() {
 func (e *engine[S]) moverOf(s S, t ts.Tid, step ts.Step, st ts.Status, d int) (m Mover, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			e.fail(&ts.SystemError{Err: ts.ErrBadSystem, Thread: t, Schedule: e.sched[:d].Clone(),
+			e.Fail(&ts.SystemError{Err: ts.ErrBadSystem, Thread: t, Schedule: e.sched[:d].Clone(),
 				Detail: fmt.Sprintf("Mover panicked: %v", p)})
 			ok = false
 		}
@@ -233,7 +233,7 @@ func (e *engine[S]) moverOf(s S, t ts.Tid, step ts.Step, st ts.Status, d int) (m
 // execute takes thread t's transition from stack slot d (L6) and looks its
 // successor up (L9-L15).
 func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
-	if e.budgetSpent() {
+	if e.Spent() {
 		return
 	}
 	e.stack[d].explored = true
@@ -242,7 +242,7 @@ func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
 	child := e.sys.Apply(e.stack[d].state, t)
 	e.res.Transitions++
 	if h := e.hasher.Hash(e.stack[d].state); h != e.stack[d].hash {
-		e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:d].Clone(),
+		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:d].Clone(),
 			Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", e.stack[d].hash, h)})
 		return
 	}
@@ -266,13 +266,13 @@ func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
 		return
 	}
 	if len(e.sched) > e.maxDepth {
-		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: e.sched.Clone(),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: e.sched.Clone(),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth", len(e.sched))})
 		return
 	}
 	r, push := e.newState(child, hc, d+1, t) // L13
 	e.current, e.pushing = -1, false
-	if r < 0 && !e.stop && e.opt.Proviso == Cycle && !getPhase(pv, int(t)) {
+	if r < 0 && !e.Stop && e.opt.Proviso == Cycle && !getPhase(pv, int(t)) {
 		// The dead-end rule for a thread gone wrong: the paper lets the
 		// other threads run at the state where it went wrong, weft stops at
 		// a violating state, so they run at the state before it.
@@ -309,7 +309,7 @@ func (e *engine[S]) newState(s S, h uint64, d int, last ts.Tid) (int32, bool) {
 	steps, status := e.steps[d*e.n:(d+1)*e.n], e.status[d*e.n:(d+1)*e.n]
 	enabled, blocked, err := search.Look(e.sys, s, steps, status, &e.current)
 	if err != nil {
-		e.fail(search.WithSchedule(err, e.sched[:d]))
+		e.Fail(search.WithSchedule(err, e.sched[:d]))
 		return r, false
 	}
 	if e.checker != nil {
@@ -437,39 +437,7 @@ func (e *engine[S]) violation(v *ts.Violation, sched ts.Schedule, h uint64, dedu
 		}
 		e.reported[h] = struct{}{}
 	}
-	rv, err := ts.Confirm(e.sys, v, sched.Clone())
-	if err != nil {
-		e.fail(err)
-		return
-	}
-	e.res.Violations++
-	if e.res.Violation == nil {
-		e.res.Violation = rv
-	}
-	if e.opt.OnViolation != nil {
-		e.opt.OnViolation(rv)
-	}
-	if !e.opt.KeepGoing {
-		e.stop = true
-	}
-}
-
-func (e *engine[S]) fail(err error) {
-	if e.err == nil {
-		e.err = err
-	}
-	e.stop = true
-}
-
-func (e *engine[S]) budgetSpent() bool {
-	if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
-		if err != nil {
-			e.fail(err)
-		}
-		e.stop = true
-		return true
-	}
-	return false
+	search.Confirm(&e.Outcome, e.sys, v, sched)
 }
 
 func (e *engine[S]) progress() {
