@@ -54,6 +54,7 @@ type frame[S any] struct {
 	last  ts.Tid        // the thread whose transition reached this state, or -1
 	root  int32         // ODPOR: the wakeup tree's root node
 	cur   int32         // ODPOR: the child being explored, or -1
+	tried bool          // ODPOR: a branch has been taken from here
 }
 
 type explorer[S any] struct {
@@ -81,11 +82,13 @@ type explorer[S any] struct {
 	nextRoot  int32         // ODPOR: the wakeup subtree of the state being visited
 
 	// ODPOR
-	wt       wtree
-	raceFrom int   // the first event whose races have not been analysed
-	seqBuf   []wev // reused wakeup sequences
-	cands    []int32
-	reinsert [][]wev
+	wt          wtree
+	raceFrom    int   // the first event whose races have not been analysed
+	seqBuf      []wev // reused wakeup sequences
+	cands       []int32
+	reinsert    [][]wev
+	blockedObjs map[ts.Obj]struct{} // objects of steps seen Blocked
+	strict      bool                // weak initials by initials only
 
 	// SDPOR
 	visited map[uint64]uint8 // 1 on the stack, 2 explored
@@ -114,6 +117,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	e := &explorer[S]{sys: sys, ctx: ctx, opt: opt, res: &res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1, lastProgress: time.Now()}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
+	e.strict = opt.KeepGoing && e.checker != nil
 	if m == modeSDPOR && e.hasher == nil {
 		return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
 	}
@@ -127,6 +131,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	e.firstN = make([]uint32, n)
 	e.held = make([][]ts.Obj, n)
 	e.objLast = make(map[ts.Obj]int32)
+	e.blockedObjs = make(map[ts.Obj]struct{})
 	for i := range e.thrLast {
 		e.thrLast[i] = -1
 	}
@@ -533,7 +538,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 			f.bt.Set(uint(first))
 		}
 	case modeODPOR:
-		f.root, f.cur = e.nextRoot, -1
+		f.root, f.cur, f.tried = e.nextRoot, -1, false
 		if e.wt.nodes[f.root].first < 0 && first >= 0 {
 			e.wt.addChild(f.root, first, f.steps[first])
 		}

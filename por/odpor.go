@@ -56,6 +56,16 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) ts.Tid {
 	}
 	for {
 		c := e.wt.nodes[f.root].first
+		if c < 0 && !f.tried {
+			// Every planned branch turned out infeasible: explore as if
+			// nothing had been planned.
+			f.tried = true
+			if t := e.freeChoice(f); t >= 0 {
+				e.wt.addChild(f.root, t, f.steps[t])
+				continue
+			}
+			e.sleepBlocked++
+		}
 		if c < 0 {
 			return -1
 		}
@@ -72,7 +82,7 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) ts.Tid {
 			}
 			e.reinsert = seqs[:0]
 		default:
-			f.cur = c
+			f.cur, f.tried = c, true
 			return t
 		}
 	}
@@ -83,7 +93,7 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) ts.Tid {
 func (e *explorer[S]) insertAt(i int, w []wev) {
 	f := &e.stack[i]
 	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
-		if weakInitial(ts.Tid(u), f.steps[u], w) {
+		if weakInitial(ts.Tid(u), f.steps[u], w, e.mayBlock(f.steps[u])) {
 			return
 		}
 	}
@@ -99,7 +109,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 			if level == 0 && f.status[x.t] != ts.Enabled {
 				continue // not enabled here: not an initial of anything
 			}
-			if weakInitial(x.t, x.step, w) {
+			if weakInitial(x.t, x.step, w, e.mayBlock(x.step)) {
 				w = withoutFirst(w, x.t)
 				if level == 0 && c == f.cur {
 					return // the branch being explored
@@ -200,6 +210,9 @@ func (e *explorer[S]) pending(f *frame[S], ends bool) {
 	k := int32(len(e.ev))
 	for p := range ts.Tid(e.n) {
 		st := f.status[p]
+		if st == ts.Blocked {
+			e.blockedObjs[f.steps[p].Obj] = struct{}{}
+		}
 		if st == ts.Finished || (st == ts.Enabled && !ends) {
 			continue
 		}
@@ -286,4 +299,37 @@ func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
 	}
 	e.wt.addChild(f.root, q, f.steps[q])
 	e.backtracks++
+}
+
+// mayBlock reports whether a thread about to take step st can be held up
+// for ever by later transitions, so that it is a weak initial of a sequence
+// only if it is an initial: a lock acquire, a read of a synchronization
+// variable (an await), or any step on an object on which some step has been
+// seen Blocked. Under KeepGoing with a Checker every step counts as such
+// (e.strict): an execution ends at a failed check, which cuts off what the
+// wakeup tree planned after it.
+func (e *explorer[S]) mayBlock(st ts.Step) bool {
+	if e.strict {
+		return true
+	}
+	if st.Op == ts.Acquire || (st.Op == ts.Read && st.Sync) {
+		return true
+	}
+	_, ok := e.blockedObjs[st.Obj]
+	return ok
+}
+
+// freeChoice returns the thread a frame explores when nothing is planned:
+// the one that moved last if it can go on, else the first enabled thread not
+// asleep, or -1.
+func (e *explorer[S]) freeChoice(f *frame[S]) ts.Tid {
+	if l := f.last; l >= 0 && f.status[l] == ts.Enabled && !f.sleep.Test(uint(l)) {
+		return l
+	}
+	for t := range ts.Tid(e.n) {
+		if f.status[t] == ts.Enabled && !f.sleep.Test(uint(t)) {
+			return t
+		}
+	}
+	return -1
 }

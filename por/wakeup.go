@@ -111,7 +111,11 @@ func (w *wtree) leaves(c int32, prefix []wev, dst [][]wev) [][]wev {
 // dependent transition before it in w, so it can go first; or q has no
 // transition in w and st is independent of all of w, so it can go first
 // without changing w's outcome.
-func weakInitial(q ts.Tid, st ts.Step, w []wev) bool {
+//
+// The second case assumes q's step stays enabled until it is taken, as the
+// paper does; a step that may block (mayBlock false) only counts by the
+// first.
+func weakInitial(q ts.Tid, st ts.Step, w []wev, mayBlock bool) bool {
 	for j, x := range w {
 		if x.t != q {
 			continue
@@ -122,6 +126,9 @@ func weakInitial(q ts.Tid, st ts.Step, w []wev) bool {
 			}
 		}
 		return true
+	}
+	if mayBlock {
+		return false
 	}
 	for _, x := range w {
 		if ts.Dependent(st, x.step) {
