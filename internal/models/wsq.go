@@ -32,7 +32,11 @@ import (
 //	          if H > t { H--; unlock(L); return EMPTY }
 //	          take tasks[H-1]; unlock(L)
 //
-// Every read and write of H, T and a cell is its own transition. T-- and H++
+// H and T are volatile in the THE protocol: their accesses are
+// synchronization accesses (Step.Sync), which order the data accesses to the
+// cells, so the correct queue is free of data races and sync-only scheduling
+// applies to it. Every read and write of H, T and a cell is its own
+// transition. T-- and H++
 // are one Write each: read-modify-writes of a variable whose only writer is
 // the thread itself (the owner for T; for H, the holder of L). To take a task
 // a thread reads the cell, asserting it holds a task (not 0), then increments
@@ -289,6 +293,7 @@ func (m *WSQ) Next(s WSQState, t ts.Tid) (ts.Step, ts.Status) {
 		return ts.Step{}, ts.Finished
 	}
 	st := wsqStep(th)
+	st.Sync = st.Sync || st.Obj == wsqObjH || st.Obj == wsqObjT // volatile
 	if (st.Op == ts.Acquire && s.L != 0) || (th.PC == wsqWaitStart && s.Start == 0) {
 		return st, ts.Blocked
 	}
