@@ -9,14 +9,14 @@
 //     (Godefroid). Never explores more executions than ts.Explore.
 //   - [DPOR] ("dpor"): dynamic partial-order reduction (Flanagan and
 //     Godefroid, POPL 2005) with vector clocks and sleep sets, the backtrack
-//     rule of PAPER-NOTES section 3 (blocked threads' next steps count; the
-//     latest dependent, co-enabled transition not happening before the
-//     thread) and the lock refinement of co-enabledness. inspect-2.3.1: 3
+//     rule of PAPER-NOTES section 3 (blocked threads' next steps count;
+//     dependent, co-enabled transitions not happening before the thread; the
+//     set E) and the lock refinement of co-enabledness. inspect-2.3.1: 3
 //     executions; locks3: 6.
 //   - [ODPOR] ("odpor"): optimal DPOR with source sets and wakeup trees
 //     (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014): one execution per
 //     Mazurkiewicz trace and no sleep-set-blocked execution, on systems
-//     without blocking.
+//     without blocking (see below for exactly when).
 //   - [SDPOR] ("sdpor"): stateful DPOR (Yu Yang's thesis, Utah 2009,
 //     chapter 4): state caching with the visible-operation dependency graph
 //     as the summary of a revisited state. Needs ts.Hasher and an acyclic
@@ -53,7 +53,10 @@
 // # Where the papers were wrong or silent, and what we do
 //
 //   - The thesis's Figure 2.1 backtrack rule is a shortcut; we use Flanagan
-//     and Godefroid's, as the notes ask (with the happens-before test).
+//     and Godefroid's, as the notes ask (with the happens-before test), but
+//     for every racing transition, not only the latest: with sleep sets the
+//     latest-only rule lost a terminal state on a random program with an
+//     await (kept as a rapid regression file).
 //   - Flanagan and Godefroid add "any" thread of E to the backtrack set. With
 //     sleep sets that is not enough: the thread may be asleep there without
 //     its sleep covering the reversal, and lastzero-3 then loses a terminal
@@ -64,14 +67,25 @@
 //     them). Sleep sets alone cut some of those executions, so with failing
 //     checks DPOR can explore more executions than Sleep
 //     (TestDPORMoreThanSleepWithFailures); without, it never does.
-//   - Optimal DPOR assumes no transition disables another. Locks: an acquire
-//     races with the previous acquire of the lock, not with the release in
-//     between (which cannot be reversed). Blocked threads: their pending
-//     steps are analysed as DPOR does, and a wakeup-tree branch whose thread
-//     is not enabled is dropped and its subtree inserted again. ODPOR is then
-//     sound with blocking (tested), and exactly optimal only without it
-//     (tested: executions = distinct terminal happens-before states, by brute
-//     force, and none sleep-blocked).
+//   - Optimal DPOR assumes no transition disables another and that every
+//     execution runs to a maximal state. Locks: an acquire races with the
+//     previous acquire of the lock, not with the release in between (which
+//     cannot be reversed). Blocked threads: their pending steps are analysed
+//     as DPOR does; a wakeup-tree branch whose thread is not enabled is
+//     dropped, its subtree inserted again, and a state left with nothing
+//     planned explores a free choice. A thread whose step may block (an
+//     acquire, a read of a synchronization variable, a step on an object
+//     seen blocked) counts as a weak initial of a sequence only if it is an
+//     initial of it: otherwise it could be held up for ever after the
+//     sequence, and the sequence be lost. Failed checks end executions early,
+//     which breaks the same argument, so under KeepGoing with a Checker every
+//     step is treated so. ODPOR is then sound (tested on random programs with
+//     every feature), and exactly optimal when no step may block and there is
+//     no Checker or the search stops at the first violation (tested:
+//     executions equal the distinct terminal happens-before states by brute
+//     force, never two alike, none sleep-blocked). Elsewhere it may explore
+//     redundant or sleep-blocked executions (measured in
+//     TestODPORWithBlocking).
 //   - Stateful DPOR: the thesis adds a graph edge to the operation explored
 //     next only; DPOR's rule looks at every thread's next step, blocked ones
 //     included, so we add edges to all of them. Sleep sets are off in SDPOR

@@ -15,13 +15,24 @@ import (
 // backtrack rule rather than the thesis's shortcut (PAPER-NOTES, section 3).
 //
 // At every state s of the execution S, for every thread p that has a next
-// step next(s,p), enabled or blocked, let i be the latest transition of S that
-// is dependent with next(s,p), may be co-enabled with it, and does not happen
-// before p (i ->S p, decided by p's vector clock). At pre(S,i), the state
-// from which i was taken, the search adds to the backtrack set one thread of
-// E = {q enabled at pre(S,i) | q = p, or q has a transition after i that
-// happens before p}, preferring p, or every enabled thread if E is empty.
-// A frame then explores its backtrack set, less the threads asleep.
+// step next(s,p), enabled or blocked, and for every transition i of S that is
+// dependent with next(s,p), may be co-enabled with it, and does not happen
+// before p (i ->S p, decided by p's vector clock), the search adds at
+// pre(S,i), the state from which i was taken, a thread of E = {q enabled at
+// pre(S,i) | q = p, or q has a transition after i that happens before p}
+// (see backtrackAt for which), or every enabled thread if E is empty. A frame
+// then explores its backtrack set, less the threads asleep.
+//
+// Flanagan and Godefroid take only the latest such i (the rule of the notes)
+// and count on the exploration it starts to reach the earlier ones. With
+// sleep sets that exploration can be cut short: the thread it needs first
+// may be asleep there, its sleep covering other executions than the one
+// needed (a three-thread program with an await, kept as a rapid regression,
+// loses a terminal state that way). So we apply the rule to every such i, as
+// source-DPOR does for every race; the scan along the object's accesses stops
+// at the first write that happens before p, since everything before it does
+// too. On the fixtures the counts are those of the latest-only rule
+// (inspect-2.3.1: 3, locks3: 6).
 //
 // Co-enabledness. Two steps made while their threads hold a common lock are
 // never co-enabled, and neither are an acquire of lock l and a step made while

@@ -24,24 +24,29 @@ import (
 // equivalent (Theorems 7.4 and 7.5 of the paper, for systems in which no
 // transition disables another).
 //
-// # Blocking
+// # Blocking and failed checks
 //
-// The paper assumes that no transition disables another. Locks and awaits
-// break that, and we handle them so: a lock acquire races with the previous
-// acquire of the lock (the release between them is not a reversible race,
-// since the acquire cannot come before it); the pending step of a thread
-// that is blocked at some state (or that never moves because the execution
-// ends) is analysed as DPOR analyses it, and its reversal inserted as a
-// wakeup sequence, or every enabled thread if the blocked thread cannot run
-// at pre(E,i); and a branch of a wakeup tree whose thread turns out not to be
-// enabled is dropped, its subtree inserted again without it.
+// The paper assumes that no transition disables another and that every
+// execution is maximal. Locks, awaits and failed checks (which end an
+// execution) break both, and we handle them so: a lock acquire races with
+// the previous acquire of the lock (the release between them is not a
+// reversible race, since the acquire cannot come before it); the pending step
+// of a thread that is blocked at some state (or that never moves because the
+// execution ends) is analysed as DPOR analyses it, and its reversal inserted
+// as a wakeup sequence, or a DPOR-style choice of threads if the blocked
+// thread cannot run at pre(E,i); a failed check is dependent with every other
+// thread's next step; a branch whose thread turns out not to be enabled is
+// dropped, its subtree inserted again without it, and a state left with
+// nothing planned explores a free choice; and a thread whose step may block
+// (mayBlock: all steps, under KeepGoing with a Checker) is a weak initial of a
+// sequence only if it is an initial of it.
 //
 // With that, ODPOR reaches every terminal state, deadlock and violation
 // ts.Explore reaches (property-tested on random programs with locks, awaits
 // and assertions). It is optimal (exactly one execution per Mazurkiewicz
-// trace, Result.Stats["sleep-blocked"] zero) on systems where no step is
-// ever Blocked; with blocking it may explore a few executions twice or end
-// some in sleep sets, which the tests measure but do not forbid.
+// trace, Result.Stats["sleep-blocked"] zero) when no step may block and
+// either the system has no Checker or the search stops at its first
+// violation; elsewhere it may explore redundant or sleep-blocked executions.
 func ODPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	return run(ctx, sys, opt, modeODPOR)
 }
