@@ -104,9 +104,8 @@ type explorer[S any] struct {
 
 	current      ts.Tid
 	pushing      bool
-	stop         bool
-	err          error
 	lastProgress time.Time
+	search.Outcome
 }
 
 func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m mode) (ts.Result, error) {
@@ -115,6 +114,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		return res, err
 	}
 	e := &explorer[S]{sys: sys, ctx: ctx, opt: opt, res: &res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1, lastProgress: time.Now()}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
 	e.strict = opt.KeepGoing && e.checker != nil
@@ -159,13 +159,13 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 
 func (e *explorer[S]) run() error {
 	e.protect(e.root)
-	for !e.stop && !e.protect(e.loop) {
+	for !e.Stop && !e.protect(e.loop) {
 		// a panic became a violation; with KeepGoing the search goes on
 	}
-	if e.err == nil && !e.stop {
+	if e.Err == nil && !e.Stop {
 		e.res.Complete = true
 	}
-	return e.err
+	return e.Err
 }
 
 // protect runs f, turning a panic in user code into a violation, and reports
@@ -202,7 +202,7 @@ func (e *explorer[S]) root() {
 
 // loop is the depth-first search.
 func (e *explorer[S]) loop() {
-	for e.depth > 0 && !e.stop {
+	for e.depth > 0 && !e.Stop {
 		top := &e.stack[e.depth-1]
 		t := e.pick(top)
 		if t < 0 {
@@ -272,7 +272,7 @@ func (e *explorer[S]) take(top *frame[S], t ts.Tid) {
 	e.res.Transitions++
 	if e.hasher != nil {
 		if h := e.hasher.Hash(top.state); h != top.hash {
-			e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:k].Clone(),
+			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:k].Clone(),
 				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
 			return
 		}
@@ -436,7 +436,7 @@ func (e *explorer[S]) latestRace(p ts.Tid, st ts.Step, cp hb.VC, hp []ts.Obj) in
 func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	k := len(e.ev)
 	if k > e.maxDepth {
-		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched[:k].Clone(),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched[:k].Clone(),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", k)})
 		return false
 	}
@@ -451,13 +451,13 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	f := &e.stack[e.depth]
 	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
 	if err != nil {
-		e.fail(search.WithSchedule(err, e.sched[:k]))
+		e.Fail(search.WithSchedule(err, e.sched[:k]))
 		return false
 	}
 	if e.visited != nil {
 		switch e.visited[h] {
 		case 1:
-			e.fail(&ts.SystemError{Err: ErrCyclic, Thread: last, Schedule: e.sched[:k].Clone(),
+			e.Fail(&ts.SystemError{Err: ErrCyclic, Thread: last, Schedule: e.sched[:k].Clone(),
 				Detail: fmt.Sprintf("the state reached by this schedule (hash %#x) is on the search stack", h)})
 			return false
 		case 2, 3:
@@ -604,36 +604,13 @@ func (e *explorer[S]) endExecution() {
 // violation confirms a violation by replaying its schedule and records it.
 func (e *explorer[S]) violation(v *ts.Violation, sched ts.Schedule) {
 	e.res.Executions++
-	rv, err := ts.Confirm(e.sys, v, sched.Clone())
-	if err != nil {
-		e.fail(err)
-		return
-	}
-	e.res.Violations++
-	if e.res.Violation == nil {
-		e.res.Violation = rv
-	}
-	if e.opt.OnViolation != nil {
-		e.opt.OnViolation(rv)
-	}
-	if !e.opt.KeepGoing {
-		e.stop = true
-	}
+	search.Confirm(&e.Outcome, e.sys, v, sched)
 }
 
-func (e *explorer[S]) fail(err error) {
-	if e.err == nil {
-		e.err = err
-	}
-	e.stop = true
-}
-
+// budgetSpent reports whether a limit or the context stops the search before
+// the next transition, and reports progress.
 func (e *explorer[S]) budgetSpent() bool {
-	if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
-		if err != nil {
-			e.fail(err)
-		}
-		e.stop = true
+	if e.Spent() {
 		return true
 	}
 	if e.opt.Progress != nil && e.res.Transitions&1023 == 0 && e.res.Transitions > 0 {

@@ -189,16 +189,17 @@ const summaryBound = 3
 // bestStrategy picks the strategy the no-argument run uses for a model:
 // iterative context bounding over cb-por where it suits (the first bug comes
 // with the fewest preemptions, one execution per HB class), ICB with its
-// cache of visited work items on cyclic models, and a stateful search on the
-// wide models whose threads are mostly independent.
+// cache of visited work items on cyclic models, and optimal DPOR on the wide
+// models whose many threads are mostly independent (no bound is needed when
+// the classes are few).
 func bestStrategy(info models.Info, inst instance) string {
 	switch {
 	case info.Cyclic && inst.hashed():
 		return "icb"
-	case inst.threads() > 6 && inst.hashed():
-		return "dfs-stateful"
 	case info.Cyclic:
 		return "dfs-stateful"
+	case inst.threads() > 6:
+		return "odpor"
 	}
 	return "icb-por"
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/weftlab/weft/cbound"
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/mat"
+	"github.com/weftlab/weft/por"
 	"github.com/weftlab/weft/transact"
 	"github.com/weftlab/weft/ts"
 )
@@ -24,6 +25,10 @@ type strategy struct {
 var strategies = []strategy{
 	{name: "dfs", summary: "every interleaving, depth first, no reduction and no caching (ts.Explore, the reference)"},
 	{name: "dfs-stateful", summary: "depth first with a table of visited states (ts.ExploreStateful); handles cyclic models", hashed: true, cycles: true},
+	{name: "sleep", summary: "depth-first search with sleep sets (por.Sleep)"},
+	{name: "dpor", summary: "dynamic partial-order reduction with vector clocks and sleep sets (por.DPOR)"},
+	{name: "odpor", summary: "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace (por.ODPOR)"},
+	{name: "sdpor", summary: "stateful DPOR: visited states with the dependency-graph summary; acyclic models (por.SDPOR)", hashed: true},
 	{name: "icb", summary: "iterative context bounding: 0 preemptions, then 1, ...; the first bug has the fewest (cbound.ICB)", bounded: true, cycles: true},
 	{name: "cb-por1", summary: "context-bounded POR, Algorithm 1: every happens-before state with CB <= C once (cbound.HBSearch)", bounded: true},
 	{name: "cb-por2", summary: "context-bounded POR, Algorithm 2: every terminal HB class with CB <= C once (cbound.POR)", bounded: true},
@@ -73,6 +78,14 @@ func explore[S any](ctx context.Context, sys ts.TransitionSystem[S], cfg config)
 		return ts.Explore(ctx, sys, cfg.opt)
 	case "dfs-stateful":
 		return ts.ExploreStateful(ctx, sys, cfg.opt)
+	case "sleep":
+		return por.Sleep(ctx, sys, por.Options{Options: cfg.opt})
+	case "dpor":
+		return por.DPOR(ctx, sys, por.Options{Options: cfg.opt})
+	case "odpor":
+		return por.ODPOR(ctx, sys, por.Options{Options: cfg.opt})
+	case "sdpor":
+		return por.SDPOR(ctx, sys, por.Options{Options: cfg.opt})
 	case "icb":
 		return cbound.ICB(ctx, sys, cfg.cbound())
 	case "cb-dfs":
