@@ -64,6 +64,8 @@
 //     first bug with the fewest preemptions), sync-only scheduling with race
 //     checks, and partial-order reduction for context-bounded search over
 //     happens-before states.
+//   - [github.com/weftlab/weft/por]: partial-order reduction without bounds:
+//     sleep sets, DPOR, optimal DPOR with wakeup trees, stateful DPOR.
 //   - [github.com/weftlab/weft/transact]: Lipton movers and transaction-based
 //     search with commit point completion.
 //   - [github.com/weftlab/weft/mat]: mutually atomic transactions.
