@@ -556,7 +556,6 @@ func (e *hbSearch[S]) cutAtViolation(w ts.Schedule) (out ts.Schedule) {
 	return w
 }
 
-
 func (e *hbSearch[S]) progress() {
 	if e.opt.Progress == nil || e.res.Executions&255 != 0 {
 		return
