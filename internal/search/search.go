@@ -1,8 +1,3 @@
-// Package search holds what weft's strategies share when they drive a
-// ts.TransitionSystem: reading every thread's next step with the contract
-// checked, the limits and cancellation, and errors that name a schedule.
-// ts.Explore keeps its own copy of these few lines, since ts cannot import
-// anything of weft's.
 package search
 
 import (
