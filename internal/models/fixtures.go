@@ -256,6 +256,39 @@ func (*Locks3) Describe(s Locks3State, t ts.Tid) string {
 
 func (*Locks3) ObjName(o ts.Obj) string { return fixturesVarName(o, "l") }
 
+// Symmetry: the three threads are identical and only the lock's owner names
+// a thread, so every permutation of the threads is a symmetry (Canonical,
+// Permute), and two threads at the same program counter are interchangeable
+// (Signature): they cannot both hold the lock.
+
+// Permute returns s with thread t's part moved to thread perm[t].
+func (*Locks3) Permute(s Locks3State, perm []ts.Tid) Locks3State {
+	var out Locks3State
+	for t := range 3 {
+		out.pc[perm[t]] = s.pc[t]
+	}
+	if s.owner != 0 {
+		out.owner = int8(perm[s.owner-1]) + 1
+	}
+	return out
+}
+
+// Canonical sorts the threads by program counter (stable by thread id).
+func (l *Locks3) Canonical(s Locks3State) (Locks3State, []ts.Tid) {
+	perm := make([]ts.Tid, 3)
+	for t := range 3 {
+		for u := range 3 {
+			if s.pc[u] < s.pc[t] || s.pc[u] == s.pc[t] && u < t {
+				perm[t]++
+			}
+		}
+	}
+	return l.Permute(s, perm), perm
+}
+
+// Signature is the thread's program counter.
+func (*Locks3) Signature(s Locks3State, t ts.Tid) uint64 { return uint64(s.pc[t]) }
+
 // ---------------------------------------------------------------------------
 // lost-update
 

@@ -125,3 +125,63 @@ func (p *Philosophers) Describe(s PhilosophersState, t ts.Tid) string {
 }
 
 func (p *Philosophers) ObjName(o ts.Obj) string { return fmt.Sprintf("fork[%d]", o) }
+
+// Symmetry: rotating the philosophers and the forks together maps states to
+// states (philosopher i uses forks i and i+1), so the symmetry group is the
+// N rotations. Transpositions are not symmetries (two philosophers share
+// at most one fork, and which one depends on their ids), so Philosophers
+// declares its symmetry (Canonical, Permute) and gives no signatures.
+
+// rotate returns s with every philosopher and fork moved r places on: the
+// part of philosopher i goes to philosopher (i+r) mod N.
+func (p *Philosophers) rotate(s PhilosophersState, r int) PhilosophersState {
+	var out PhilosophersState
+	for i := range p.n {
+		j := (i + r) % p.n
+		out.pc[j] = s.pc[i]
+		if o := s.owner[i]; o != 0 {
+			out.owner[j] = int8((int(o)-1+r)%p.n) + 1
+		}
+	}
+	return out
+}
+
+// Canonical returns the least rotation of s (comparing program counters,
+// then fork owners) and the rotation that gives it: philosopher t of s is
+// philosopher p[t] of the representative.
+func (p *Philosophers) Canonical(s PhilosophersState) (PhilosophersState, []ts.Tid) {
+	best, bestR := s, 0
+	for r := 1; r < p.n; r++ {
+		if c := p.rotate(s, r); philosophersLess(c, best) {
+			best, bestR = c, r
+		}
+	}
+	perm := make([]ts.Tid, p.n)
+	for t := range perm {
+		perm[t] = ts.Tid((t + bestR) % p.n)
+	}
+	return best, perm
+}
+
+func philosophersLess(a, b PhilosophersState) bool {
+	if a.pc != b.pc {
+		for i := range a.pc {
+			if a.pc[i] != b.pc[i] {
+				return a.pc[i] < b.pc[i]
+			}
+		}
+	}
+	for i := range a.owner {
+		if a.owner[i] != b.owner[i] {
+			return a.owner[i] < b.owner[i]
+		}
+	}
+	return false
+}
+
+// Permute returns s with philosopher t's part (and its left fork) moved to
+// philosopher perm[t]. perm must be a rotation, t ↦ (t+r) mod N: other
+// permutations are not symmetries of the ring.
+func (p *Philosophers) Permute(s PhilosophersState, perm []ts.Tid) PhilosophersState {
+	return p.rotate(s, int(perm[0]))
+}

@@ -1,0 +1,484 @@
+package symmetry
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/bits-and-blooms/bitset"
+
+	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/ts"
+)
+
+// DPOR is dynamic partial-order reduction with discovered symmetry (strategy
+// name "sympor"): Figure 7.6 of Yu Yang's thesis (Utah, 2009), SymPOR, with
+// line 11 corrected. The system implements [Signer]; with
+// Options.NoSymmetry it need not, and DPOR is the plain reduction below.
+//
+// The base is Flanagan and Godefroid's DPOR (POPL 2005) without sleep sets,
+// with happens-before tracked by vector clocks and the backtrack rule of
+// PAPER-NOTES section 3: at every state, for every thread p that has not
+// finished (blocked threads included), let i be the latest transition that is
+// dependent with p's next step, by another thread, and does not happen before
+// p; at the state before i add one thread of E = {q enabled there | q = p, or
+// q has a later transition that happens before p}, or every enabled thread if
+// E is empty (nothing is added when a thread of E was already explored or
+// scheduled there). A transition into a state whose check fails ends the
+// execution, so it is treated as dependent with every other thread's next
+// step: those threads may fail too, first, in another order.
+//
+// Symmetry: a frame explores the threads of its backtrack set one by one,
+// marking each done; a thread t is skipped when a thread t' ≠ t already done
+// at this state has the same signature (Theorem 7.4 of the thesis: the
+// transitions of t and t' are symmetric there, so the subtree of t is the
+// image of the subtree of t'). The thesis's line 11 tests every t' in
+// s.done after adding t to it, so it compares t with itself and would skip
+// every transition; we exclude t.
+//
+// Every schedule DPOR reports is a schedule of real thread ids: it explores
+// the system's own states and skips branches, so violations replay on the
+// system as they are (each is confirmed by ts.Confirm before it is
+// reported).
+//
+// What it preserves: with NoSymmetry, every terminal state (deadlocks
+// included) and failed check of ts.Explore. With symmetry, the same up to a
+// renaming of threads (Theorem 7.5), which the property tests check on
+// random programs with groups of identical threads. The thesis's proof of
+// Theorem 7.5 argues from the automorphism alone and does not account for
+// the backtrack points that the skipped subtree would have added at earlier
+// states; see the package documentation for what that means.
+//
+// Result.Executions counts the executions explored to their end;
+// Result.Stats["pruned"] the branches skipped as symmetric and
+// Stats["backtracks"] the threads added to backtrack sets.
+func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	res := ts.Result{Bound: ts.NoBound}
+	if err := opt.validate(); err != nil {
+		return res, err
+	}
+	e := &dpor[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1, lastProgress: time.Now()}
+	e.checker, _ = sys.(ts.Checker[S])
+	e.hasher, _ = sys.(ts.Hasher[S])
+	if !opt.NoSymmetry {
+		e.signer, _ = sys.(Signer[S])
+		if e.signer == nil {
+			return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ErrNoSymmetry)
+		}
+	}
+	n, err := search.Threads(sys)
+	if err != nil {
+		return res, err
+	}
+	e.n = n
+	e.last = make([]int32, n)
+	for i := range e.last {
+		e.last[i] = -1
+	}
+	e.zero = make([]uint32, n)
+	e.held = make([][]ts.Obj, n)
+	err = e.run()
+	res.Stats = map[string]int64{"pruned": e.pruned, "backtracks": e.backtracks}
+	return res, err
+}
+
+// dporFrame is a state of the current execution.
+type dporFrame[S any] struct {
+	state  S
+	hash   uint64
+	steps  []ts.Step
+	status []ts.Status
+	sig    []uint64      // signatures of the threads taken (or skipped) here
+	bt     bitset.BitSet // the backtrack set
+	done   bitset.BitSet // threads taken or skipped here
+}
+
+// dporEvent is a transition of the current execution.
+type dporEvent struct {
+	t     ts.Tid
+	step  ts.Step
+	clock []uint32 // clock[u]: position+1 of u's latest event that happens before this one (or is it)
+	prev  int32    // the thread's previous event, or -1
+	held  []ts.Obj // locks the thread held before this step (a multiset)
+}
+
+type dpor[S any] struct {
+	sys      ts.TransitionSystem[S]
+	checker  ts.Checker[S]
+	hasher   ts.Hasher[S]
+	signer   Signer[S]
+	ctx      context.Context
+	opt      Options
+	res      *ts.Result
+	n        int
+	maxDepth int
+
+	stack []dporFrame[S] // stack[k] is the state after k events
+	depth int            // frames in use
+	ev    []dporEvent    // ev[k] leads from stack[k] to stack[k+1]
+	store []dporEvent    // backing array of ev, whose slots keep their clocks
+	sched ts.Schedule    // sched[k] = ev[k].t
+	last  []int32        // each thread's latest event, or -1
+	held  [][]ts.Obj     // locks each thread holds now
+	zero  []uint32
+
+	pruned, backtracks int64
+
+	current      ts.Tid // thread whose user code runs, or -1
+	pushing      bool   // the running call belongs to the transition last pushed
+	sigPanic     bool   // the running call is Signature
+	stop         bool
+	err          error
+	lastProgress time.Time
+}
+
+func (e *dpor[S]) run() error {
+	e.protect(func() { e.visit(e.sys.Init(), -1) })
+	for !e.stop && !e.protect(e.loop) {
+	}
+	if e.err == nil && !e.stop {
+		e.res.Complete = true
+	}
+	return e.err
+}
+
+// protect runs f, turning a panic in user code into a violation, and reports
+// whether f returned normally.
+func (e *dpor[S]) protect(f func()) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			sched := e.sched[:len(e.ev)]
+			if !e.pushing && len(sched) > 0 && e.depth > 0 {
+				sched = sched[:e.depth-1]
+			}
+			t, sig := e.current, e.sigPanic
+			e.current, e.pushing, e.sigPanic = -1, false, false
+			if sig {
+				// Replay does not call Signature: the panic cannot be
+				// confirmed by replaying, so the violation is built here.
+				v := &ts.Violation{Kind: ts.Panic, Thread: t, Err: &ts.PanicError{Value: p, Stack: string(debug.Stack())}}
+				if run, err := ts.Replay(e.sys, sched.Clone()); err == nil {
+					v.Trace = run.Trace
+				}
+				e.res.Executions++
+				e.record(v)
+			} else {
+				e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
+			}
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// loop is the depth-first search.
+func (e *dpor[S]) loop() {
+	for e.depth > 0 && !e.stop {
+		for len(e.ev) > e.depth-1 {
+			e.popEvent() // after a panic in the transition being taken
+		}
+		top := &e.stack[e.depth-1]
+		t, ok := e.pick(top)
+		if !ok {
+			e.depth--
+			if e.depth > 0 {
+				e.popEvent()
+			}
+			continue
+		}
+		top.done.Set(uint(t))
+		if e.signer != nil && e.symmetricDone(top, t) {
+			e.pruned++
+			continue
+		}
+		if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
+			if err != nil {
+				e.fail(err)
+			}
+			e.stop = true
+			return
+		}
+		e.pushEvent(t, top.steps[t])
+		e.current, e.pushing = t, true
+		child := e.sys.Apply(top.state, t)
+		e.res.Transitions++
+		if e.hasher != nil {
+			if h := e.hasher.Hash(top.state); h != top.hash {
+				e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:len(e.ev)-1].Clone(),
+					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
+				return
+			}
+		}
+		if e.visit(child, t) {
+			e.current, e.pushing = -1, false
+			continue
+		}
+		e.current, e.pushing = -1, false
+		e.popEvent()
+		e.progress()
+	}
+}
+
+// pick returns the lowest thread of top's backtrack set not done yet.
+func (e *dpor[S]) pick(top *dporFrame[S]) (ts.Tid, bool) {
+	for u, ok := top.bt.NextSet(0); ok; u, ok = top.bt.NextSet(u + 1) {
+		if !top.done.Test(u) {
+			return ts.Tid(u), true
+		}
+	}
+	return -1, false
+}
+
+// symmetricDone reports whether a thread other than t done at top has t's
+// signature: line 11 of the thesis's Figure 7.6, without t itself.
+func (e *dpor[S]) symmetricDone(top *dporFrame[S], t ts.Tid) bool {
+	e.current, e.sigPanic = t, true
+	sig := e.signer.Signature(top.state, t)
+	e.current, e.sigPanic = -1, false
+	top.sig[t] = sig
+	for u, ok := top.done.NextSet(0); ok; u, ok = top.done.NextSet(u + 1) {
+		if ts.Tid(u) != t && top.sig[u] == sig {
+			return true
+		}
+	}
+	return false
+}
+
+// pushEvent appends the event of thread t taking step, with its clock.
+func (e *dpor[S]) pushEvent(t ts.Tid, step ts.Step) {
+	k := len(e.ev)
+	if k == len(e.store) {
+		e.store = append(e.store, dporEvent{clock: make([]uint32, e.n)})
+	}
+	e.ev = e.store[:k+1]
+	x := &e.ev[k]
+	x.t, x.step, x.prev = t, step, e.last[t]
+	copy(x.clock, e.clockOf(t))
+	for j := range k {
+		y := &e.ev[j]
+		if y.t != t && ts.Dependent(y.step, step) {
+			for u, c := range y.clock {
+				x.clock[u] = max(x.clock[u], c)
+			}
+		}
+	}
+	x.clock[t] = uint32(k + 1)
+	e.last[t] = int32(k)
+	x.held = append(x.held[:0], e.held[t]...)
+	switch step.Op {
+	case ts.Acquire:
+		e.held[t] = append(e.held[t], step.Obj)
+	case ts.Release:
+		e.held[t] = removeLock(e.held[t], step.Obj)
+	}
+	e.sched = append(e.sched[:k], t)
+}
+
+func (e *dpor[S]) popEvent() {
+	k := len(e.ev) - 1
+	x := &e.ev[k]
+	e.last[x.t] = x.prev
+	e.held[x.t] = append(e.held[x.t][:0], x.held...)
+	e.ev = e.ev[:k]
+}
+
+// clockOf returns thread t's clock: its latest event's, or zero.
+func (e *dpor[S]) clockOf(t ts.Tid) []uint32 {
+	if i := e.last[t]; i >= 0 {
+		return e.ev[i].clock
+	}
+	return e.zero
+}
+
+// visit processes the state s reached by the events e.ev (last took the last
+// of them): it checks it, analyses its races, and ends the execution there or
+// pushes it. It reports whether s was pushed.
+func (e *dpor[S]) visit(s S, last ts.Tid) bool {
+	k := len(e.ev)
+	path := e.sched[:k]
+	if k > e.maxDepth {
+		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: path.Clone(),
+			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", k)})
+		return false
+	}
+	if e.depth == len(e.stack) {
+		e.stack = append(e.stack, dporFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), sig: make([]uint64, e.n)})
+	}
+	f := &e.stack[e.depth]
+	var h uint64
+	if e.hasher != nil {
+		e.current = -1
+		h = e.hasher.Hash(s)
+	}
+	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
+	if err != nil {
+		e.fail(search.WithSchedule(err, path))
+		return false
+	}
+	var failed error
+	if e.checker != nil {
+		failed = e.checker.Check(s)
+	}
+	e.analyse(f, failed != nil)
+	if failed != nil {
+		e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: last}, path)
+		return false
+	}
+	if enabled == 0 {
+		if e.opt.OnTerminal != nil {
+			e.opt.OnTerminal(s, path)
+		}
+		if blocked > 0 {
+			e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, path)
+			return false
+		}
+		e.res.Executions++
+		return false
+	}
+	f.state, f.hash = s, h
+	f.bt.ClearAll()
+	f.done.ClearAll()
+	for t := range ts.Tid(e.n) {
+		if f.status[t] == ts.Enabled {
+			f.bt.Set(uint(t))
+			break
+		}
+	}
+	e.depth++
+	return true
+}
+
+// analyse applies the backtrack rule at the state f (after the events e.ev)
+// for every thread that has not finished. When the state fails its check,
+// the transition into it counts as dependent with every other thread.
+func (e *dpor[S]) analyse(f *dporFrame[S], failing bool) {
+	k := len(e.ev)
+	for p := range ts.Tid(e.n) {
+		if f.status[p] == ts.Finished {
+			continue
+		}
+		cp := e.clockOf(p)
+		for i := k - 1; i >= 0; i-- {
+			x := &e.ev[i]
+			if x.t == p {
+				continue
+			}
+			if !(failing && i == k-1) && (!ts.Dependent(x.step, f.steps[p]) || !coEnabled(x, f.steps[p], e.held[p])) {
+				continue
+			}
+			if cp[x.t] >= uint32(i+1) {
+				continue // i happens before p
+			}
+			e.backtrackAt(i, p, cp)
+			break
+		}
+	}
+}
+
+// backtrackAt adds to the backtrack set of the state before event i a thread
+// that lets p (whose clock is cp) go before event i.
+func (e *dpor[S]) backtrackAt(i int, p ts.Tid, cp []uint32) {
+	f := &e.stack[i]
+	pick := ts.Tid(-1)
+	for q := range ts.Tid(e.n) {
+		if f.status[q] != ts.Enabled || (q != p && cp[q] < uint32(i+2)) {
+			continue // not in E
+		}
+		if f.bt.Test(uint(q)) || f.done.Test(uint(q)) {
+			return
+		}
+		if pick < 0 || q == p {
+			pick = q
+		}
+	}
+	if pick >= 0 {
+		f.bt.Set(uint(pick))
+		e.backtracks++
+		return
+	}
+	for q := range ts.Tid(e.n) {
+		if f.status[q] == ts.Enabled && !f.bt.Test(uint(q)) {
+			f.bt.Set(uint(q))
+			e.backtracks++
+		}
+	}
+}
+
+// violation confirms a violation by replaying its schedule and records it.
+func (e *dpor[S]) violation(v *ts.Violation, sched ts.Schedule) {
+	e.res.Executions++
+	rv, err := ts.Confirm(e.sys, v, sched.Clone())
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	e.record(rv)
+}
+
+func (e *dpor[S]) record(v *ts.Violation) {
+	e.res.Violations++
+	if e.res.Violation == nil {
+		e.res.Violation = v
+	}
+	if e.opt.OnViolation != nil {
+		e.opt.OnViolation(v)
+	}
+	if !e.opt.KeepGoing {
+		e.stop = true
+	}
+}
+
+func (e *dpor[S]) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+	e.stop = true
+}
+
+func (e *dpor[S]) progress() {
+	if e.opt.Progress == nil || e.res.Transitions&1023 != 0 {
+		return
+	}
+	every := e.opt.ProgressEvery
+	if every == 0 {
+		every = time.Second
+	}
+	if now := time.Now(); now.Sub(e.lastProgress) >= every {
+		e.lastProgress = now
+		e.opt.Progress(*e.res)
+	}
+}
+
+// coEnabled reports whether event x and a step st of a thread that holds the
+// locks hp may be enabled at one state. Two steps made while their threads
+// hold a common lock never are, nor is an acquire of a lock with a step made
+// while another thread holds it. It relies on ts.Acquire and ts.Release
+// behaving as a mutex.
+func coEnabled(x *dporEvent, st ts.Step, hp []ts.Obj) bool {
+	for _, l := range x.held {
+		if holds(hp, l) || (st.Op == ts.Acquire && st.Obj == l) {
+			return false
+		}
+	}
+	return !(x.step.Op == ts.Acquire && holds(hp, x.step.Obj))
+}
+
+func removeLock(held []ts.Obj, l ts.Obj) []ts.Obj {
+	for i := len(held) - 1; i >= 0; i-- {
+		if held[i] == l {
+			return append(held[:i], held[i+1:]...)
+		}
+	}
+	return held
+}
+
+func holds(held []ts.Obj, l ts.Obj) bool {
+	for _, h := range held {
+		if h == l {
+			return true
+		}
+	}
+	return false
+}
