@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/symmetry"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -21,6 +22,7 @@ type model struct {
 type instance interface {
 	explore(ctx context.Context, cfg config) (ts.Result, error)
 	hashed() bool
+	symmetric(signatures bool) bool
 	threads() int
 	names() ts.ObjNamer
 	replay(sched ts.Schedule) (ts.Trace, error)
@@ -38,6 +40,17 @@ func (m typed[S]) hashed() bool {
 }
 
 func (m typed[S]) threads() int { return m.sys.Threads() }
+
+// symmetric reports whether the model declares its symmetry: a canonical
+// form, or with signatures, the signatures of discovered symmetry.
+func (m typed[S]) symmetric(signatures bool) bool {
+	if signatures {
+		_, ok := m.sys.(symmetry.Signer[S])
+		return ok
+	}
+	_, ok := m.sys.(symmetry.Canonicalizer[S])
+	return ok
+}
 
 func (m typed[S]) names() ts.ObjNamer {
 	n, _ := m.sys.(ts.ObjNamer)
@@ -78,6 +91,10 @@ func catalog() []model {
 		entry[models.CPCFigState](models.CPCFig2AssumeInfo, models.NewCPCFig2Assume),
 		entry[models.CPCFigState](models.CPCFig3Info, models.NewCPCFig3),
 		entry[models.CPCFigState](models.CPCFig8Info, models.NewCPCFig8),
+		entry[models.PFScanState](models.PFScanInfo, models.NewPFScan),
+		entry[models.PFScanState](models.PFScanBuggyInfo, models.NewPFScanBuggy),
+		entry[models.AGetState](models.AGetInfo, models.NewAGet),
+		entry[models.AGetState](models.AGetBuggyInfo, models.NewAGetBuggy),
 		entry[models.MATFig1State](models.MATFig1Info, models.NewMATFig1),
 	}
 }

@@ -291,7 +291,7 @@ func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fla
 		strat = bestStrategy(m.info, inst)
 	}
 	if s, _ := findStrategy(strat); unfit(s, m.info, inst) != "" {
-		return usage(stderr, "strategy %s %s, and %s is one", strat, unfit(s, m.info, inst), name)
+		return usage(stderr, "strategy %s cannot run on %s: it %s", strat, name, unfit(s, m.info, inst))
 	}
 	var last ts.Schedule
 	cfg := config{strategy: strat, bound: f.bound, syncOnly: f.syncOnly, opt: f.options(stderr, name, 0)}
@@ -388,7 +388,7 @@ func compare(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fl
 	for i, strat := range names {
 		inst := m.build(n)
 		if s, _ := findStrategy(strat); unfit(s, m.info, inst) != "" {
-			return usage(stderr, "strategy %s %s, and %s is one", strat, unfit(s, m.info, inst), name)
+			return usage(stderr, "strategy %s cannot run on %s: it %s", strat, name, unfit(s, m.info, inst))
 		}
 		cfg := config{strategy: strat, bound: f.bound, syncOnly: f.syncOnly, opt: f.options(stderr, name+" "+strat, 0)}
 		res, err := inst.explore(ctx, cfg)

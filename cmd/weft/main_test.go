@@ -117,7 +117,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-model", "locks3-4"}, "takes no parameter"},
 		{[]string{"-strategy", "icb", "-bound", "-1"}, "bad bound"},
 		{[]string{"-strategy", "dfs", "-bound", "2"}, "takes no preemption bound"},
-		{[]string{"-model", "peterson", "-strategy", "dfs"}, "cyclic"},
+		{[]string{"-model", "peterson", "-strategy", "dfs"}, "cannot run on peterson-1: it does not terminate on a cyclic model"},
 		{[]string{"-trace"}, "need -model"},
 		{[]string{"-max-transitions", "-5"}, "must not be negative"},
 		{[]string{"-sync-only"}, "goes with -strategy icb"},

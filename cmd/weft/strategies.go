@@ -9,6 +9,7 @@ import (
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/mat"
 	"github.com/weftlab/weft/por"
+	"github.com/weftlab/weft/symmetry"
 	"github.com/weftlab/weft/transact"
 	"github.com/weftlab/weft/ts"
 )
@@ -36,6 +37,8 @@ var strategies = []strategy{
 	{name: "cpc", summary: "transactions with commit point completion against the ignoring problem; movers declared or inferred (transact)", hashed: true, cycles: true},
 	{name: "cycle", summary: "transactions with cycle detection and the dead-end rule (transact)", hashed: true, cycles: true},
 	{name: "unsound", summary: "transactions with no proviso: UNSOUND, misses bugs; for comparison only (transact)", hashed: true, cycles: true},
+	{name: "sym", summary: "stateful search storing one state per symmetry orbit; models that declare a canonical form (symmetry.Explore)", hashed: true, cycles: true},
+	{name: "sympor", summary: "DPOR exploring one of each set of interchangeable threads; models that give thread signatures (symmetry.DPOR)"},
 	{name: "mat", summary: "mutually atomic transactions: one schedule per Mazurkiewicz class for two straight-line threads (mat.Explore); prints the MATs"},
 	{name: "cb-dfs", summary: "depth-first search pruned above the preemption bound, no reduction: the baseline (cbound.DFS)", bounded: true},
 }
@@ -102,6 +105,10 @@ func explore[S any](ctx context.Context, sys ts.TransitionSystem[S], cfg config)
 		return transact.Explore(ctx, sys, transact.Options{Options: cfg.opt, Proviso: transact.Cycle})
 	case "unsound":
 		return transact.Explore(ctx, sys, transact.Options{Options: cfg.opt, Proviso: transact.None})
+	case "sym":
+		return symmetry.Explore(ctx, sys, symmetry.Options{Options: cfg.opt})
+	case "sympor":
+		return symmetry.DPOR(ctx, sys, symmetry.Options{Options: cfg.opt})
 	case "mat":
 		if cfg.report != nil {
 			threads, err := mat.Unroll(sys, cfg.opt.Limits)
@@ -127,6 +134,10 @@ func unfit(s strategy, info models.Info, inst instance) string {
 		return "needs Hash on a cyclic model"
 	case info.Cyclic && s.name == "mat":
 		return "needs straight-line threads"
+	case s.name == "sym" && !inst.symmetric(false):
+		return "needs a model that declares its symmetry (a canonical form)"
+	case s.name == "sympor" && !inst.symmetric(true):
+		return "needs a model that gives thread signatures"
 	}
 	return ""
 }

@@ -51,5 +51,9 @@ func TestConformance(t *testing.T) {
 	conform(t, CPCFig2AssumeInfo, sys[CPCFigState](NewCPCFig2Assume))
 	conform(t, CPCFig3Info, sys[CPCFigState](NewCPCFig3))
 	conform(t, CPCFig8Info, sys[CPCFigState](NewCPCFig8))
+	conform(t, PFScanInfo, sys[PFScanState](NewPFScan))
+	conform(t, PFScanBuggyInfo, sys[PFScanState](NewPFScanBuggy))
+	conform(t, AGetInfo, sys[AGetState](NewAGet))
+	conform(t, AGetBuggyInfo, sys[AGetState](NewAGetBuggy))
 	conform(t, MATFig1Info, sys[MATFig1State](NewMATFig1))
 }
