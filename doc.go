@@ -68,6 +68,8 @@
 //     sleep sets, DPOR, optimal DPOR with wakeup trees, stateful DPOR.
 //   - [github.com/weftlab/weft/transact]: Lipton movers and transaction-based
 //     search with commit point completion.
+//   - [github.com/weftlab/weft/symmetry]: thread symmetry, declared (one
+//     state per orbit) or discovered (DPOR over interchangeable threads).
 //   - [github.com/weftlab/weft/mat]: mutually atomic transactions.
 //
 // The command [github.com/weftlab/weft/cmd/weft] runs any strategy on the
