@@ -39,9 +39,9 @@ const (
 )
 
 type ginstr struct {
-	kind     gkind
-	r, x, k  int
-	to       int
+	kind    gkind
+	r, x, k int
+	to      int
 }
 
 func (i ginstr) visible() bool { return i.kind < gSet }
