@@ -146,7 +146,11 @@ func TestSymmetricRandom(t *testing.T) {
 // reaches exactly the terminal states and violations of ts.Explore.
 func TestPlainDPORRandom(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: rapid.IntRange(2, 4).Draw(t, "threads")}).Draw(t, "program")
+		shape := tstest.GenOptions{}
+		if rapid.Bool().Draw(t, "four") {
+			shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: 2}
+		}
+		p := tstest.Programs(shape).Draw(t, "program")
 		rep := tstest.CheckReduction[tstest.State](t, p, func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
 			return symmetry.DPOR(ctx, sys, symmetry.Options{Options: o, NoSymmetry: true})
 		}, tstest.ReductionOptions{Bound: ts.NoBound})
