@@ -46,7 +46,8 @@ type Mismatch struct {
 	Thread ts.Tid
 	// Image is the thread Thread is mapped to (p[Thread] under Canonical,
 	// the symmetric partner for signatures), or -1.
-	Image  ts.Tid
+	Image ts.Tid
+	// Detail says what differs, in words.
 	Detail string
 }
 
