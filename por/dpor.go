@@ -80,27 +80,9 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 // otherwise, as when E is empty, every enabled thread is added.
 func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) {
 	f := &e.stack[i]
-	x := &e.ev[i]
-	pick, asleep := ts.Tid(-1), false
-	for q := range ts.Tid(e.n) {
-		if f.status[q] != ts.Enabled {
-			continue
-		}
-		upto := f.count[q]
-		if x.t == q {
-			upto++
-		}
-		if q != p && cp[q] <= upto {
-			continue // not in E
-		}
-		switch {
-		case f.bt.Test(uint(q)):
-			return
-		case f.sleep.Test(uint(q)):
-			asleep = true
-		case pick < 0 || q == p:
-			pick = q
-		}
+	pick, asleep, covered := e.scanE(i, p, cp, false)
+	if covered {
+		return
 	}
 	if pick >= 0 {
 		e.addBacktrack(f, pick)
@@ -204,4 +186,40 @@ func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
 			e.backtrackAt(j, p, cp)
 		}
 	}
+}
+
+// scanE looks at E, the threads enabled at frame i that are p or have an
+// event after transition i that happens before p (cp is p's clock): covered
+// when one of them is scheduled at i already (in the backtrack set, or for
+// ODPOR a branch of the wakeup tree), else the thread to add (p first, -1
+// if all of E is asleep or E is empty) and whether any of E is asleep.
+func (e *explorer[S]) scanE(i int32, p ts.Tid, cp []uint32, odpor bool) (pick ts.Tid, asleep, covered bool) {
+	f := &e.stack[i]
+	x := &e.ev[i]
+	pick = -1
+	for q := range ts.Tid(e.n) {
+		if f.status[q] != ts.Enabled {
+			continue
+		}
+		upto := f.count[q]
+		if x.t == q {
+			upto++
+		}
+		if q != p && cp[q] <= upto {
+			continue // not in E
+		}
+		scheduled := f.bt.Test(uint(q))
+		if odpor {
+			scheduled = e.rootChild(f, q) >= 0
+		}
+		switch {
+		case scheduled:
+			return -1, false, true
+		case f.sleep.Test(uint(q)):
+			asleep = true
+		case pick < 0 || q == p:
+			pick = q
+		}
+	}
+	return pick, asleep, false
 }

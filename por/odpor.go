@@ -245,27 +245,9 @@ func (e *explorer[S]) pending(f *frame[S], ends bool) {
 // or every enabled thread, as a new branch of its wakeup tree.
 func (e *explorer[S]) forceAt(i int32, p ts.Tid, cp []uint32) {
 	f := &e.stack[i]
-	x := &e.ev[i]
-	pick, asleep := ts.Tid(-1), false
-	for q := range ts.Tid(e.n) {
-		if f.status[q] != ts.Enabled {
-			continue
-		}
-		upto := f.count[q]
-		if x.t == q {
-			upto++
-		}
-		if q != p && cp[q] <= upto {
-			continue
-		}
-		switch {
-		case e.rootChild(f, q) >= 0:
-			return
-		case f.sleep.Test(uint(q)):
-			asleep = true
-		case pick < 0 || q == p:
-			pick = q
-		}
+	pick, asleep, covered := e.scanE(i, p, cp, true)
+	if covered {
+		return
 	}
 	if pick >= 0 {
 		e.addRootChild(f, pick)
