@@ -87,6 +87,8 @@ type explorer[S any] struct {
 	seqBuf      []wev // reused wakeup sequences
 	cands       []int32
 	reinsert    [][]wev
+	replaySched ts.Schedule // feasibility replays
+	replays     int64
 	blockedObjs map[ts.Obj]struct{} // objects of steps seen Blocked
 	strict      bool                // weak initials by initials only
 
@@ -149,6 +151,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		res.Stats["backtrack-points"] = e.backtracks
 	case modeODPOR:
 		res.Stats["wakeup-insertions"] = e.backtracks
+		res.Stats["feasibility-replays"] = e.replays
 	}
 	if m == modeSDPOR {
 		res.Stats["revisits"] = e.revisits

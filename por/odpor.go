@@ -3,6 +3,7 @@ package por
 import (
 	"context"
 
+	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -98,7 +99,7 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) ts.Tid {
 func (e *explorer[S]) insertAt(i int, w []wev) {
 	f := &e.stack[i]
 	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
-		if weakInitial(ts.Tid(u), f.steps[u], w, e.mayBlock(f.steps[u])) {
+		if weakInitial(ts.Tid(u), f.steps[u], w, e.strict) {
 			return
 		}
 	}
@@ -114,7 +115,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 			if level == 0 && f.status[x.t] != ts.Enabled {
 				continue // not enabled here: not an initial of anything
 			}
-			if weakInitial(x.t, x.step, w, e.mayBlock(x.step)) {
+			if weakInitial(x.t, x.step, w, e.strict) {
 				w = withoutFirst(w, x.t)
 				if level == 0 && c == f.cur {
 					return // the branch being explored
@@ -160,111 +161,157 @@ func (e *explorer[S]) races() {
 		if x.prevThread >= 0 {
 			cq = e.ev[x.prevThread].clock
 		}
-		e.cands = e.cands[:0]
-		switch x.step.Op {
-		case ts.Release:
-			// Release races with nothing reversible: whatever follows it on
-			// the lock cannot come before it.
-		case ts.Acquire:
-			for j := x.prevObj; j >= 0; j = e.ev[j].prevObj {
-				y := &e.ev[j]
-				if y.step.Op != ts.Acquire {
-					continue
-				}
-				if y.t != x.t && !e.covers(cq, j) {
-					e.cands = append(e.cands, j)
-				}
-				break
-			}
-		default:
-			for j := x.prevObj; j >= 0; j = e.ev[j].prevObj {
-				y := &e.ev[j]
-				if y.t != x.t && ts.Dependent(y.step, x.step) && !e.covers(cq, j) {
-					e.cands = append(e.cands, j)
-				}
-				if y.step.Op != ts.Read {
-					break
-				}
-			}
-		}
-		for _, j := range e.cands {
-			direct := true
-			for _, j2 := range e.cands {
-				if j2 != j && e.covers(e.ev[j2].clock, j) {
-					direct = false
-					break
-				}
-			}
-			if !direct {
-				continue
-			}
-			w := e.notdep(e.seqBuf[:0], j, end)
-			w = append(w, wev{x.t, x.step})
-			e.seqBuf = w
-			e.insertAt(int(j), w)
-		}
+		e.reverse(x.t, x.step, cq, x.prevObj, end)
 	}
 	e.raceFrom = int(end)
 }
 
-// pending analyses, at the state of frame f (not pushed yet), the next steps
-// of the blocked threads, and of every thread that has not finished when the
-// execution ends here: steps that this execution does not take, whose races
-// the end-of-execution analysis cannot see.
+// reverse inserts the wakeup sequences that reverse the races of thread p's
+// step st (an event of the execution, or a step p never takes because the
+// execution ends with p blocked), given p's clock cq before st and from, the
+// latest event on st's object before st. end is the length of the execution.
+//
+// The races of st are with the events on its object that are dependent with
+// it, by another thread, and do not happen before p; of those only the
+// latest ones (that happen before no other) are reversed, as the paper does:
+// the executions that reversal starts reverse the earlier ones. A race is
+// reversed by the sequence notdep(j).st at the state before event j; it must
+// be feasible there. A lock acquire is always feasible before the previous
+// acquire of its lock (the lock is free there, and nothing in notdep(j)
+// takes it); other steps that may block (an await: a read of a
+// synchronization variable, or any step on an object seen Blocked) are
+// checked by replaying the sequence. If st cannot be taken before j (j
+// enabled it), it races with no event between j and st either, so the
+// search goes back along the object to the latest event before which it
+// can.
+func (e *explorer[S]) reverse(p ts.Tid, st ts.Step, cq hb.VC, from, end int32) {
+	e.cands = e.cands[:0]
+	switch st.Op {
+	case ts.Release:
+		// A release races with nothing reversible: whatever follows it on
+		// the lock cannot come before it.
+		return
+	case ts.Acquire:
+		for j := from; j >= 0; j = e.ev[j].prevObj {
+			y := &e.ev[j]
+			if y.step.Op != ts.Acquire {
+				continue
+			}
+			if y.t != p && !e.covers(cq, j) {
+				w := e.notdep(e.seqBuf[:0], j, end)
+				e.seqBuf = append(w, wev{p, st})
+				e.insertAt(int(j), e.seqBuf)
+			}
+			return
+		}
+		return
+	}
+	for j := from; j >= 0; j = e.ev[j].prevObj {
+		y := &e.ev[j]
+		if y.t != p && ts.Dependent(y.step, st) && !e.covers(cq, j) {
+			e.cands = append(e.cands, j)
+		}
+		if y.step.Op != ts.Read {
+			break
+		}
+	}
+	check := e.mayBlock(st)
+	for _, j := range e.cands {
+		direct := true
+		for _, j2 := range e.cands {
+			if j2 != j && e.covers(e.ev[j2].clock, j) {
+				direct = false
+				break
+			}
+		}
+		if !direct {
+			continue
+		}
+		for j >= 0 {
+			w := e.notdep(e.seqBuf[:0], j, end)
+			e.seqBuf = w
+			if got, ok := e.feasible(j, w, p, st, check); ok {
+				e.seqBuf = append(e.seqBuf, wev{p, got})
+				e.insertAt(int(j), e.seqBuf)
+				break
+			}
+			j = e.earlierRace(j, p, st, cq)
+		}
+	}
+}
+
+// earlierRace returns the latest event before event j on st's object that is
+// dependent with thread p's step st and does not happen before p (clock
+// cq), or -1.
+func (e *explorer[S]) earlierRace(j int32, p ts.Tid, st ts.Step, cq hb.VC) int32 {
+	for j = e.ev[j].prevObj; j >= 0; j = e.ev[j].prevObj {
+		y := &e.ev[j]
+		if !ts.Dependent(y.step, st) {
+			continue
+		}
+		if e.covers(cq, j) {
+			return -1 // and so is everything dependent before it
+		}
+		if y.t != p {
+			return j
+		}
+	}
+	return -1
+}
+
+// feasible reports whether thread p can take its step after the sequence w
+// from the state before event j, and returns the step it takes there. Unless
+// check is set it trusts that p's step st is enabled there, as it is for
+// steps that never block. A panic in the replay is reported as a violation
+// (its schedule is real) and makes the sequence infeasible.
+func (e *explorer[S]) feasible(j int32, w []wev, p ts.Tid, st ts.Step, check bool) (got ts.Step, ok bool) {
+	if !check {
+		return st, true
+	}
+	e.replays++
+	sched := append(e.replaySched[:0], e.sched[:j]...)
+	defer func() {
+		if r := recover(); r != nil {
+			e.violation(&ts.Violation{Kind: ts.Panic, Thread: sched[len(sched)-1]}, sched)
+			ok = false
+		}
+		e.replaySched = sched[:0]
+	}()
+	s := e.stack[j].state
+	for _, x := range w {
+		sched = append(sched, x.t)
+		if got, status := e.sys.Next(s, x.t); status != ts.Enabled || got != x.step {
+			return got, false // the system is not what the analysis assumed
+		}
+		s = e.sys.Apply(s, x.t)
+	}
+	sched = append(sched, p)
+	got, status := e.sys.Next(s, p)
+	return got, status == ts.Enabled
+}
+
+// pending analyses, where an execution ends at the state of frame f (not
+// pushed yet), the next steps of the threads that have not finished: steps
+// the execution does not take, whose races the analysis of its events cannot
+// see. In a deadlock those are the blocked threads; at a failed check, every
+// thread still running. Under KeepGoing with a Checker, executions end at
+// failed checks before every thread has made its racing steps, so the
+// blocked threads of every state are analysed too.
 func (e *explorer[S]) pending(f *frame[S], ends bool) {
-	k := int32(len(e.ev))
+	end := int32(len(e.ev))
 	for p := range ts.Tid(e.n) {
 		st := f.status[p]
 		if st == ts.Blocked {
 			e.blockedObjs[f.steps[p].Obj] = struct{}{}
 		}
-		if st == ts.Finished || (st == ts.Enabled && !ends) {
+		if st == ts.Finished || (!ends && (st == ts.Enabled || !e.strict)) {
 			continue
 		}
-		cp := e.clockOf(p)
-		e.pendingStep = f.steps[p]
-		i := e.latestRace(p, f.steps[p], cp, e.held[p])
-		if i < 0 {
+		from, ok := e.objLast[f.steps[p].Obj]
+		if !ok {
 			continue
 		}
-		pre := &e.stack[i]
-		if pre.status[p] == ts.Enabled {
-			w := e.notdep(e.seqBuf[:0], i, k)
-			w = append(w, wev{p, f.steps[p]})
-			e.seqBuf = w
-			e.insertAt(int(i), w)
-			continue
-		}
-		// As DPOR does (see backtrackAt), with the root's children as the
-		// backtrack set.
-		e.forceAt(i, p, cp)
-	}
-}
-
-// forceAt is backtrackAt for ODPOR: it makes frame i explore a thread of E,
-// or every enabled thread, as a new branch of its wakeup tree.
-func (e *explorer[S]) forceAt(i int32, p ts.Tid, cp []uint32) {
-	f := &e.stack[i]
-	pick, asleep, covered := e.scanE(i, p, cp, true)
-	if covered {
-		return
-	}
-	if pick >= 0 {
-		e.addRootChild(f, pick)
-		return
-	}
-	if asleep {
-		init := e.initials(i, p, cp, e.pendingStep)
-		for u, ok := init.NextSet(0); ok; u, ok = init.NextSet(u + 1) {
-			if f.sleep.Test(u) {
-				return
-			}
-		}
-	}
-	for q := range ts.Tid(e.n) {
-		if f.status[q] == ts.Enabled {
-			e.addRootChild(f, q)
-		}
+		e.reverse(p, f.steps[p], e.clockOf(p), from, end)
 	}
 }
 
@@ -288,18 +335,13 @@ func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
 	e.backtracks++
 }
 
-// mayBlock reports whether a thread about to take step st can be held up
-// for ever by later transitions, so that it is a weak initial of a sequence
-// only if it is an initial: a lock acquire, a read of a synchronization
-// variable (an await), or any step on an object on which some step has been
-// seen Blocked. Under KeepGoing with a Checker every step counts as such
-// (e.strict): an execution ends at a failed check, which cuts off what the
-// wakeup tree planned after it.
+// mayBlock reports whether step st may be disabled, so that whether it can
+// be taken after a sequence has to be checked (by replay): a read of a
+// synchronization variable (an await) or any step on an object on which some
+// step has been seen Blocked. (A lock acquire may block too; the race
+// analysis knows where it cannot.)
 func (e *explorer[S]) mayBlock(st ts.Step) bool {
-	if e.strict {
-		return true
-	}
-	if st.Op == ts.Acquire || (st.Op == ts.Read && st.Sync) {
+	if st.Op == ts.Read && st.Sync {
 		return true
 	}
 	_, ok := e.blockedObjs[st.Obj]

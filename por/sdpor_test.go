@@ -12,7 +12,7 @@ import (
 	"github.com/weftlab/weft/ts/tstest"
 )
 
-var long = flag.Bool("por.long", false, "run inspect-example1 at N = 46, where DPOR takes most of a minute")
+var long = flag.Bool("por.long", false, "run the slow model checks: inspect-example1 at N = 46 (DPOR takes most of a minute), ODPOR against brute force on aget-3 and the queues")
 
 // inspect-example1: SDPOR reaches the terminal states DPOR reaches with at
 // least 10x fewer transitions, at N = 40 by default (DPOR: 3108105
