@@ -15,8 +15,8 @@
 //     executions; locks3: 6.
 //   - [ODPOR] ("odpor"): optimal DPOR with source sets and wakeup trees
 //     (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014): one execution per
-//     Mazurkiewicz trace and no sleep-set-blocked execution, on systems
-//     without blocking (see below for exactly when).
+//     Mazurkiewicz trace and no sleep-set-blocked execution, with locks and
+//     awaits too (see below for exactly when).
 //   - [SDPOR] ("sdpor"): stateful DPOR (Yu Yang's thesis, Utah 2009,
 //     chapter 4): state caching with the visible-operation dependency graph
 //     as the summary of a revisited state. Needs ts.Hasher and an acyclic
@@ -68,24 +68,23 @@
 //     checks DPOR can explore more executions than Sleep
 //     (TestDPORMoreThanSleepWithFailures); without, it never does.
 //   - Optimal DPOR assumes no transition disables another and that every
-//     execution runs to a maximal state. Locks: an acquire races with the
-//     previous acquire of the lock, not with the release in between (which
-//     cannot be reversed). Blocked threads: their pending steps are analysed
-//     as DPOR does; a wakeup-tree branch whose thread is not enabled is
-//     dropped, its subtree inserted again, and a state left with nothing
-//     planned explores a free choice. A thread whose step may block (an
-//     acquire, a read of a synchronization variable, a step on an object
-//     seen blocked) counts as a weak initial of a sequence only if it is an
-//     initial of it: otherwise it could be held up for ever after the
-//     sequence, and the sequence be lost. Failed checks end executions early,
-//     which breaks the same argument, so under KeepGoing with a Checker every
-//     step is treated so. ODPOR is then sound (tested on random programs with
-//     every feature), and exactly optimal when no step may block and there is
-//     no Checker or the search stops at the first violation (tested:
-//     executions equal the distinct terminal happens-before states by brute
-//     force, never two alike, none sleep-blocked). Elsewhere it may explore
-//     redundant or sleep-blocked executions (measured in
-//     TestODPORWithBlocking).
+//     execution runs to a maximal state. With locks and awaits a race may
+//     not be reversible where it is found: an acquire needs the release
+//     before it, an await the write that enabled it. ODPOR reverses a race
+//     only where the reversal can run: an acquire against the previous
+//     acquire of its lock, an await against the latest earlier write before
+//     which it could pass (checked by replaying the sequence). At a
+//     deadlock, the blocked threads' next steps are analysed as if taken.
+//     Sleep sets and weak initials need no change, since independent steps
+//     neither enable nor disable each other. ODPOR is then exactly optimal
+//     (tested: executions equal the distinct terminal happens-before states
+//     by brute force, never two alike, none sleep-blocked, on random
+//     programs with locks in any order and awaits, and on every bundled
+//     acyclic model). Failed checks under KeepGoing end executions early;
+//     from the first one on, a thread counts as a weak initial of a
+//     sequence only if it is an initial, and some executions are cut by
+//     sleep sets (measured in the ODPOR documentation), though no two
+//     reported ones are equivalent.
 //   - Stateful DPOR: the thesis adds a graph edge to the operation explored
 //     next only; DPOR's rule looks at every thread's next step, blocked ones
 //     included, so we add edges to all of them. Sleep sets are off in SDPOR

@@ -80,7 +80,7 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 // otherwise, as when E is empty, every enabled thread is added.
 func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) {
 	f := &e.stack[i]
-	pick, asleep, covered := e.scanE(i, p, cp, false)
+	pick, asleep, covered := e.scanE(i, p, cp)
 	if covered {
 		return
 	}
@@ -190,10 +190,10 @@ func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
 
 // scanE looks at E, the threads enabled at frame i that are p or have an
 // event after transition i that happens before p (cp is p's clock): covered
-// when one of them is scheduled at i already (in the backtrack set, or for
-// ODPOR a branch of the wakeup tree), else the thread to add (p first, -1
-// if all of E is asleep or E is empty) and whether any of E is asleep.
-func (e *explorer[S]) scanE(i int32, p ts.Tid, cp []uint32, odpor bool) (pick ts.Tid, asleep, covered bool) {
+// when one of them is in the backtrack set at i already, else the thread to
+// add (p first, -1 if all of E is asleep or E is empty) and whether any of E
+// is asleep.
+func (e *explorer[S]) scanE(i int32, p ts.Tid, cp []uint32) (pick ts.Tid, asleep, covered bool) {
 	f := &e.stack[i]
 	x := &e.ev[i]
 	pick = -1
@@ -208,12 +208,8 @@ func (e *explorer[S]) scanE(i int32, p ts.Tid, cp []uint32, odpor bool) (pick ts
 		if q != p && cp[q] <= upto {
 			continue // not in E
 		}
-		scheduled := f.bt.Test(uint(q))
-		if odpor {
-			scheduled = e.rootChild(f, q) >= 0
-		}
 		switch {
-		case scheduled:
+		case f.bt.Test(uint(q)):
 			return -1, false, true
 		case f.sleep.Test(uint(q)):
 			asleep = true

@@ -89,8 +89,9 @@ type explorer[S any] struct {
 	reinsert    [][]wev
 	replaySched ts.Schedule // feasibility replays
 	replays     int64
+	infeasible  int64               // wakeup-tree branches found not enabled
 	blockedObjs map[ts.Obj]struct{} // objects of steps seen Blocked
-	strict      bool                // weak initials by initials only
+	strict      bool                // a check has failed: weak initials by initials only
 
 	// SDPOR
 	visited map[uint64]uint8 // 1 on the stack, 2 explored
@@ -119,7 +120,6 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
-	e.strict = opt.KeepGoing && e.checker != nil
 	if m == modeSDPOR && e.hasher == nil {
 		return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
 	}
@@ -152,6 +152,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	case modeODPOR:
 		res.Stats["wakeup-insertions"] = e.backtracks
 		res.Stats["feasibility-replays"] = e.replays
+		res.Stats["infeasible-branches"] = e.infeasible
 	}
 	if m == modeSDPOR {
 		res.Stats["revisits"] = e.revisits
@@ -479,6 +480,9 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		failed = e.checker.Check(s)
 	}
 	ends := failed != nil || enabled == 0
+	if failed != nil {
+		e.strict = true // see ODPOR's documentation
+	}
 	switch e.mode {
 	case modeDPOR, modeSDPOR:
 		e.backtrackAll(f)

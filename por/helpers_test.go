@@ -89,6 +89,6 @@ func explored[S any](t fataler, sys ts.TransitionSystem[S], f strategy[S]) (map[
 	return seen, res
 }
 
-// unchecked hides a system's Check, for the optimality tests: ODPOR is
-// optimal under KeepGoing only without a Checker.
+// unchecked hides a system's Check, for the optimality tests: under
+// KeepGoing, ODPOR is optimal only while no check fails.
 type unchecked[S any] struct{ ts.TransitionSystem[S] }

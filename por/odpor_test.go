@@ -13,40 +13,22 @@ import (
 	"github.com/weftlab/weft/ts/tstest"
 )
 
-// On programs where no step may block (no locks, no synchronization
-// variables, so no awaits: see mayBlock) and no
-// assertion fails, ODPOR explores exactly one execution per terminal
-// happens-before state (Mazurkiewicz trace), counted by brute force, never
-// two with the same one, and none blocked by its sleep sets.
+// On programs without blocking steps (no locks, no awaits) or assertions,
+// ODPOR explores exactly one execution per terminal happens-before state
+// (Mazurkiewicz trace).
 func TestODPOROptimalWithoutBlocking(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := tstest.Programs(tstest.GenOptions{NoLocks: true, NoAwait: true, NoSync: true, NoAsserts: true}).Draw(t, "program")
-		want := classes[tstest.State](t, unchecked[tstest.State]{p})
-		got, res := explored[tstest.State](t, unchecked[tstest.State]{p}, por.ODPOR[tstest.State])
-		if res.Executions != int64(len(want)) {
-			t.Fatalf("odpor explores %d executions, there are %d terminal HB states", res.Executions, len(want))
-		}
-		for k, n := range got {
-			if n > 1 {
-				t.Fatalf("odpor explores %d executions with HB state %s", n, k)
-			}
-			if want[k] == 0 {
-				t.Fatalf("odpor reaches HB state %s, which ts.Explore does not", k)
-			}
-		}
-		if b := res.Stats["sleep-blocked"]; b != 0 {
-			t.Fatalf("%d sleep-blocked executions", b)
-		}
+		optimalOn(t, unchecked[tstest.State]{p})
 	})
 }
 
-// optimalOn asserts that ODPOR explores p (its Check hidden) exactly once per
-// terminal happens-before state, counted by brute force: never two
-// executions with one state, none ts.Explore does not reach, none cut by its
-// sleep sets.
-func optimalOn(t *rapid.T, p *tstest.Program) {
-	want := classes[tstest.State](t, unchecked[tstest.State]{p})
-	got, res := explored[tstest.State](t, unchecked[tstest.State]{p}, por.ODPOR[tstest.State])
+// optimalOn asserts that ODPOR explores sys exactly once per terminal
+// happens-before state, counted by brute force: never two executions with
+// one state, none ts.Explore does not reach, none cut by its sleep sets.
+func optimalOn(t *rapid.T, sys ts.TransitionSystem[tstest.State]) {
+	want := classes(t, sys)
+	got, res := explored(t, sys, por.ODPOR[tstest.State])
 	if res.Executions != int64(len(want)) {
 		t.Fatalf("odpor explores %d executions, there are %d terminal HB states", res.Executions, len(want))
 	}
@@ -61,10 +43,14 @@ func optimalOn(t *rapid.T, p *tstest.Program) {
 	if b := res.Stats["sleep-blocked"]; b != 0 {
 		t.Fatalf("%d sleep-blocked executions", b)
 	}
+	if b := res.Stats["infeasible-branches"]; b != 0 {
+		t.Fatalf("%d wakeup-tree branches were not enabled", b)
+	}
 }
 
 // With locks (taken in one order, always released) and awaits (which may
-// block for ever), ODPOR is exactly optimal too.
+// block for ever), ODPOR is exactly optimal too. The programs keep their
+// Check, which never fails here: a Checker costs nothing until a check fails.
 func TestODPORWithBlocking(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		// NoDeadlocks keeps the mutex discipline (no release of a lock not
@@ -82,7 +68,7 @@ func TestODPOROptimalDeadlocks(t *testing.T) {
 		if releasesUnheld(t, p) {
 			return
 		}
-		optimalOn(t, p)
+		optimalOn(t, unchecked[tstest.State]{p})
 	})
 }
 
@@ -118,6 +104,9 @@ func optimal[S any](t *testing.T, name string, sys ts.TransitionSystem[S]) int {
 	}
 	if b := res.Stats["sleep-blocked"]; b != 0 {
 		t.Errorf("%s: %d sleep-blocked executions", name, b)
+	}
+	if b := res.Stats["infeasible-branches"]; b != 0 {
+		t.Errorf("%s: %d wakeup-tree branches were not enabled", name, b)
 	}
 	return len(want)
 }
