@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Int64Var(&f.maxTrans, "max-transitions", 0, "stop after `n` transitions (0: no limit; the summary run uses 2,000,000 a model)")
 	fs.Int64Var(&f.maxExec, "max-executions", 0, "stop after `n` executions (0: no limit)")
 	fs.IntVar(&f.depth, "depth", 0, "longest execution allowed (0: 10,000)")
-	fs.DurationVar(&f.timeout, "timeout", 0, "stop the search after `d` (0: no limit)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "stop each search after `d` (0: no limit); with several strategies or models, each gets d")
 	fs.BoolVar(&f.quiet, "q", false, "no progress reports on stderr")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: weft [flags]\n\nWith no flags weft explores every bundled model and prints a table.\n\nFlags:")
@@ -111,11 +111,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if f.syncOnly && f.strategy != "icb" {
 		return usage(stderr, "-sync-only goes with -strategy icb")
 	}
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
 	if f.model == "" {
 		if f.trace || f.dot || f.js {
 			return usage(stderr, "-trace, -dot and -json need -model")
@@ -133,6 +128,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return compare(ctx, stdout, stderr, m, n, f)
 	}
 	return single(ctx, stdout, stderr, m, n, f)
+}
+
+// searchContext returns the context of one search: ctx, with the -timeout
+// budget if there is one.
+func (f flags) searchContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if f.timeout > 0 {
+		return context.WithTimeout(ctx, f.timeout)
+	}
+	return context.WithCancel(ctx)
 }
 
 func usage(stderr io.Writer, format string, args ...any) int {
@@ -246,7 +250,9 @@ func summary(ctx context.Context, stdout, stderr io.Writer, cat []model, f flags
 		}
 		cfg := config{strategy: strat, bound: bound, syncOnly: f.syncOnly, opt: f.options(stderr, name, summaryBudget)}
 		start := time.Now()
-		res, err := inst.explore(ctx, cfg)
+		sctx, cancel := f.searchContext(ctx)
+		res, err := inst.explore(sctx, cfg)
+		cancel()
 		elapsed := time.Since(start)
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = nil
@@ -302,7 +308,9 @@ func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fla
 		cfg.opt.OnTerminal = func(_ any, s ts.Schedule) { last = append(last[:0], s...) }
 	}
 	start := time.Now()
-	res, err := inst.explore(ctx, cfg)
+	sctx, cancel := f.searchContext(ctx)
+	defer cancel()
+	res, err := inst.explore(sctx, cfg)
 	elapsed := time.Since(start)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = nil // -timeout is a budget: the partial result says it is incomplete
@@ -391,7 +399,9 @@ func compare(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fl
 			return usage(stderr, "strategy %s cannot run on %s: it %s", strat, name, unfit(s, m.info, inst))
 		}
 		cfg := config{strategy: strat, bound: f.bound, syncOnly: f.syncOnly, opt: f.options(stderr, name+" "+strat, 0)}
-		res, err := inst.explore(ctx, cfg)
+		sctx, cancel := f.searchContext(ctx)
+		res, err := inst.explore(sctx, cfg)
+		cancel()
 		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 			fmt.Fprintf(stderr, "weft: %s, %s: %v\n", name, strat, err)
 			return 1

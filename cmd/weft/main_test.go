@@ -138,3 +138,21 @@ func TestBudget(t *testing.T) {
 		t.Errorf("%+v: want 10 executions, incomplete", r)
 	}
 }
+
+// -timeout is a budget per search: in a comparison, a strategy that uses it
+// up leaves the next one its own.
+func TestTimeoutPerSearch(t *testing.T) {
+	code, out, errs := weft(t, "-model", "filesystem-16", "-strategy", "sleep,dfs", "-timeout", "20ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && f[0] == "transitions" && (f[1] == "0" || f[2] == "0") {
+			t.Errorf("a strategy got no budget:\n%s", out)
+		}
+	}
+	if !strings.Contains(out, "transitions") {
+		t.Errorf("no transitions row:\n%s", out)
+	}
+}
