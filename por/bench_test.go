@@ -47,6 +47,8 @@ func benchModels() []model {
 		modelOf("inspect-example1-30", models.NewInspectExample1(30)),
 		modelOf("philosophers-3", models.NewPhilosophers(3)),
 		modelOf("philosophers-5", models.NewPhilosophers(5)),
+		modelOf("pfscan-3", models.NewPFScan(3)),
+		modelOf("wsq-2", models.NewWSQ(2)),
 	}
 }
 
@@ -108,6 +110,34 @@ func BenchmarkStrategies(b *testing.B) {
 				b.ReportMetric(float64(res.Transitions), "transitions")
 				b.ReportMetric(float64(res.Transitions)*float64(b.N)/el, "transitions/s")
 			})
+		}
+	}
+}
+
+// The stateless strategies allocate nothing per transition once their stacks
+// and pools have grown: on models whose states are values, the allocations of
+// a run stay within a small constant while the transitions grow from five-
+// to fiftyfold (lastzero, philosophers with locks, the queues with awaits,
+// where ODPOR replays sequences to check that they are feasible).
+func TestAllocsPerTransition(t *testing.T) {
+	pairs := []struct{ small, large model }{
+		{modelOf("lastzero-3", models.NewLastzero(3)), modelOf("lastzero-6", models.NewLastzero(6))},
+		{modelOf("philosophers-3", models.NewPhilosophers(3)), modelOf("philosophers-7", models.NewPhilosophers(7))},
+		{modelOf("wsq-bug1", models.NewWSQBug1(1)), modelOf("wsq-2", models.NewWSQ(2))},
+	}
+	ctx := context.Background()
+	for _, p := range pairs {
+		for _, name := range []string{"sleep", "dpor", "odpor"} {
+			var small, large ts.Result
+			a := testing.AllocsPerRun(3, func() { small, _ = p.small.run[name](ctx, ts.Options{KeepGoing: true}) })
+			b := testing.AllocsPerRun(3, func() { large, _ = p.large.run[name](ctx, ts.Options{KeepGoing: true}) })
+			t.Logf("%s: %s %.0f allocs for %d transitions, %s %.0f for %d", name, p.small.name, a, small.Transitions, p.large.name, b, large.Transitions)
+			if large.Transitions < 5*small.Transitions {
+				t.Fatalf("%s: %s is not much larger than %s", name, p.large.name, p.small.name)
+			}
+			if b > 2*a+100 {
+				t.Errorf("%s: %s allocates %.0f times for %d transitions (%s: %.0f for %d)", name, p.large.name, b, large.Transitions, p.small.name, a, small.Transitions)
+			}
 		}
 	}
 }
