@@ -112,10 +112,11 @@ func (w *wtree) leaves(c int32, prefix []wev, dst [][]wev) [][]wev {
 // transition in w and st is independent of all of w, so it can go first
 // without changing w's outcome.
 //
-// The second case assumes q's step stays enabled until it is taken, as the
-// paper does; a step that may block (mayBlock false) only counts by the
-// first.
-func weakInitial(q ts.Tid, st ts.Step, w []wev, mayBlock bool) bool {
+// The second case holds with blocking steps too: a step independent of all
+// of w is neither enabled nor disabled by it. It needs every execution to
+// run on until no thread can move, which a failed check under KeepGoing
+// breaks; initialsOnly then keeps to the first case.
+func weakInitial(q ts.Tid, st ts.Step, w []wev, initialsOnly bool) bool {
 	for j, x := range w {
 		if x.t != q {
 			continue
@@ -127,7 +128,7 @@ func weakInitial(q ts.Tid, st ts.Step, w []wev, mayBlock bool) bool {
 		}
 		return true
 	}
-	if mayBlock {
+	if initialsOnly {
 		return false
 	}
 	for _, x := range w {

@@ -12,18 +12,19 @@ func TestWeakInitial(t *testing.T) {
 	x, y := ts.Obj(0), ts.Obj(1)
 	seq := []wev{w(1, x, ts.Write), w(2, y, ts.Write), w(2, x, ts.Read)}
 	for _, tc := range []struct {
-		q     ts.Tid
-		st    ts.Step
-		block bool
-		want  bool
+		q            ts.Tid
+		st           ts.Step
+		initialsOnly bool
+		want         bool
 	}{
 		{1, ts.Step{Obj: x, Op: ts.Write}, false, true},   // first, nothing before it
 		{2, ts.Step{Obj: y, Op: ts.Write}, false, true},   // its first transition is independent of T1's
 		{3, ts.Step{Obj: y, Op: ts.Read}, false, false},   // not in w, dependent with T2's write of y
 		{3, ts.Step{Obj: 5, Op: ts.Write}, false, true},   // not in w, independent of all of it
-		{3, ts.Step{Obj: 5, Op: ts.Acquire}, true, false}, // could block: initials only
+		{3, ts.Step{Obj: 5, Op: ts.Acquire}, false, true}, // an acquire independent of w too
+		{3, ts.Step{Obj: 5, Op: ts.Write}, true, false},   // after a failed check: initials only
 	} {
-		if got := weakInitial(tc.q, tc.st, seq, tc.block); got != tc.want {
+		if got := weakInitial(tc.q, tc.st, seq, tc.initialsOnly); got != tc.want {
 			t.Errorf("T%d %v: got %v", tc.q, tc.st, got)
 		}
 	}
