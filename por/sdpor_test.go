@@ -18,8 +18,7 @@ var long = flag.Bool("por.long", false, "run the slow model checks: inspect-exam
 // least 10x fewer transitions, at N = 40 by default (DPOR: 3108105
 // executions, about 1.5 s) and N = 46 with -por.long (92561040 executions,
 // 48 s measured on 2 cores: the largest N where DPOR finishes within a
-// minute there); and
-// it finishes the thesis's N = 64.
+// minute there); and it finishes the thesis's N = 64.
 func TestSDPORInspectExample1(t *testing.T) {
 	ctx := context.Background()
 	n := 40
