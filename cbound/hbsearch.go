@@ -177,14 +177,10 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 }
 
 func (e *hbSearch[S]) run() {
-	e.protect(e.start)
-	for !e.Stop && !e.protect(e.loop) {
-		// a panic in user code became a violation; with KeepGoing go on
-	}
+	e.Drive(e.start, e.loop, e.panicked) // its error is e.Err
 	if e.Stop {
 		return
 	}
-	e.res.Complete = true
 	top := e.c
 	if !e.bounded {
 		top = e.maxCB
@@ -208,50 +204,41 @@ func (e *hbSearch[S]) run() {
 	}
 }
 
-// protect runs f, turning a panic in user code into a violation, and reports
-// whether f returned normally.
-func (e *hbSearch[S]) protect(f func()) (ok bool) {
-	defer func() {
-		p := recover()
-		if p == nil {
-			return
-		}
-		ok = false
-		if p == errStop {
-			return
-		}
-		t := e.current
-		var sched ts.Schedule
-		switch {
-		case e.replaying:
-			sched = e.rsched.Clone()
-		case e.applying:
-			sched = append(e.sched.Clone(), t)
-		default:
-			sched = e.sched.Clone()
-		}
-		applying, replaying := e.applying, e.replaying
-		e.current, e.applying, e.replaying = -1, false, false
-		if e.visiting && e.depth > 0 {
-			e.frames[e.depth-1].leaf = true
-		}
-		e.visiting = false
-		e.res.Executions++
-		v := &ts.Violation{Kind: ts.Panic, Thread: t}
-		// A schedule within the bound that reaches the same HB state: the
-		// fewest preemptions to the state where the panicking transition
-		// starts (plus that transition), or to the state being visited.
-		var w ts.Schedule
-		switch {
-		case applying:
-			w = e.tryWitness(t)
-		case !replaying:
-			w = e.tryWitness(-1)
-		}
-		e.report(v, w, sched)
-	}()
-	f()
-	return true
+// panicked turns a panic in user code into a violation (search.Outcome.Drive);
+// errStop only unwinds.
+func (e *hbSearch[S]) panicked(p any) {
+	if p == errStop {
+		return
+	}
+	t := e.current
+	var sched ts.Schedule
+	switch {
+	case e.replaying:
+		sched = e.rsched.Clone()
+	case e.applying:
+		sched = append(e.sched.Clone(), t)
+	default:
+		sched = e.sched.Clone()
+	}
+	applying, replaying := e.applying, e.replaying
+	e.current, e.applying, e.replaying = -1, false, false
+	if e.visiting && e.depth > 0 {
+		e.frames[e.depth-1].leaf = true
+	}
+	e.visiting = false
+	e.res.Executions++
+	v := &ts.Violation{Kind: ts.Panic, Thread: t}
+	// A schedule within the bound that reaches the same HB state: the
+	// fewest preemptions to the state where the panicking transition
+	// starts (plus that transition), or to the state being visited.
+	var w ts.Schedule
+	switch {
+	case applying:
+		w = e.tryWitness(t)
+	case !replaying:
+		w = e.tryWitness(-1)
+	}
+	e.report(v, w, sched)
 }
 
 // tryWitness computes a fewest-preemption schedule to the current state

@@ -155,55 +155,53 @@ type icb[S any] struct {
 }
 
 func (e *icb[S]) run() error {
-	e.protect(e.root)
 	if e.dfs {
-		return e.runDFS()
+		e.Drive(e.root, e.loop, e.panicked)
+		if !e.Stop {
+			e.coverDFS()
+		}
+		return e.Err
 	}
-	for c := 0; ; c++ {
-		e.c = c
-		for !e.Stop && !e.protect(e.loop) {
-		}
-		for len(e.queue) > 0 && !e.Stop {
-			it := e.queue[0]
-			e.queue = e.queue[1:]
-			e.protect(func() { e.runItem(&it) })
-			for !e.Stop && !e.protect(e.loop) {
-			}
-		}
-		if e.Stop {
-			break
-		}
-		cov := ts.Coverage{Bound: c, Executions: e.res.Executions, TerminalStates: int64(len(e.terminals)), States: int64(len(e.cache))}
-		e.res.Coverage = append(e.res.Coverage, cov)
-		if len(e.next) == 0 || c == e.opt.Bound {
-			e.res.Complete = true
-			if e.opt.Bound == Unbounded {
-				e.res.Bound = c
-			}
-			break
-		}
-		e.queue, e.next = e.next, e.queue[:0]
-	}
-	return e.Err
+	return e.Drive(e.root, e.iterate, e.panicked)
 }
 
-// protect runs f, turning a panic in user code into a violation, and reports
-// whether f returned normally.
-func (e *icb[S]) protect(f func()) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			sched := e.sched
-			if !e.pushing && len(sched) > 0 && e.depth > 0 {
-				sched = sched[:e.stack[e.depth-1].pathLen]
-			}
-			t := e.current
-			e.current, e.pushing = -1, false
-			e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
-			ok = false
+// iterate runs the iterations, from where the search is: the rest of the
+// item being searched, the items queued, then the next bound's. After a
+// panic (search.Outcome.Drive) it is called again and goes on from there.
+func (e *icb[S]) iterate() {
+	for {
+		e.loop()
+		if e.Stop {
+			return
 		}
-	}()
-	f()
-	return true
+		if len(e.queue) > 0 {
+			it := e.queue[0]
+			e.queue = e.queue[1:]
+			e.runItem(&it)
+			continue
+		}
+		cov := ts.Coverage{Bound: e.c, Executions: e.res.Executions, TerminalStates: int64(len(e.terminals)), States: int64(len(e.cache))}
+		e.res.Coverage = append(e.res.Coverage, cov)
+		if len(e.next) == 0 || e.c == e.opt.Bound {
+			if e.opt.Bound == Unbounded {
+				e.res.Bound = e.c
+			}
+			return // Drive marks the search complete
+		}
+		e.queue, e.next = e.next, e.queue[:0]
+		e.c++
+	}
+}
+
+// panicked turns a panic in user code into a violation (search.Outcome.Drive).
+func (e *icb[S]) panicked(any) {
+	sched := e.sched
+	if !e.pushing && len(sched) > 0 && e.depth > 0 {
+		sched = sched[:e.stack[e.depth-1].pathLen]
+	}
+	t := e.current
+	e.current, e.pushing = -1, false
+	e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
 }
 
 func (e *icb[S]) root() {
@@ -442,14 +440,9 @@ func (e *icb[S]) countExecution() {
 	}
 }
 
-// runDFS drives the cb-dfs search and fills the coverage per bound.
-func (e *icb[S]) runDFS() error {
-	for !e.Stop && !e.protect(e.loop) {
-	}
-	if e.Stop {
-		return e.Err
-	}
-	e.res.Complete = true
+// coverDFS fills the coverage per bound of a cb-dfs search that ended on its
+// own.
+func (e *icb[S]) coverDFS() {
 	maxBound := e.opt.Bound
 	if maxBound == Unbounded {
 		maxBound = len(e.byBound) - 1
@@ -462,5 +455,4 @@ func (e *icb[S]) runDFS() error {
 		}
 		e.res.Coverage = append(e.res.Coverage, ts.Coverage{Bound: c, Executions: total, TerminalStates: int64(len(e.terminals))})
 	}
-	return nil
 }

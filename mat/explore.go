@@ -247,32 +247,18 @@ type explorer[S any] struct {
 }
 
 func (e *explorer[S]) run() error {
-	e.protect(e.root)
-	for !e.Stop && !e.protect(e.loop) {
-	}
-	if !e.Stop {
-		e.res.Complete = true
-	}
-	return e.Err
+	return e.Drive(e.root, e.loop, e.panicked)
 }
 
-// protect runs f, turning a panic in user code into a violation, and reports
-// whether f returned normally.
-func (e *explorer[S]) protect(f func()) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			sched := e.sched
-			if !e.pushing && len(sched) > 0 && e.depth > 0 {
-				sched = sched[:e.stack[e.depth-1].pathLen]
-			}
-			t := e.current
-			e.current, e.pushing = -1, false
-			e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
-			ok = false
-		}
-	}()
-	f()
-	return true
+// panicked turns a panic in user code into a violation (search.Outcome.Drive).
+func (e *explorer[S]) panicked(any) {
+	sched := e.sched
+	if !e.pushing && len(sched) > 0 && e.depth > 0 {
+		sched = sched[:e.stack[e.depth-1].pathLen]
+	}
+	t := e.current
+	e.current, e.pushing = -1, false
+	e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
 }
 
 func (e *explorer[S]) root() {

@@ -162,37 +162,22 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 }
 
 func (e *explorer[S]) run() error {
-	e.protect(e.root)
-	for !e.Stop && !e.protect(e.loop) {
-		// a panic became a violation; with KeepGoing the search goes on
-	}
-	if e.Err == nil && !e.Stop {
-		e.res.Complete = true
-	}
-	return e.Err
+	return e.Drive(e.root, e.loop, e.panicked)
 }
 
-// protect runs f, turning a panic in user code into a violation, and reports
-// whether f returned normally.
-func (e *explorer[S]) protect(f func()) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			sched := e.sched[:len(e.ev)]
-			if !e.pushing && len(sched) > 0 {
-				sched = sched[:len(sched)-1]
-			}
-			t := e.current
-			e.current, e.pushing = -1, false
-			// Drop the transition that did not make it to a frame.
-			for len(e.ev) > max(e.depth-1, 0) {
-				e.popEvent()
-			}
-			e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
-			ok = false
-		}
-	}()
-	f()
-	return true
+// panicked turns a panic in user code into a violation (search.Outcome.Drive).
+func (e *explorer[S]) panicked(any) {
+	sched := e.sched[:len(e.ev)]
+	if !e.pushing && len(sched) > 0 {
+		sched = sched[:len(sched)-1]
+	}
+	t := e.current
+	e.current, e.pushing = -1, false
+	// Drop the transition that did not make it to a frame.
+	for len(e.ev) > max(e.depth-1, 0) {
+		e.popEvent()
+	}
+	e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
 }
 
 func (e *explorer[S]) root() {

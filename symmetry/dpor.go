@@ -58,7 +58,8 @@ func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
-	e := &dpor[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1, lastProgress: time.Now()}
+	e := &dpor[S]{sys: sys, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1, lastProgress: time.Now()}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
 	if !opt.NoSymmetry {
@@ -108,7 +109,6 @@ type dpor[S any] struct {
 	checker  ts.Checker[S]
 	hasher   ts.Hasher[S]
 	signer   Signer[S]
-	ctx      context.Context
 	opt      Options
 	res      *ts.Result
 	n        int
@@ -128,54 +128,40 @@ type dpor[S any] struct {
 	current      ts.Tid // thread whose user code runs, or -1
 	pushing      bool   // the running call belongs to the transition last pushed
 	sigPanic     bool   // the running call is Signature
-	stop         bool
-	err          error
 	lastProgress time.Time
+	search.Outcome
 }
 
 func (e *dpor[S]) run() error {
-	e.protect(func() { e.visit(e.sys.Init(), -1) })
-	for !e.stop && !e.protect(e.loop) {
-	}
-	if e.err == nil && !e.stop {
-		e.res.Complete = true
-	}
-	return e.err
+	return e.Drive(func() { e.visit(e.sys.Init(), -1) }, e.loop, e.panicked)
 }
 
-// protect runs f, turning a panic in user code into a violation, and reports
-// whether f returned normally.
-func (e *dpor[S]) protect(f func()) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			sched := e.sched[:len(e.ev)]
-			if !e.pushing && len(sched) > 0 && e.depth > 0 {
-				sched = sched[:e.depth-1]
-			}
-			t, sig := e.current, e.sigPanic
-			e.current, e.pushing, e.sigPanic = -1, false, false
-			if sig {
-				// Replay does not call Signature: the panic cannot be
-				// confirmed by replaying, so the violation is built here.
-				v := &ts.Violation{Kind: ts.Panic, Thread: t, Err: &ts.PanicError{Value: p, Stack: string(debug.Stack())}}
-				if run, err := ts.Replay(e.sys, sched.Clone()); err == nil {
-					v.Trace = run.Trace
-				}
-				e.res.Executions++
-				e.record(v)
-			} else {
-				e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
-			}
-			ok = false
+// panicked turns a panic in user code into a violation (search.Outcome.Drive,
+// which calls it on the panicking stack).
+func (e *dpor[S]) panicked(p any) {
+	sched := e.sched[:len(e.ev)]
+	if !e.pushing && len(sched) > 0 && e.depth > 0 {
+		sched = sched[:e.depth-1]
+	}
+	t, sig := e.current, e.sigPanic
+	e.current, e.pushing, e.sigPanic = -1, false, false
+	if sig {
+		// Replay does not call Signature: the panic cannot be
+		// confirmed by replaying, so the violation is built here.
+		v := &ts.Violation{Kind: ts.Panic, Thread: t, Err: &ts.PanicError{Value: p, Stack: string(debug.Stack())}}
+		if run, err := ts.Replay(e.sys, sched.Clone()); err == nil {
+			v.Trace = run.Trace
 		}
-	}()
-	f()
-	return true
+		e.res.Executions++
+		e.Record(v)
+	} else {
+		e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
+	}
 }
 
 // loop is the depth-first search.
 func (e *dpor[S]) loop() {
-	for e.depth > 0 && !e.stop {
+	for e.depth > 0 && !e.Stop {
 		for len(e.ev) > e.depth-1 {
 			e.popEvent() // after a panic in the transition being taken
 		}
@@ -193,11 +179,7 @@ func (e *dpor[S]) loop() {
 			e.pruned++
 			continue
 		}
-		if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
-			if err != nil {
-				e.fail(err)
-			}
-			e.stop = true
+		if e.Spent() {
 			return
 		}
 		e.pushEvent(t, top.steps[t])
@@ -206,7 +188,7 @@ func (e *dpor[S]) loop() {
 		e.res.Transitions++
 		if e.hasher != nil {
 			if h := e.hasher.Hash(top.state); h != top.hash {
-				e.fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:len(e.ev)-1].Clone(),
+				e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:len(e.ev)-1].Clone(),
 					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
 				return
 			}
@@ -299,7 +281,7 @@ func (e *dpor[S]) visit(s S, last ts.Tid) bool {
 	k := len(e.ev)
 	path := e.sched[:k]
 	if k > e.maxDepth {
-		e.fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: path.Clone(),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: path.Clone(),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", k)})
 		return false
 	}
@@ -314,7 +296,7 @@ func (e *dpor[S]) visit(s S, last ts.Tid) bool {
 	}
 	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
 	if err != nil {
-		e.fail(search.WithSchedule(err, path))
+		e.Fail(search.WithSchedule(err, path))
 		return false
 	}
 	var failed error
@@ -409,32 +391,7 @@ func (e *dpor[S]) backtrackAt(i int, p ts.Tid, cp []uint32) {
 // violation confirms a violation by replaying its schedule and records it.
 func (e *dpor[S]) violation(v *ts.Violation, sched ts.Schedule) {
 	e.res.Executions++
-	rv, err := ts.Confirm(e.sys, v, sched.Clone())
-	if err != nil {
-		e.fail(err)
-		return
-	}
-	e.record(rv)
-}
-
-func (e *dpor[S]) record(v *ts.Violation) {
-	e.res.Violations++
-	if e.res.Violation == nil {
-		e.res.Violation = v
-	}
-	if e.opt.OnViolation != nil {
-		e.opt.OnViolation(v)
-	}
-	if !e.opt.KeepGoing {
-		e.stop = true
-	}
-}
-
-func (e *dpor[S]) fail(err error) {
-	if e.err == nil {
-		e.err = err
-	}
-	e.stop = true
+	search.Confirm(&e.Outcome, e.sys, v, sched)
 }
 
 func (e *dpor[S]) progress() {

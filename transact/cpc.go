@@ -127,33 +127,18 @@ type engine[S any] struct {
 }
 
 func (e *engine[S]) run() error {
-	e.protect(e.root)
-	for !e.Stop && !e.protect(e.loop) {
-		// a panic became a violation; with KeepGoing the search goes on
-	}
-	if e.Err == nil && !e.Stop {
-		e.res.Complete = true
-	}
-	return e.Err
+	return e.Drive(e.root, e.loop, e.panicked)
 }
 
-// protect runs f, turning a panic in user code into a violation, and reports
-// whether f returned normally.
-func (e *engine[S]) protect(f func()) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			sched := e.sched[:max(e.depth-1, 0)]
-			if e.pushing {
-				sched = e.sched[:min(e.depth, len(e.sched))]
-			}
-			t := e.current
-			e.current, e.pushing = -1, false
-			e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched, 0, false)
-			ok = false
-		}
-	}()
-	f()
-	return true
+// panicked turns a panic in user code into a violation (search.Outcome.Drive).
+func (e *engine[S]) panicked(any) {
+	sched := e.sched[:max(e.depth-1, 0)]
+	if e.pushing {
+		sched = e.sched[:min(e.depth, len(e.sched))]
+	}
+	t := e.current
+	e.current, e.pushing = -1, false
+	e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched, 0, false)
 }
 
 // slot makes room for stack slot d.

@@ -9,6 +9,7 @@
 //   - Threads and Look read a system's thread count and every thread's next
 //     step with the contract checked.
 //   - Outcome is the bookkeeping of a search's result: confirmed violations
-//     recorded, errors kept, limits and cancellation turned into a stop.
+//     recorded, errors kept, limits and cancellation turned into a stop;
+//     its Drive runs a search, turning panics in user code into violations.
 //   - BudgetSpent and WithSchedule are the small helpers beneath them.
 package search

@@ -64,3 +64,39 @@ func (o *Outcome) Spent() bool {
 	o.Stop = true
 	return true
 }
+
+// Drive runs a search whose user code may panic: root, then loop until it
+// returns normally or the search stops. A panic in either is recovered and
+// handed to panicked, called in the deferred function (so the stack is still
+// the panicking one), which turns it into a violation with its schedule;
+// loop is called again unless that stopped the search (with KeepGoing the
+// search resumes where it was). loop must therefore pick up where a panic
+// left it. A search that ends on its own, without an error or a stop, is
+// marked complete. Drive returns o.Err.
+//
+// The strategies differ in what a panic leaves to tidy up and in the
+// schedule it is reported with, which is panicked's part; how they are
+// driven around it is the same, and is here once.
+func (o *Outcome) Drive(root, loop func(), panicked func(p any)) error {
+	protect(root, panicked)
+	for !o.Stop && !protect(loop, panicked) {
+		// a panic became a violation; with KeepGoing the search goes on
+	}
+	if o.Err == nil && !o.Stop {
+		o.Res.Complete = true
+	}
+	return o.Err
+}
+
+// protect runs f, handing a panic to panicked, and reports whether f
+// returned normally.
+func protect(f func(), panicked func(p any)) (ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			ok = false
+			panicked(p)
+		}
+	}()
+	f()
+	return true
+}
