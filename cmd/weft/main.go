@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -354,6 +355,11 @@ func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fla
 		for _, c := range res.Coverage {
 			fmt.Fprintf(stdout, "  bound %d: %d executions, %d terminal states\n", c.Bound, c.Executions, c.TerminalStates)
 		}
+		if s, _ := findStrategy(strat); s.traces && err == nil {
+			if line := coverageStatement(res); line != "" {
+				fmt.Fprintln(stdout, line)
+			}
+		}
 		if f.trace && res.Violation != nil {
 			fmt.Fprint(stdout, res.Violation.Trace.Format(inst.names()))
 		}
@@ -362,6 +368,28 @@ func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fla
 		return 1
 	}
 	return 0
+}
+
+// coverageStatement says what a clean, complete run of a strategy that
+// explores one execution per Mazurkiewicz trace has shown, or "".
+func coverageStatement(res ts.Result) string {
+	if res.Violation != nil || !res.Complete {
+		return ""
+	}
+	if n := len(res.Coverage); n > 0 {
+		c := res.Coverage[n-1]
+		return fmt.Sprintf("no bug within %d preemptions: %s distinct partial orders explored", c.Bound, thousands(c.Executions))
+	}
+	return fmt.Sprintf("no bug in any schedule: %s distinct partial orders explored", thousands(res.Executions))
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // dotTrace picks the execution -dot draws: the violating one, else the last.

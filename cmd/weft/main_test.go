@@ -156,3 +156,39 @@ func TestTimeoutPerSearch(t *testing.T) {
 		t.Errorf("no transitions row:\n%s", out)
 	}
 }
+
+// A clean run of a strategy that explores one execution per Mazurkiewicz
+// trace ends with a coverage statement: locks3 has 3! traces, pfscan-3 522
+// (equal to the terminal happens-before classes, as por's tests assert).
+func TestCoverageStatement(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-model", "locks3", "-strategy", "icb-por", "-bound", "2"}, "no bug within 2 preemptions: 6 distinct partial orders explored\n"},
+		{[]string{"-model", "pfscan-3", "-strategy", "odpor"}, "no bug in any schedule: 522 distinct partial orders explored\n"},
+		{[]string{"-model", "inspect-2.3.1", "-strategy", "cb-por2", "-bound", "1"}, "no bug within 1 preemptions: 3 distinct partial orders explored\n"},
+	} {
+		code, out, errs := weft(t, tc.args...)
+		if code != 0 || !strings.HasSuffix(out, tc.want) {
+			t.Errorf("weft %v: exit %d, %s\n%s; want it to end with %q", tc.args, code, errs, out, tc.want)
+		}
+	}
+	// Not after a violation, nor for a strategy that may explore a trace twice.
+	for _, args := range [][]string{
+		{"-model", "philosophers-3", "-strategy", "odpor"},
+		{"-model", "pfscan-3", "-strategy", "dpor"},
+	} {
+		if _, out, _ := weft(t, args...); strings.Contains(out, "partial orders") {
+			t.Errorf("weft %v:\n%s", args, out)
+		}
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 48828: "48,828", 3108105: "3,108,105", -1234: "-1,234"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -21,6 +21,9 @@ type strategy struct {
 	bounded bool // honours -bound
 	hashed  bool // needs the model to implement ts.Hasher
 	cycles  bool // terminates on cyclic models (stores states or caches work items)
+	// traces: one execution per Mazurkiewicz trace (terminal happens-before
+	// class), so that a clean run is a count of distinct partial orders.
+	traces bool
 }
 
 var strategies = []strategy{
@@ -28,12 +31,12 @@ var strategies = []strategy{
 	{name: "dfs-stateful", summary: "depth first with a table of visited states (ts.ExploreStateful); handles cyclic models", hashed: true, cycles: true},
 	{name: "sleep", summary: "depth-first search with sleep sets (por.Sleep)"},
 	{name: "dpor", summary: "dynamic partial-order reduction with vector clocks and sleep sets (por.DPOR)"},
-	{name: "odpor", summary: "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace (por.ODPOR)"},
+	{name: "odpor", summary: "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace (por.ODPOR)", traces: true},
 	{name: "sdpor", summary: "stateful DPOR: visited states with the dependency-graph summary; acyclic models (por.SDPOR)", hashed: true},
 	{name: "icb", summary: "iterative context bounding: 0 preemptions, then 1, ...; the first bug has the fewest (cbound.ICB)", bounded: true, cycles: true},
 	{name: "cb-por1", summary: "context-bounded POR, Algorithm 1: every happens-before state with CB <= C once (cbound.HBSearch)", bounded: true},
-	{name: "cb-por2", summary: "context-bounded POR, Algorithm 2: every terminal HB class with CB <= C once (cbound.POR)", bounded: true},
-	{name: "icb-por", summary: "cb-por2 at bounds 0, 1, ..., C: one execution per HB class, the first bug with the fewest preemptions (cbound.IterativePOR)", bounded: true},
+	{name: "cb-por2", summary: "context-bounded POR, Algorithm 2: every terminal HB class with CB <= C once (cbound.POR)", bounded: true, traces: true},
+	{name: "icb-por", summary: "cb-por2 at bounds 0, 1, ..., C: one execution per HB class, the first bug with the fewest preemptions (cbound.IterativePOR)", bounded: true, traces: true},
 	{name: "cpc", summary: "transactions with commit point completion against the ignoring problem; movers declared or inferred (transact)", hashed: true, cycles: true},
 	{name: "cycle", summary: "transactions with cycle detection and the dead-end rule (transact)", hashed: true, cycles: true},
 	{name: "unsound", summary: "transactions with no proviso: UNSOUND, misses bugs; for comparison only (transact)", hashed: true, cycles: true},
