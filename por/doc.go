@@ -48,7 +48,10 @@
 // unblocks, a write and the await that reads it). ts.Acquire and ts.Release
 // must behave as a non-recursive mutex for the lock refinement (a thread
 // holds a lock from its Acquire to its Release; an Acquire of a held lock is
-// Blocked).
+// Blocked). A read that may block (an await) should say so with Step.Sync:
+// ODPOR then checks up front that reversing its races is feasible; an
+// unmarked blocking step is learned when it is first seen Blocked, which
+// stays sound (tested) but may cost an infeasible branch.
 //
 // # Where the papers were wrong or silent, and what we do
 //
