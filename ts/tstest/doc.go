@@ -53,6 +53,12 @@
 //		})
 //	}
 //
+// [CheckOptimal] checks what a reduction that promises optimality adds:
+// exactly one execution per Mazurkiewicz trace of the complete executions
+// (within the bound), none explored twice, none missed. [TraceKey] gives the
+// trace of a schedule (its happens-before state). Optimality is defined on
+// systems whose checks do not fail: draw programs with NoAsserts.
+//
 // Test the system under the reduction with Conformance first: a reduction
 // is only sound on systems that keep the contract.
 package tstest

@@ -199,7 +199,7 @@ func describeViolation(oc Outcome) string {
 	return s
 }
 
-func sortedKeys(m map[string]Outcome) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
