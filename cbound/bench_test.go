@@ -172,3 +172,35 @@ func fitSlope(xs, ys []float64) float64 {
 	m := float64(len(xs))
 	return (m*sxy - sx*sy) / (m*sxx - sx*sx)
 }
+
+// cb-por1 and cb-por2 store every new happens-before state (a few
+// allocations each: the table entry and the state's copy) and allocate
+// nothing else per transition: their allocations stay below 4 per stored
+// state while the transitions run at 3 to 5 per state, so one allocation
+// per transition would break the bound.
+func TestHBAllocsPerState(t *testing.T) {
+	ctx := context.Background()
+	check := func(name string, run func() ts.Result) {
+		t.Helper()
+		var res ts.Result
+		a := testing.AllocsPerRun(2, func() { res = run() })
+		t.Logf("%s: %.0f allocations, %d states, %d transitions", name, a, res.States, res.Transitions)
+		if res.Transitions < 3*res.States || a > 4*float64(res.States)+200 {
+			t.Errorf("%s: %.0f allocations for %d states and %d transitions", name, a, res.States, res.Transitions)
+		}
+	}
+	for _, st := range strategies[models.PhilosophersState]()[2:] {
+		sys := models.NewPhilosophers(5)
+		check("philosophers-5/"+st.name, func() ts.Result {
+			res, _ := st.f(ctx, sys, Options{Bound: 2, Options: ts.Options{KeepGoing: true}})
+			return res
+		})
+	}
+	for _, st := range strategies[models.WSQState]()[2:] {
+		sys := models.NewWSQ(1)
+		check("wsq/"+st.name, func() ts.Result {
+			res, _ := st.f(ctx, sys, Options{Bound: 2, Options: ts.Options{KeepGoing: true}})
+			return res
+		})
+	}
+}
