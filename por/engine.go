@@ -3,6 +3,7 @@ package por
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bits-and-blooms/bitset"
@@ -355,15 +356,6 @@ func removeLock(held []ts.Obj, l ts.Obj) []ts.Obj {
 	return held
 }
 
-func holds(held []ts.Obj, l ts.Obj) bool {
-	for _, h := range held {
-		if h == l {
-			return true
-		}
-	}
-	return false
-}
-
 // clockOf returns thread t's clock: that of its last event.
 func (e *explorer[S]) clockOf(t ts.Tid) hb.VC {
 	if j := e.thrLast[t]; j >= 0 {
@@ -385,11 +377,11 @@ func (e *explorer[S]) covers(c hb.VC, j int32) bool {
 func (e *explorer[S]) coEnabled(j int32, st ts.Step, hp []ts.Obj) bool {
 	x := &e.ev[j]
 	for _, l := range x.held {
-		if holds(hp, l) || (st.Op == ts.Acquire && st.Obj == l) {
+		if slices.Contains(hp, l) || (st.Op == ts.Acquire && st.Obj == l) {
 			return false
 		}
 	}
-	return !(x.step.Op == ts.Acquire && holds(hp, x.step.Obj))
+	return !(x.step.Op == ts.Acquire && slices.Contains(hp, x.step.Obj))
 }
 
 // latestRace returns the latest event of the execution that is dependent and

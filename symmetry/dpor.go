@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/bits-and-blooms/bitset"
@@ -415,11 +416,11 @@ func (e *dpor[S]) progress() {
 // behaving as a mutex.
 func coEnabled(x *dporEvent, st ts.Step, hp []ts.Obj) bool {
 	for _, l := range x.held {
-		if holds(hp, l) || (st.Op == ts.Acquire && st.Obj == l) {
+		if slices.Contains(hp, l) || (st.Op == ts.Acquire && st.Obj == l) {
 			return false
 		}
 	}
-	return !(x.step.Op == ts.Acquire && holds(hp, x.step.Obj))
+	return !(x.step.Op == ts.Acquire && slices.Contains(hp, x.step.Obj))
 }
 
 func removeLock(held []ts.Obj, l ts.Obj) []ts.Obj {
@@ -429,13 +430,4 @@ func removeLock(held []ts.Obj, l ts.Obj) []ts.Obj {
 		}
 	}
 	return held
-}
-
-func holds(held []ts.Obj, l ts.Obj) bool {
-	for _, h := range held {
-		if h == l {
-			return true
-		}
-	}
-	return false
 }
