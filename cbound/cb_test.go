@@ -9,28 +9,22 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/weftlab/weft/cbound"
-	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
 
-// hbKey replays sched and returns the exact key of the HB state it reaches.
+// hbKey returns the exact key of the HB state sched reaches (its
+// Mazurkiewicz trace), failing t if sched does not replay.
 func hbKey[S any](t interface {
 	Helper()
 	Fatalf(string, ...any)
 }, sys ts.TransitionSystem[S], sched ts.Schedule) string {
 	t.Helper()
-	st := hb.New(sys.Threads())
-	s := sys.Init()
-	for i, u := range sched {
-		step, status := sys.Next(s, u)
-		if status != ts.Enabled {
-			t.Fatalf("schedule %v: step %d moves T%d, which is %v", sched, i, u, status)
-		}
-		st.Add(u, step)
-		s = sys.Apply(s, u)
+	k, err := tstest.TraceKey(sys, sched)
+	if err != nil {
+		t.Fatalf("%v", err)
 	}
-	return st.String()
+	return k
 }
 
 var smallPrograms = tstest.GenOptions{MaxThreads: 3, MaxSteps: 3}
