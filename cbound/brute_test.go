@@ -67,7 +67,7 @@ func BruteForce[S any](sys ts.TransitionSystem[S]) *Brute {
 				b.Steps[key][t] = p
 			}
 			st.Add(t, steps[t])
-			sched = append(sched, t)
+			sched = append(sched, ts.Move{Thread: t})
 			rec(sys.Apply(s, t), t, p)
 			sched = sched[:len(sched)-1]
 			st.Remove(t)
@@ -98,7 +98,8 @@ func CBAt[S any](sys ts.TransitionSystem[S], sched ts.Schedule, memoCost int64) 
 	defer e.memo.close()
 	s := sys.Init()
 	e.push(s, -1, ts.Step{})
-	for _, t := range sched {
+	for _, mv := range sched {
+		t := mv.Thread
 		top := &e.frames[e.depth-1]
 		step := top.steps[t]
 		s = sys.Apply(top.state, t)

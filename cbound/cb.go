@@ -308,7 +308,7 @@ func (e *hbSearch[S]) witness(last ts.Tid) (ts.Schedule, int32) {
 	x := m.x
 	var rev ts.Schedule
 	if last >= 0 {
-		rev = append(rev, last)
+		rev = append(rev, ts.Move{Thread: last})
 	}
 	t := last
 	total := int32(-1)
@@ -335,7 +335,7 @@ func (e *hbSearch[S]) witness(last ts.Tid) (ts.Schedule, int32) {
 		if total < 0 {
 			total = best
 		}
-		rev = append(rev, pick)
+		rev = append(rev, ts.Move{Thread: pick})
 		m.remove(pick)
 		t = pick
 	}
@@ -411,10 +411,10 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 			continue
 		}
 		want := e.frames[i-1].steps[f.t]
-		e.rsched = append(e.rsched, f.t)
+		e.rsched = append(e.rsched, ts.Move{Thread: f.t})
 		e.current = f.t
 		step, st := e.sys.Next(s, f.t)
-		if st != ts.Enabled || step != want {
+		if st != ts.Enabled || !step.Equal(want) {
 			e.current = -1
 			e.Fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: f.t, Schedule: e.rsched.Clone(),
 				Detail: "replaying an equivalent schedule (independent steps reordered) the thread's step is " +
@@ -485,9 +485,10 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 		if e.Err != nil {
 			return
 		}
-		for i, t := range sched {
+		for i, mv := range sched {
+			t := mv.Thread
 			top := &e.frames[e.depth-1]
-			if t < 0 || int(t) >= e.n || top.status[t] != ts.Enabled {
+			if t < 0 || int(t) >= e.n || top.status[t] != ts.Enabled || mv.Outcome != 0 {
 				e.Fail(&ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched[:i+1].Clone(),
 					Detail: "the schedule moves a thread that is not enabled or out of range"})
 				return

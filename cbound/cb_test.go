@@ -27,7 +27,7 @@ func hbKey[S any](t interface {
 	return k
 }
 
-var smallPrograms = tstest.GenOptions{MaxThreads: 3, MaxSteps: 3}
+var smallPrograms = tstest.GenOptions{MaxThreads: 3, MaxSteps: 3}.Core()
 
 // On random small programs, CB(s, t) from the dynamic program equals the
 // fewest preemptions over all schedules that reach s and then move t, found
@@ -91,7 +91,7 @@ func TestCBConsultsEnabledSetAfterTheLastStep(t *testing.T) {
 		p    *tstest.Program
 		want int
 	}{{"T0 finished", once, 0}, {"T0 enabled", twice, 1}} {
-		steps, _, err := cbound.CBAt[tstest.State](tc.p, ts.Schedule{0}, -1)
+		steps, _, err := cbound.CBAt[tstest.State](tc.p, ts.ScheduleOf(0), -1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,14 +107,14 @@ func TestMinimize(t *testing.T) {
 		Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(0, 2)}, {tstest.Store(1, 1), tstest.Store(1, 2)}}}
 	// T0 and T1 touch different variables: alternating them needs 3
 	// preemptions, the equivalent T0 T0 T1 T1 none.
-	w, n, err := cbound.Minimize[tstest.State](p, ts.Schedule{0, 1, 0, 1})
+	w, n, err := cbound.Minimize[tstest.State](p, ts.ScheduleOf(0, 1, 0, 1))
 	if err != nil || n != 0 || len(w) != 4 {
 		t.Fatalf("Minimize = %v, %d, %v; want a 0-preemption schedule", w, n, err)
 	}
-	if c, err := cbound.CB[tstest.State](p, ts.Schedule{0, 1, 0, 1}); err != nil || c != 0 {
+	if c, err := cbound.CB[tstest.State](p, ts.ScheduleOf(0, 1, 0, 1)); err != nil || c != 0 {
 		t.Fatalf("CB = %d, %v; want 0", c, err)
 	}
-	if _, _, err := cbound.Minimize[tstest.State](p, ts.Schedule{0, 0, 0}); err == nil {
+	if _, _, err := cbound.Minimize[tstest.State](p, ts.ScheduleOf(0, 0, 0)); err == nil {
 		t.Fatal("Minimize accepted a schedule that moves a finished thread")
 	}
 }

@@ -216,7 +216,7 @@ func (e *hbSearch[S]) panicked(p any) {
 	case e.replaying:
 		sched = e.rsched.Clone()
 	case e.applying:
-		sched = append(e.sched.Clone(), t)
+		sched = append(e.sched.Clone(), ts.Move{Thread: t})
 	default:
 		sched = e.sched.Clone()
 	}
@@ -337,7 +337,7 @@ func (e *hbSearch[S]) loop() {
 // here belongs to t's transition.
 func (e *hbSearch[S]) visit(s S, t ts.Tid, step ts.Step) {
 	if len(e.sched)+1 > e.maxDepth && t >= 0 {
-		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: append(e.sched.Clone(), t),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: append(e.sched.Clone(), ts.Move{Thread: t}),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", len(e.sched)+1)})
 		return
 	}
@@ -404,7 +404,7 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 	if err != nil {
 		sched := e.sched.Clone()
 		if t >= 0 {
-			sched = append(sched, t)
+			sched = append(sched, ts.Move{Thread: t})
 		}
 		e.Fail(search.WithSchedule(err, sched))
 		return
@@ -426,7 +426,7 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 		e.curH2 ^= fp2(e.cur.EventHash(ev))
 		f.n = int32(ev.N)
 		e.tpos[t] = append(e.tpos[t], int32(e.depth))
-		e.sched = append(e.sched, t)
+		e.sched = append(e.sched, ts.Move{Thread: t})
 	}
 	f.h2 = e.curH2
 	e.depth++
@@ -535,7 +535,7 @@ func (e *hbSearch[S]) cutAtViolation(w ts.Schedule) (out ts.Schedule) {
 	}()
 	s := e.sys.Init()
 	for i, t := range w[:max(len(w)-1, 0)] {
-		s = e.sys.Apply(s, t)
+		s = e.sys.Apply(s, t.Thread)
 		if e.checker.Check(s) != nil {
 			return w[:i+1]
 		}

@@ -217,7 +217,7 @@ func (e *icb[S]) root() {
 func (e *icb[S]) runItem(it *icbItem[S]) {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
 	for n := it.node; n != noNode; n = e.nodes[n].parent {
-		e.sched = append(e.sched, e.nodes[n].t)
+		e.sched = append(e.sched, ts.Move{Thread: e.nodes[n].t})
 		e.steps = append(e.steps, e.nodes[n].step)
 	}
 	slices.Reverse(e.sched)
@@ -228,7 +228,7 @@ func (e *icb[S]) runItem(it *icbItem[S]) {
 	}
 	e.current, e.pushing = it.t, true
 	step, _ := e.sys.Next(it.state, it.t)
-	e.sched = append(e.sched, it.t)
+	e.sched = append(e.sched, ts.Move{Thread: it.t})
 	e.steps = append(e.steps, step)
 	child := e.sys.Apply(it.state, it.t)
 	e.res.Transitions++
@@ -279,7 +279,7 @@ func (e *icb[S]) loop() {
 		if e.Spent() {
 			return
 		}
-		e.sched = append(e.sched[:top.pathLen], t)
+		e.sched = append(e.sched[:top.pathLen], ts.Move{Thread: t})
 		e.steps = append(e.steps[:top.pathLen], top.steps[t])
 		e.current, e.pushing = t, true
 		child := e.sys.Apply(top.state, t)

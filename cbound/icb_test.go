@@ -31,7 +31,7 @@ func (s noHash) Hash() {} // shadows Program.Hash with a method of another signa
 // c preemptions, for c in 0..3.
 func TestBoundedReachesExactlyTheBoundedStates(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
 		c := rapid.IntRange(0, 3).Draw(t, "bound")
 		ropt := tstest.ReductionOptions{Bound: c}
 		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: c}), ropt)
@@ -46,7 +46,7 @@ func TestBoundedReachesExactlyTheBoundedStates(t *testing.T) {
 // brute force.
 func TestICBFirstViolationHasFewestPreemptions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
 		fewest := -1
 		byBound := map[int]int64{}
 		_, err := ts.Explore(context.Background(), p, ts.Options{

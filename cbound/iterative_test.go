@@ -16,7 +16,7 @@ import (
 // and then with the fewest preemptions any violating execution has.
 func TestIterativePORFewestPreemptions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
 		c := rapid.IntRange(0, 3).Draw(t, "bound")
 		fewest := -1
 		_, err := ts.Explore(context.Background(), p, ts.Options{KeepGoing: true, OnViolation: func(v *ts.Violation) {

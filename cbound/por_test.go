@@ -55,7 +55,7 @@ func TestFig1AllStrategies(t *testing.T) {
 // fewest preemptions of the schedules reaching it.
 func TestPORExactCounts(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
 		c := rapid.IntRange(0, 3).Draw(t, "bound")
 		cost := rapid.SampledFrom([]int64{-1, 1 << 10, 1 << 20}).Draw(t, "memoCost")
 		opt := cbound.Options{Bound: c, MemoCost: cost}
@@ -122,7 +122,7 @@ func TestPORExactCounts(t *testing.T) {
 // Result.Bound to the largest context bound among them.
 func TestPORUnbounded(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3, NoAsserts: true}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3, NoAsserts: true}.Core()).Draw(t, "program")
 		b := cbound.BruteForce[tstest.State](p)
 		most := 0
 		for _, v := range b.Leaves {

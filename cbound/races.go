@@ -11,7 +11,8 @@ import (
 // full search reaches; one that holds a race is itself the bug.
 func (e *icb[S]) raced() bool {
 	e.det.Reset()
-	for i, t := range e.sched {
+	for i, m := range e.sched {
+		t := m.Thread
 		races := e.det.Step(t, e.steps[i])
 		if len(races) == 0 {
 			continue

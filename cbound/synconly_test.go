@@ -64,7 +64,7 @@ func syncOnlyViolations(t *rapid.T, p *tstest.Program) (res ts.Result, races int
 // data race exactly when the full search has one.
 func TestSyncOnlyFindsEveryRace(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3, NoAsserts: true}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3, NoAsserts: true}.Core()).Draw(t, "program")
 		racy, _ := racesByFullSearch(t, p)
 		if _, races := syncOnlyViolations(t, p); racy != (races > 0) {
 			t.Fatalf("full search racy=%v, sync-only found %d races", racy, races)
@@ -80,7 +80,7 @@ func TestSyncOnlyFindsEveryRace(t *testing.T) {
 // violation reported may be that assertion rather than the race.)
 func TestSyncOnlyPreservesRaceFreePrograms(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
 		racy, _ := racesByFullSearch(t, p)
 		res, races := syncOnlyViolations(t, p)
 		if racy && res.Violations == 0 {

@@ -35,7 +35,7 @@ func newWorkload() *workload {
 		t := r.IntN(4)
 		if left[t] > 0 {
 			left[t]--
-			w.sched = append(w.sched, ts.Tid(t))
+			w.sched = append(w.sched, ts.Move{Thread: ts.Tid(t)})
 		}
 	}
 	w.steps = w.p.steps(w.sched)
@@ -45,11 +45,12 @@ func newWorkload() *workload {
 
 // addRemove adds the whole execution to s and removes it again, last first.
 func (w *workload) addRemove(s *State) {
-	for i, t := range w.sched {
+	for i, mv := range w.sched {
+		t := mv.Thread
 		s.Add(t, w.steps[i])
 	}
 	for i := len(w.sched) - 1; i >= 0; i-- {
-		s.Remove(w.sched[i])
+		s.Remove(w.sched[i].Thread)
 	}
 }
 
@@ -201,7 +202,8 @@ func BenchmarkTableLookup(b *testing.B) {
 	w := newWorkload()
 	var tb Table
 	s := New(4)
-	for i, t := range w.sched {
+	for i, mv := range w.sched {
+		t := mv.Thread
 		s.Add(t, w.steps[i])
 		tb.Insert(s)
 	}
@@ -221,7 +223,8 @@ func BenchmarkTableInsert(b *testing.B) {
 	for b.Loop() {
 		tb.Reset()
 		s.Reset()
-		for i, t := range w.sched {
+		for i, mv := range w.sched {
+			t := mv.Thread
 			s.Add(t, w.steps[i])
 			tb.Insert(s)
 		}

@@ -20,7 +20,8 @@ func rel(o ts.Obj) ts.Step { return ts.Step{Obj: o, Op: ts.Release} }
 func (p prog) steps(sched ts.Schedule) []ts.Step {
 	pos := make([]int, len(p))
 	out := make([]ts.Step, len(sched))
-	for i, t := range sched {
+	for i, mv := range sched {
+		t := mv.Thread
 		out[i] = p[t][pos[t]]
 		pos[t]++
 	}
@@ -31,7 +32,8 @@ func (p prog) steps(sched ts.Schedule) []ts.Step {
 func (p prog) events(sched ts.Schedule) []ts.Event {
 	st := p.steps(sched)
 	out := make([]ts.Event, len(sched))
-	for i, t := range sched {
+	for i, mv := range sched {
+		t := mv.Thread
 		out[i] = ts.Event{Thread: t, Step: st[i]}
 	}
 	return out
@@ -41,7 +43,7 @@ func (p prog) events(sched ts.Schedule) []ts.Event {
 func (p prog) build(sched ts.Schedule) *State {
 	s := New(len(p))
 	for i, st := range p.steps(sched) {
-		s.Add(sched[i], st)
+		s.Add(sched[i].Thread, st)
 	}
 	return s
 }
@@ -73,7 +75,7 @@ func (p prog) executions(f func(sched ts.Schedule, terminal bool)) {
 				held[st.Obj] = false
 			}
 			pos[t]++
-			sched = append(sched, ts.Tid(t))
+			sched = append(sched, ts.Move{Thread: ts.Tid(t)})
 			f(sched, false)
 			rec()
 			sched = sched[:len(sched)-1]
@@ -126,7 +128,7 @@ func genSched(t *rapid.T, p prog, label string) ts.Schedule {
 		}
 		tid := avail[rapid.IntRange(0, len(avail)-1).Draw(t, label)]
 		left[tid]--
-		sched = append(sched, tid)
+		sched = append(sched, ts.Move{Thread: tid})
 	}
 	return sched
 }

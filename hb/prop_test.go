@@ -91,8 +91,8 @@ func TestLinearize(t *testing.T) {
 		p := genProg(t)
 		sched := genSched(t, p, "sched")
 		s := p.build(sched)
-		lin := s.Linearize(ts.Schedule{99})[1:]
-		got, want := slices.Sorted(slices.Values(lin)), slices.Sorted(slices.Values(sched))
+		lin := s.Linearize(ts.ScheduleOf(99))[1:]
+		got, want := slices.Sorted(slices.Values(lin.Threads())), slices.Sorted(slices.Values(sched.Threads()))
 		if !slices.Equal(got, want) {
 			t.Fatalf("linearization %v of %v is not a permutation", lin, sched)
 		}
@@ -166,7 +166,7 @@ func checkPrefix(t *rapid.T, p prog) {
 		u := ts.Tid(rapid.IntRange(0, len(p)-1).Draw(t, "u"))
 		keep := rapid.IntRange(0, len(p[u])).Draw(t, "keep")
 		for _, tid := range b {
-			if tid == u {
+			if tid.Thread == u {
 				if keep == 0 {
 					continue
 				}
@@ -184,15 +184,17 @@ func checkPrefix(t *rapid.T, p prog) {
 // rest returns the transitions of b left once done has run, in b's order.
 func (p prog) rest(done, b ts.Schedule) ts.Schedule {
 	left := make([]int, len(p))
-	for _, t := range done {
+	for _, mv := range done {
+		t := mv.Thread
 		left[t]++
 	}
 	var out ts.Schedule
-	for _, t := range b {
+	for _, mv := range b {
+		t := mv.Thread
 		if left[t] > 0 {
 			left[t]--
 		} else {
-			out = append(out, t)
+			out = append(out, ts.Move{Thread: t})
 		}
 	}
 	return out
@@ -211,7 +213,7 @@ func TestTableBrute(t *testing.T) {
 			sched := genSched(t, p, "sched")
 			s := New(len(p))
 			for i, st := range p.steps(sched) {
-				s.Add(sched[i], st)
+				s.Add(sched[i].Thread, st)
 				id, added := tb.Insert(s)
 				if added != !distinct[s.String()] {
 					t.Fatalf("Insert(%v) added = %v", s, added)
@@ -324,7 +326,8 @@ func sameTrace(p prog, a, b ts.Schedule) bool {
 		cnt := make([]int, len(p))
 		ids := make([]tr, len(s))
 		at := map[tr]int{}
-		for i, t := range s {
+		for i, mv := range s {
+			t := mv.Thread
 			ids[i] = tr{t, cnt[t]}
 			at[ids[i]] = i
 			cnt[t]++

@@ -340,7 +340,7 @@ func (s *State) Linearize(dst ts.Schedule) ts.Schedule {
 					}
 					info.lw, info.lr = m, 0
 				}
-				dst = append(dst, ts.Tid(t))
+				dst = append(dst, ts.Move{Thread: ts.Tid(t)})
 				pos[t]++
 				left--
 				progress = true

@@ -66,9 +66,9 @@ func TestFixtures(t *testing.T) {
 
 func TestFig1Events(t *testing.T) {
 	p := prog{{wr(x), wr(y)}, {wr(y)}}
-	a := p.build(ts.Schedule{0, 0, 1})
-	b := p.build(ts.Schedule{0, 1, 0})
-	c := p.build(ts.Schedule{1, 0, 0})
+	a := p.build(ts.ScheduleOf(0, 0, 1))
+	b := p.build(ts.ScheduleOf(0, 1, 0))
+	c := p.build(ts.ScheduleOf(1, 0, 0))
 	if got, want := a.String(), "{T0[W o0:1 W o1:1] T1[W o1:2]}"; got != want {
 		t.Errorf("[0 0 1] = %s, want %s", got, want)
 	}
@@ -211,12 +211,12 @@ func TestPrefixNearMiss(t *testing.T) {
 	// x leaves out T1's read: each thread's events are a prefix of s's, but
 	// s orders T1's read before T0's write.
 	p := prog{{rd(x), wr(x)}, {rd(x)}}
-	s := p.build(ts.Schedule{0, 1, 0})
-	near := p.build(ts.Schedule{0, 0})
+	s := p.build(ts.ScheduleOf(0, 1, 0))
+	near := p.build(ts.ScheduleOf(0, 0))
 	if near.PrefixOf(s) {
 		t.Errorf("%v.PrefixOf(%v)", near, s)
 	}
-	if pre := p.build(ts.Schedule{0, 1}); !pre.PrefixOf(s) || s.PrefixOf(pre) {
+	if pre := p.build(ts.ScheduleOf(0, 1)); !pre.PrefixOf(s) || s.PrefixOf(pre) {
 		t.Errorf("%v vs %v: prefix test wrong", pre, s)
 	}
 }

@@ -127,7 +127,7 @@ func unroll[S any](sys ts.TransitionSystem[S], maxDepth int) (u unrolled, err er
 			}
 		}
 		u.threads[run] = append(u.threads[run], Access{Obj: steps[run].Obj, Op: steps[run].Op})
-		u.sched = append(u.sched, run)
+		u.sched = append(u.sched, ts.Move{Thread: run})
 		current = run
 		s = sys.Apply(s, run)
 		u.transitions++
@@ -321,7 +321,7 @@ func (e *explorer[S]) loop() {
 			e.Stop = true
 			return
 		}
-		e.sched = append(e.sched[:top.pathLen], u)
+		e.sched = append(e.sched[:top.pathLen], ts.Move{Thread: u})
 		e.current, e.pushing = u, true
 		child := e.sys.Apply(top.state, u)
 		e.res.Transitions++

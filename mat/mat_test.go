@@ -282,7 +282,7 @@ func TestPanicBecomesViolation(t *testing.T) {
 	if err != nil || res.Violation == nil || res.Violation.Kind != ts.Panic {
 		t.Fatalf("%v, %v", res, err)
 	}
-	if got := res.Violation.Trace.Schedule(); !slices.Equal(got, ts.Schedule{0, 0, 1, 1}) {
+	if got := res.Violation.Trace.Schedule(); !slices.Equal(got, ts.ScheduleOf(0, 0, 1, 1)) {
 		t.Errorf("schedule %v", got)
 	}
 }

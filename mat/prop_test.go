@@ -146,7 +146,7 @@ func checkProgram(t tstest.TB, p *tstest.Program) tstest.ReductionReport {
 func classesOf(th [][]Access, scheds []ts.Schedule) int {
 	seen := map[string]bool{}
 	for _, s := range scheds {
-		seen[classKey(th, s, false)] = true
+		seen[classKey(th, s.Threads(), false)] = true
 	}
 	return len(seen)
 }
@@ -196,7 +196,7 @@ func TestThreeThreadsExplore(t *testing.T) {
 // TestBranchingPrograms).
 func TestRandomPrograms(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3, NoBranches: true, NoDeadlocks: true, NoAwait: true, NoAsserts: true}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3, NoBranches: true, NoDeadlocks: true, NoAwait: true, NoAsserts: true}.Core()).Draw(t, "program")
 		_, err := Explore(context.Background(), p, Options{Options: ts.Options{KeepGoing: true}})
 		if errors.Is(err, ErrNotStraightLine) {
 			t.Skip(err)
@@ -212,7 +212,7 @@ func TestRandomPrograms(t *testing.T) {
 // yet may show only as thread 0's failure in the class's representative.)
 func TestRandomProgramsAssertions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3, NoBranches: true, NoDeadlocks: true, NoAwait: true}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3, NoBranches: true, NoDeadlocks: true, NoAwait: true}.Core()).Draw(t, "program")
 		res, err := Explore(context.Background(), p, Options{})
 		if errors.Is(err, ErrNotStraightLine) {
 			t.Skip(err)
@@ -235,7 +235,7 @@ func TestRandomProgramsAssertions(t *testing.T) {
 // thread whose accesses differ between executions, Explore rejects it.
 func TestBranchingPrograms(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 2, NoLocks: true, NoAwait: true, NoAsserts: true}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 2, NoLocks: true, NoAwait: true, NoAsserts: true}.Core()).Draw(t, "program")
 		_, err := Explore(context.Background(), p, Options{Options: ts.Options{KeepGoing: true}})
 		varies := false
 		var first [][]Access

@@ -74,9 +74,9 @@ func TestReductionRandom(t *testing.T) {
 // steps, or up to 4 threads of up to 2 (where 4-thread races show).
 func genShape(t *rapid.T) tstest.GenOptions {
 	if rapid.Bool().Draw(t, "four") {
-		return tstest.GenOptions{MaxThreads: 4, MaxSteps: 2}
+		return tstest.GenOptions{MaxThreads: 4, MaxSteps: 2}.Core()
 	}
-	return tstest.GenOptions{}
+	return tstest.GenOptions{}.Core()
 }
 
 // With KeepGoing, a failed check ends an execution, and DPOR must try the

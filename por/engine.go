@@ -255,7 +255,7 @@ func (e *explorer[S]) take(top *frame[S], t ts.Tid) {
 	if e.mode == modeODPOR {
 		e.nextRoot = top.cur
 	}
-	e.sched = append(e.sched[:k], t)
+	e.sched = append(e.sched[:k], ts.Move{Thread: t})
 	e.pushEvent(t, top.steps[t])
 	e.current, e.pushing = t, true
 	child := e.sys.Apply(top.state, t)

@@ -294,20 +294,20 @@ func (e *explorer[S]) feasible(j int32, w []wev, p ts.Tid, st ts.Step, check boo
 	sched := append(e.replaySched[:0], e.sched[:j]...)
 	defer func() {
 		if r := recover(); r != nil {
-			e.violation(&ts.Violation{Kind: ts.Panic, Thread: sched[len(sched)-1]}, sched)
+			e.violation(&ts.Violation{Kind: ts.Panic, Thread: sched[len(sched)-1].Thread}, sched)
 			ok = false
 		}
 		e.replaySched = sched[:0]
 	}()
 	s := e.stack[j].state
 	for _, x := range w {
-		sched = append(sched, x.t)
-		if got, status := e.sys.Next(s, x.t); status != ts.Enabled || got != x.step {
+		sched = append(sched, ts.Move{Thread: x.t})
+		if got, status := e.sys.Next(s, x.t); status != ts.Enabled || !got.Equal(x.step) {
 			return got, false // the system is not what the analysis assumed
 		}
 		s = e.sys.Apply(s, x.t)
 	}
-	sched = append(sched, p)
+	sched = append(sched, ts.Move{Thread: p})
 	got, status := e.sys.Next(s, p)
 	return got, status == ts.Enabled
 }

@@ -18,7 +18,7 @@ import (
 // (Mazurkiewicz trace).
 func TestODPOROptimalWithoutBlocking(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{NoLocks: true, NoAwait: true, NoSync: true, NoAsserts: true}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{NoLocks: true, NoAwait: true, NoSync: true, NoAsserts: true}.Core()).Draw(t, "program")
 		optimalOn[tstest.State](t, unchecked[tstest.State]{p})
 	})
 }
@@ -45,7 +45,7 @@ func TestODPORWithBlocking(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		// NoDeadlocks keeps the mutex discipline (no release of a lock not
 		// held, which Check would report); awaits still block.
-		optimalOn[tstest.State](t, tstest.Programs(tstest.GenOptions{NoAsserts: true, NoDeadlocks: true}).Draw(t, "program"))
+		optimalOn[tstest.State](t, tstest.Programs(tstest.GenOptions{NoAsserts: true, NoDeadlocks: true}.Core()).Draw(t, "program"))
 	})
 }
 
@@ -54,7 +54,7 @@ func TestODPORWithBlocking(t *testing.T) {
 // acquire) break the mutex contract and are left out.
 func TestODPOROptimalDeadlocks(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{NoAsserts: true}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{NoAsserts: true}.Core()).Draw(t, "program")
 		if releasesUnheld(t, p) {
 			return
 		}

@@ -51,9 +51,19 @@ type opKey struct {
 	step ts.Step
 }
 
+// opID is the comparable identity of a single-object visible operation.
+type opID struct {
+	t    ts.Tid
+	obj  ts.Obj
+	op   ts.Op
+	sync bool
+}
+
+func (k opKey) id() opID { return opID{k.t, k.step.Obj, k.step.Op, k.step.Sync} }
+
 // opGraph is the visible-operation dependency graph.
 type opGraph struct {
-	ids   map[opKey]int32
+	ids   map[opID]int32
 	ops   []opKey
 	adj   [][]int32
 	edges map[uint64]struct{}
@@ -63,16 +73,16 @@ type opGraph struct {
 }
 
 func (g *opGraph) init() {
-	g.ids = make(map[opKey]int32)
+	g.ids = make(map[opID]int32)
 	g.edges = make(map[uint64]struct{})
 }
 
 func (g *opGraph) id(k opKey) int32 {
-	if i, ok := g.ids[k]; ok {
+	if i, ok := g.ids[k.id()]; ok {
 		return i
 	}
 	i := int32(len(g.ops))
-	g.ids[k] = i
+	g.ids[k.id()] = i
 	g.ops = append(g.ops, k)
 	g.adj = append(g.adj, nil)
 	g.seen = append(g.seen, 0)
@@ -139,7 +149,7 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 		op := g.ops[i]
 		cp := e.clockOf(op.t)
 		var held []ts.Obj
-		if f.status[op.t] != ts.Finished && f.steps[op.t] == op.step {
+		if f.status[op.t] != ts.Finished && f.steps[op.t].Equal(op.step) {
 			held = e.held[op.t] // the thread's next step: its locks are known
 		}
 		e.racesOf(op.t, op.step, cp, held)

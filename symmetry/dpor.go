@@ -256,7 +256,7 @@ func (e *dpor[S]) pushEvent(t ts.Tid, step ts.Step) {
 	case ts.Release:
 		e.held[t] = removeLock(e.held[t], step.Obj)
 	}
-	e.sched = append(e.sched[:k], t)
+	e.sched = append(e.sched[:k], ts.Move{Thread: t})
 }
 
 func (e *dpor[S]) popEvent() {

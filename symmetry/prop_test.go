@@ -146,9 +146,9 @@ func TestSymmetricRandom(t *testing.T) {
 // reaches exactly the terminal states and violations of ts.Explore.
 func TestPlainDPORRandom(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		shape := tstest.GenOptions{}
+		shape := tstest.GenOptions{}.Core()
 		if rapid.Bool().Draw(t, "four") {
-			shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: 2}
+			shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: 2}.Core()
 		}
 		p := tstest.Programs(shape).Draw(t, "program")
 		rep := tstest.CheckReduction[tstest.State](t, p, func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {

@@ -169,7 +169,7 @@ func (v *verifier[S]) run() error {
 			}
 			v.enter(nd.sched, t, "Apply")
 			c := v.sys.Apply(nd.s, t)
-			sched := append(nd.sched.Clone(), t)
+			sched := append(nd.sched.Clone(), ts.Move{Thread: t})
 			if v.hasher != nil {
 				v.enter(sched, -1, "Hash")
 				h := v.hasher.Hash(c)
@@ -254,7 +254,7 @@ func (v *verifier[S]) canonical(s S, sched ts.Schedule) error {
 			continue
 		}
 		_, _ = st1, st2
-		after := append(sched.Clone(), t)
+		after := append(sched.Clone(), ts.Move{Thread: t})
 		v.enter(sched, t, "Apply")
 		c1 := v.sys.Apply(s, t)
 		v.enter(sched, img, "Apply (to the canonical form)")
@@ -371,7 +371,7 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 			if st1 != ts.Enabled || pr.depth >= v.opt.MaxDepth {
 				continue
 			}
-			next := append(pr.sched.Clone(), x)
+			next := append(pr.sched.Clone(), ts.Move{Thread: x})
 			v.enter(pr.sched, x, "Apply")
 			cu := v.sys.Apply(pr.u, x)
 			v.enter(pr.sched, y, "Apply (exchanged)")

@@ -70,7 +70,7 @@ func TestVerifyRejectsWrongPermutation(t *testing.T) {
 		thread, image ts.Tid
 	}{
 		{"with Permute", reversed{models.NewPhilosophers(3)}, nil, 1, 1},
-		{"without Permute", bare{reversed{models.NewPhilosophers(3)}}, ts.Schedule{1}, 0, 2},
+		{"without Permute", bare{reversed{models.NewPhilosophers(3)}}, ts.ScheduleOf(1), 0, 2},
 	} {
 		err := symmetry.Verify(tc.sys, symmetry.VerifyOptions{})
 		var m *symmetry.Mismatch
@@ -104,7 +104,7 @@ func TestVerifyRejectsWrongSignature(t *testing.T) {
 	if !errors.As(err, &m) {
 		t.Fatalf("Verify accepted signatures that ignore the forks: %v", err)
 	}
-	if !slices.Equal(m.Schedule, ts.Schedule{0}) || m.Thread != 0 || m.Image != 1 {
+	if !slices.Equal(m.Schedule, ts.ScheduleOf(0)) || m.Thread != 0 || m.Image != 1 {
 		t.Errorf("got %v; want the mismatch at schedule [0], thread 0, image 1", m)
 	}
 }

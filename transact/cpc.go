@@ -222,7 +222,7 @@ func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
 		return
 	}
 	e.stack[d].explored = true
-	e.sched = append(e.sched[:d], t)
+	e.sched = append(e.sched[:d], ts.Move{Thread: t})
 	e.current, e.pushing = t, true
 	child := e.sys.Apply(e.stack[d].state, t)
 	e.res.Transitions++

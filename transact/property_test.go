@@ -163,7 +163,7 @@ func TestSoundOnLoopPrograms(t *testing.T) {
 // await, assertions).
 func TestSoundOnPrograms(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{}).Draw(rt, "program")
+		p := tstest.Programs(tstest.GenOptions{}.Core()).Draw(rt, "program")
 		ref := collect[tstest.State](rt, p, stateful[tstest.State](p))
 		for _, opt := range variants {
 			checkSound(rt, opt.Proviso.String(), ref, collect[tstest.State](rt, p, explorer[tstest.State](p, opt)))

@@ -184,7 +184,7 @@ func (g *graph[S]) build(ctx context.Context, limit int) error {
 func (g *graph[S]) schedule(i int32) ts.Schedule {
 	var s ts.Schedule
 	for ; g.parent[i] >= 0; i = g.parent[i] {
-		s = append(s, g.via[i])
+		s = append(s, ts.Move{Thread: g.via[i]})
 	}
 	slices.Reverse(s)
 	return s

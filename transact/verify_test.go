@@ -35,7 +35,7 @@ func TestVerifyMoversRejectsRacyBothMover(t *testing.T) {
 		t.Fatalf("VerifyMovers = %v, want a *MoverError", err)
 	}
 	if me.Property != 1 || me.Thread != 0 || me.Other != 1 || me.Declared != transact.BothMover ||
-		me.Step != (ts.Step{Obj: 0, Op: ts.Write}) || len(me.Schedule) != 0 {
+		!me.Step.Equal(ts.Step{Obj: 0, Op: ts.Write}) || len(me.Schedule) != 0 {
 		t.Errorf("report %+v", me)
 	}
 	for _, want := range []string{"thread 0's write g", "both mover", "property 1", "thread 1", "g = 1", "assert(g == 0)"} {

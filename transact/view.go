@@ -14,7 +14,7 @@ import (
 
 // TransactionObj is the object that every step of a View reports: a write,
 // marked Sync, of one object that stands for the shared state as a whole.
-const TransactionObj ts.Obj = math.MaxInt32
+const TransactionObj ts.Obj = math.MaxInt32 - 1
 
 // View is a system transformer: the system whose transitions are whole
 // transactions of another. Any explorer runs on it coarsened; ts.Explore and
@@ -205,7 +205,12 @@ func (v *View[S]) Len(s S, t ts.Tid) int {
 func (v *View[S]) Expand(sched ts.Schedule) (ts.Schedule, error) {
 	var out ts.Schedule
 	s := v.sys.Init()
-	for i, t := range sched {
+	for i, m := range sched {
+		t := m.Thread
+		if m.Outcome != 0 {
+			return nil, &ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched.Clone(),
+				Detail: fmt.Sprintf("step %d: outcome %d of a step with one", i, m.Outcome)}
+		}
 		if t < 0 || int(t) >= v.n {
 			return nil, &ts.SystemError{Err: ts.ErrThreadRange, Thread: t, Schedule: sched.Clone(),
 				Detail: fmt.Sprintf("step %d moves thread %d of %d", i, t, v.n)}
@@ -214,7 +219,7 @@ func (v *View[S]) Expand(sched ts.Schedule) (ts.Schedule, error) {
 			return nil, &ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched.Clone(),
 				Detail: fmt.Sprintf("step %d: thread is %v", i, st)}
 		}
-		s = v.run(s, t, func(S, ts.Step) { out = append(out, t) })
+		s = v.run(s, t, func(S, ts.Step) { out = append(out, ts.Move{Thread: t}) })
 	}
 	return out, nil
 }

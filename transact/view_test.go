@@ -74,7 +74,7 @@ func TestViewFigure3(t *testing.T) {
 	if err != nil || run.Violation == nil || run.Violation.Err.Error() != res.Violation.Err.Error() {
 		t.Errorf("expanded schedule %v: %v, %v", sched, err, run.Violation)
 	}
-	if _, err := v.Expand(ts.Schedule{5}); !errors.Is(err, ts.ErrThreadRange) {
+	if _, err := v.Expand(ts.ScheduleOf(5)); !errors.Is(err, ts.ErrThreadRange) {
 		t.Errorf("Expand out of range: %v", err)
 	}
 	if _, err := transact.NewView[int](ctx, noHashSys{}, transact.ViewOptions{}); !errors.Is(err, ts.ErrNoHash) {

@@ -23,7 +23,9 @@ var (
 	// ErrThreadRange: a thread id outside 0..Threads()-1, or a thread count
 	// outside 1..MaxThreads.
 	ErrThreadRange = errors.New("thread id out of range")
-	// ErrBadStep: Next returned an undefined Op or Status, or a negative Obj.
+	// ErrBadStep: Next returned an undefined Op or Status, an object out of
+	// range or twice in one step, or a step of several outcomes from a system
+	// that is not a Chooser.
 	ErrBadStep = errors.New("invalid step or status")
 	// ErrDepth: an execution longer than the depth limit; the system may not
 	// terminate.
@@ -32,7 +34,35 @@ var (
 	ErrNotEnabled = errors.New("scheduled thread is not enabled")
 	// ErrNoHash: a stateful strategy was given a system without Hash.
 	ErrNoHash = errors.New("stateful search needs the system to implement Hasher")
+	// ErrMemory: a search would keep more than Limits.Memory bytes.
+	ErrMemory = errors.New("weft: search exceeds its memory budget")
+	// ErrUnsupported: a strategy was given a system that uses a feature of
+	// the model it does not support, or options it cannot honour.
+	ErrUnsupported = errors.New("weft: strategy does not support this system")
+	// ErrCallback: one of the caller's own callbacks (OnTerminal,
+	// OnViolation, Progress, ...) panicked. The error is a *CallbackError.
+	ErrCallback = errors.New("weft: a callback panicked")
 )
+
+// CallbackError reports a panic in one of the caller's callbacks: which one,
+// the panic value and the stack. It wraps ErrCallback.
+type CallbackError struct {
+	Callback string // "OnTerminal", "OnViolation", "Progress", ...
+	Value    any
+	Stack    string
+}
+
+func (e *CallbackError) Error() string {
+	return fmt.Sprintf("weft: callback %s panicked: %v", e.Callback, e.Value)
+}
+
+// Unwrap returns ErrCallback and the panic value if it is an error.
+func (e *CallbackError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{ErrCallback, err}
+	}
+	return []error{ErrCallback}
+}
 
 // MaxThreads is the largest thread count weft accepts.
 const MaxThreads = 4096
@@ -52,7 +82,7 @@ type SystemError struct {
 func (e *SystemError) Error() string {
 	var b strings.Builder
 	b.WriteString("weft: ")
-	b.WriteString(e.Err.Error())
+	b.WriteString(strings.TrimPrefix(e.Err.Error(), "weft: "))
 	if e.Thread >= 0 {
 		fmt.Fprintf(&b, ": thread %d", e.Thread)
 	}
@@ -60,7 +90,7 @@ func (e *SystemError) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Detail)
 	}
-	fmt.Fprintf(&b, " (schedule %v)", e.Schedule)
+	fmt.Fprintf(&b, " (schedule %s)", e.Schedule.Short(64))
 	return b.String()
 }
 

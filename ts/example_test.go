@@ -166,8 +166,8 @@ type replaying struct{ threads int }
 
 func (r replaying) rebuild(s ts.Schedule) *simulator {
 	m := &simulator{pc: make([]int, r.threads), reg: make([]int, r.threads)}
-	for _, t := range s {
-		m.step(int(t))
+	for _, mv := range s {
+		m.step(int(mv.Thread))
 	}
 	return m
 }
@@ -178,7 +178,7 @@ func (r replaying) Next(s ts.Schedule, t ts.Tid) (ts.Step, ts.Status) {
 	return cloning(r).Next(r.rebuild(s), t)
 }
 func (r replaying) Apply(s ts.Schedule, t ts.Tid) ts.Schedule {
-	return append(s[:len(s):len(s)], t) // a full slice expression: never write into s
+	return append(s[:len(s):len(s)], ts.Move{Thread: t}) // a full slice expression: never write into s
 }
 
 // A mutable simulator wrapped by replay.

@@ -2,18 +2,29 @@ package ts
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
+	"unsafe"
+
+	"github.com/weftlab/weft/internal/watch"
 )
 
 // Explore is the plain exhaustive search: a depth-first search over every
-// interleaving of the system's threads, with no reduction and no state
-// caching. Every reduction in weft is tested against it. The system must
-// terminate: an execution longer than the depth limit is an error.
+// interleaving of the system's threads, and every outcome of each
+// transition, with no reduction and no state caching. Every reduction in
+// weft is tested against it. The system must terminate: an execution longer
+// than the depth limit is an error.
 //
 // It returns at the first violation unless Options.KeepGoing is set. Each
 // violation's schedule is replayed before it is reported, so it is known to
 // reproduce; a replay that does not is reported as ErrNondeterministic.
+//
+// It checks the contract as it goes, at a cost of at most one Hash per
+// transition: where it leaves a state from which it took several
+// transitions, it asks the state's hash (when the system has one) and every
+// thread's step again, and an answer that changed is an error wrapping
+// ErrMutated (an Apply modified its argument; the error names the thread
+// whose Apply did it, found by replay) or ErrNondeterministic.
 func Explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options) (Result, error) {
 	return explore(ctx, sys, opt, false)
 }
@@ -29,8 +40,22 @@ func ExploreStateful[S any](ctx context.Context, sys TransitionSystem[S], opt Op
 	return explore(ctx, sys, opt, true)
 }
 
+// FindsOf returns what a search that reports every violation of a system's
+// own making finds under opt: check and invariant failures, panics, and
+// deadlocks unless opt.IgnoreDeadlocks.
+func FindsOf(opt Options) Kinds {
+	k := KindsOf(CheckFailure, InvariantFailure, Panic, Deadlock)
+	if opt.IgnoreDeadlocks {
+		k = k.Without(Deadlock)
+	}
+	return k
+}
+
 func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, stateful bool) (Result, error) {
-	res := Result{Bound: NoBound}
+	res := Result{Bound: NoBound, Finds: FindsOf(opt)}
+	if ctx == nil {
+		return res, fmt.Errorf("%w: nil context", ErrBadOptions)
+	}
 	if err := opt.Validate(); err != nil {
 		return res, err
 	}
@@ -42,46 +67,62 @@ func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, s
 	if err != nil {
 		return res, err
 	}
-	e := &explorer[S]{runner: r, ctx: ctx, opt: opt, n: n, stateful: stateful, maxDepth: opt.Limits.MaxDepth()}
+	e := &explorer[S]{runner: r, ctx: ctx, opt: opt, n: n, stateful: stateful,
+		maxDepth: opt.Limits.MaxDepth(), maxMemory: opt.Limits.MaxMemory()}
 	if stateful {
 		e.visited = make(map[uint64]struct{})
 	}
+	e.frameBytes = int64(unsafe.Sizeof(frame[S]{})) + int64(n)*int64(unsafe.Sizeof(Step{})+1) + int64(unsafe.Sizeof(Move{}))
 	e.res = &res
-	e.lastProgress = time.Now()
+	e.watch = watch.Start(ctx, opt.Progress != nil, opt.ProgressEvery)
 	err = e.run()
+	e.watch.Stop()
 	res.States = int64(len(e.visited))
+	if err == nil {
+		err = e.threadsAgain()
+	}
 	return res, err
 }
+
+// visitedEntryBytes is what one entry of a Go map[uint64]struct{} costs,
+// about: the key, its share of the bucket's control bytes and the growth
+// slack.
+const visitedEntryBytes = 24
 
 // frame is a state on the depth-first search stack.
 type frame[S any] struct {
 	state    S
-	hash     uint64   // the state's hash, when the system has one
+	hash     uint64   // the state's hash, when hashed
+	hashed   bool     // hash holds the state's hash
 	steps    []Step   // each thread's next step at state
 	status   []Status // each thread's status at state
-	next     Tid      // the next thread to try from here
+	next     Tid      // the thread whose moves are being taken
+	out      int      // its next outcome to take
+	taken    int      // moves taken from here
+	children int      // moves there are to take from here
 	preempts int      // preemptions on the path to here
 	last     Tid      // the thread whose transition reached here, or -1
-	tried    bool     // a child has been taken from here
 }
 
 type explorer[S any] struct {
 	*runner[S]
-	ctx      context.Context
-	opt      Options
-	res      *Result
-	n        int
-	stateful bool
-	maxDepth int
-	visited  map[uint64]struct{}
+	ctx       context.Context
+	opt       Options
+	res       *Result
+	n         int
+	stateful  bool
+	maxDepth  int
+	maxMemory int64
+	visited   map[uint64]struct{}
+	watch     *watch.Watch
 
-	stack []frame[S] // reused: frames keep their slices between uses
-	depth int        // frames in use
-	sched Schedule   // sched[i] is the thread taken from stack[i]
+	stack      []frame[S] // reused: frames keep their slices between uses
+	depth      int        // frames in use
+	sched      Schedule   // sched[i] is the move taken from stack[i]
+	frameBytes int64
 
-	stop         bool
-	err          error
-	lastProgress time.Time
+	stop bool
+	err  error
 }
 
 // run drives the search, restarting the loop after a panic in user code has
@@ -97,11 +138,17 @@ func (e *explorer[S]) run() error {
 	return e.err
 }
 
-// protect runs f, turning a panic in user code into a violation. It reports
-// whether f returned normally.
+// protect runs f, turning a panic in user code into a violation, and a
+// panic in a callback of the caller's into an error. It reports whether f
+// returned normally.
 func (e *explorer[S]) protect(f func()) (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
+			ok = false
+			if cb, isCB := p.(*CallbackError); isCB {
+				e.fail(cb)
+				return
+			}
 			// The panicking call belongs to the transition being pushed:
 			// the schedule holds it already.
 			sched := e.sched[:max(e.depth-1, 0)]
@@ -111,7 +158,6 @@ func (e *explorer[S]) protect(f func()) (ok bool) {
 			v := e.panicViolation(p, sched, e.current)
 			e.current, e.pushing = -1, false
 			e.violation(v, sched)
-			ok = false
 		}
 	}()
 	f()
@@ -120,6 +166,7 @@ func (e *explorer[S]) protect(f func()) (ok bool) {
 
 func (e *explorer[S]) start() {
 	e.current = -1
+	e.invariantReads() // as strategies that mark steps do, so that Replay matches
 	s := e.sys.Init()
 	e.visit(s, -1, 0)
 }
@@ -128,75 +175,134 @@ func (e *explorer[S]) start() {
 func (e *explorer[S]) loop() {
 	for e.depth > 0 && !e.stop {
 		top := &e.stack[e.depth-1]
-		t := top.next
-		for int(t) < e.n && top.status[t] != Enabled {
-			t++
-		}
-		if int(t) >= e.n {
+		m, ok := top.nextMove(e.n)
+		if !ok {
+			if top.children > 1 && !e.unchanged(e.depth-1) {
+				return
+			}
 			e.depth--
 			continue
 		}
-		top.next = t + 1
 		if e.budgetSpent() {
 			return
 		}
-		if !e.recheck(top, t) {
-			return
-		}
 		preempts := top.preempts
-		if top.last >= 0 && top.last != t && top.status[top.last] == Enabled {
+		if top.last >= 0 && top.last != m.Thread && top.status[top.last] == Enabled {
 			preempts++
 		}
-		e.sched = append(e.sched[:e.depth-1], t)
-		e.current, e.pushing = t, true
-		child := e.sys.Apply(top.state, t)
+		e.sched = append(e.sched[:e.depth-1], m)
+		e.current, e.pushing = m.Thread, true
+		child := e.apply(top.state, m)
 		e.res.Transitions++
-		if e.hasher != nil {
-			if h := e.hasher.Hash(top.state); h != top.hash {
-				e.fail(systemError(ErrMutated, t, e.sched[:e.depth-1],
-					"the state before its transition changed (hash %#x, now %#x)", top.hash, h))
-				return
-			}
-		}
-		e.visit(child, t, preempts)
+		e.visit(child, m.Thread, preempts)
 		e.current, e.pushing = -1, false
 	}
 }
 
-// recheck makes sure the state at top has not changed since the frame was
-// pushed, before a second or later child is taken from it: an earlier Apply
-// that modified its argument, or a Next that is not deterministic, would
-// otherwise make the search silently wrong. With Hash the check is exact;
-// without it, every thread's step and status must be as they were.
-func (e *explorer[S]) recheck(top *frame[S], t Tid) bool {
-	if !top.tried {
-		top.tried = true
-		return true // the first child: nothing has been applied to this state yet
+// nextMove returns the next move to take from f, in the order every search
+// of this package follows: threads by number, each thread's outcomes in
+// order.
+func (f *frame[S]) nextMove(n int) (Move, bool) {
+	for int(f.next) < n {
+		t := f.next
+		if f.status[t] == Enabled && f.out < f.steps[t].NumOutcomes() {
+			c := f.out
+			f.out++
+			f.taken++
+			return Move{Thread: t, Outcome: c}, true
+		}
+		f.next++
+		f.out = 0
 	}
-	if e.hasher != nil {
-		return true // Apply compares hashes after every call
+	return Move{}, false
+}
+
+// unchanged makes sure that the state of frame d, from which the search took
+// several transitions, is what it was when the frame was pushed: the same
+// hash, when the system has one, and the same steps and statuses. Otherwise
+// an Apply modified its argument, or Next is not deterministic, and the
+// search's answers would be silently wrong: it fails with an error that says
+// which.
+func (e *explorer[S]) unchanged(d int) bool {
+	if err := e.changed(d); err != nil {
+		e.fail(err)
+		return false
+	}
+	return true
+}
+
+// changed returns the error that frame d shows, or nil.
+func (e *explorer[S]) changed(d int) error {
+	f := &e.stack[d]
+	path := e.sched[:d]
+	if f.hashed {
+		e.current = -1
+		if h := e.hasher.Hash(f.state); h != f.hash {
+			return e.diagnose(d, fmt.Sprintf("the state's hash was %#x, now %#x", f.hash, h))
+		}
 	}
 	for u := range Tid(e.n) {
 		e.current = u
-		step, st := e.sys.Next(top.state, u)
-		if step == top.steps[u] && st == top.status[u] || st == Finished && top.status[u] == Finished {
+		step, st := e.sys.Next(f.state, u)
+		if sameAnswer(step, st, f.steps[u], f.status[u]) {
 			continue
 		}
-		step2, st2 := e.sys.Next(top.state, u)
+		step2, st2 := e.sys.Next(f.state, u)
 		e.current = -1
-		sched := e.sched[:e.depth-1]
-		if step2 != step || st2 != st {
-			e.fail(systemError(ErrNondeterministic, u, sched,
-				"two calls of Next on one state returned %v %v and %v %v", step, st, step2, st2))
-		} else {
-			e.fail(systemError(ErrMutated, u, sched,
-				"the thread's next step at a state changed from %v %v to %v %v after another transition's Apply",
-				top.steps[u], top.status[u], step, st))
+		if !sameAnswer(step, st, step2, st2) {
+			return systemError(ErrNondeterministic, u, path,
+				"two calls of Next on one state returned %v %v and %v %v", step, st, step2, st2)
 		}
-		return false
+		return e.diagnose(d, fmt.Sprintf("thread %d's next step changed from %v %v to %v %v",
+			u, f.steps[u], f.status[u], step, st))
 	}
 	e.current = -1
-	return true
+	return nil
+}
+
+func sameAnswer(a Step, as Status, b Step, bs Status) bool {
+	return as == bs && (as == Finished || a.Equal(b))
+}
+
+// diagnose finds which transition taken from frame d modified the frame's
+// state, by replaying the path to it on a fresh copy and taking the frame's
+// moves in order until the copy changes.
+func (e *explorer[S]) diagnose(d int, seen string) (err error) {
+	f := &e.stack[d]
+	path := e.sched[:d]
+	defer func() {
+		if p := recover(); p != nil {
+			err = systemError(ErrNondeterministic, -1, path, "%s, and replaying the schedule panicked: %v", seen, p)
+		}
+	}()
+	s := e.sys.Init()
+	for _, m := range path {
+		s = e.apply(s, m)
+	}
+	same := func() bool {
+		if f.hashed && e.hasher.Hash(s) != f.hash {
+			return false
+		}
+		for u := range Tid(e.n) {
+			if step, st := e.sys.Next(s, u); !sameAnswer(step, st, f.steps[u], f.status[u]) {
+				return false
+			}
+		}
+		return true
+	}
+	if !same() {
+		return systemError(ErrNondeterministic, -1, path, "%s, and replaying the schedule does not reach the state it reached first", seen)
+	}
+	g := frame[S]{steps: f.steps, status: f.status}
+	for range f.taken {
+		m, _ := g.nextMove(e.n)
+		e.apply(s, m)
+		if !same() {
+			return systemError(ErrMutated, m.Thread, path, "%s: its Apply (outcome %d) modified the state it was given", seen, m.Outcome)
+		}
+	}
+	return systemError(ErrMutated, -1, path,
+		"%s while the states after it were explored: a later Apply modified memory this state shares", seen)
 }
 
 // visit processes a state reached by thread last (or the initial state): it
@@ -212,36 +318,51 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		return
 	}
 	var h uint64
-	if e.hasher != nil {
+	if e.stateful {
 		e.current = -1
 		h = e.hasher.Hash(s)
-		if e.stateful {
-			if _, seen := e.visited[h]; seen {
-				e.endExecution()
-				return
-			}
-			e.visited[h] = struct{}{}
+		if _, seen := e.visited[h]; seen {
+			e.endExecution()
+			return
+		}
+		e.visited[h] = struct{}{}
+		if len(e.visited)&1023 == 0 && !e.memoryOK() {
+			return
 		}
 	}
 	// Push a frame, reusing the slot's slices.
 	if e.depth == len(e.stack) {
 		e.stack = append(e.stack, frame[S]{steps: make([]Step, e.n), status: make([]Status, e.n)})
+		if !e.memoryOK() {
+			return
+		}
 	}
 	f := &e.stack[e.depth]
-	f.state, f.hash, f.next, f.preempts, f.last, f.tried = s, h, 0, preempts, last, false
+	f.state, f.hash, f.hashed, f.next, f.out, f.taken, f.children, f.preempts, f.last =
+		s, h, e.stateful, 0, 0, 0, 0, preempts, last
 	enabled, blocked := 0, 0
 	for t := range Tid(e.n) {
 		e.current = t
 		step, st := e.sys.Next(s, t)
-		if st > Finished || (st != Finished && (!step.Op.Valid() || step.Obj < 0)) {
+		if !st.Valid() || (st != Finished && step.Validate() != nil) {
 			e.current = -1
-			e.fail(systemError(ErrBadStep, t, path, "Next returned step %v with status %v", step, st))
+			detail := fmt.Sprintf("Next returned status %v", st)
+			if st.Valid() {
+				detail = fmt.Sprintf("Next returned step %v: %v", step, step.Validate())
+			}
+			e.fail(systemError(ErrBadStep, t, path, "%s", detail))
+			return
+		}
+		if st != Finished && step.NumOutcomes() > 1 && e.chooser == nil {
+			e.current = -1
+			e.fail(systemError(ErrBadStep, t, path, "Next returned a step of %d outcomes, but the system does not implement Chooser", step.NumOutcomes()))
 			return
 		}
 		f.steps[t], f.status[t] = step, st
 		switch st {
 		case Enabled:
 			enabled++
+			f.children += step.NumOutcomes()
 		case Blocked:
 			blocked++
 		}
@@ -252,11 +373,9 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		e.violation(v, path)
 		return
 	}
-	if enabled == 0 && e.opt.OnTerminal != nil {
-		e.opt.OnTerminal(s, path)
-	}
 	if enabled == 0 {
-		if blocked > 0 {
+		e.terminal(s, path)
+		if blocked > 0 && !e.opt.IgnoreDeadlocks {
 			v := e.deadlock(s, e.n)
 			v.Thread = last
 			e.violation(v, path)
@@ -265,8 +384,18 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		e.endExecution()
 		return
 	}
+	if f.children > 1 && e.hasher != nil && !f.hashed {
+		f.hash, f.hashed = e.hasher.Hash(s), true
+	}
 	e.depth++
 	e.progress()
+}
+
+// terminal hands a terminal state to OnTerminal.
+func (e *explorer[S]) terminal(s S, path Schedule) {
+	if e.opt.OnTerminal != nil {
+		callback("OnTerminal", func() { e.opt.OnTerminal(s, path) })
+	}
 }
 
 func (e *explorer[S]) endExecution() {
@@ -279,8 +408,16 @@ func (e *explorer[S]) endExecution() {
 func (e *explorer[S]) violation(v *Violation, path Schedule) {
 	e.res.Executions++
 	sched := path.Clone()
-	rv, err := Confirm(e.sys, v, sched)
+	rv, err := ConfirmWith(e.sys, v, sched, e.opt)
 	if err != nil {
+		// A state the search went back to may have been modified: that is
+		// the better explanation.
+		for d := range e.depth {
+			if err2 := e.changed(d); err2 != nil && errors.Is(err2, ErrMutated) {
+				err = err2
+				break
+			}
+		}
 		e.fail(err)
 		return
 	}
@@ -289,7 +426,7 @@ func (e *explorer[S]) violation(v *Violation, path Schedule) {
 		e.res.Violation = rv
 	}
 	if e.opt.OnViolation != nil {
-		e.opt.OnViolation(rv)
+		callback("OnViolation", func() { e.opt.OnViolation(rv) })
 	}
 	if !e.opt.KeepGoing {
 		e.stop = true
@@ -297,8 +434,37 @@ func (e *explorer[S]) violation(v *Violation, path Schedule) {
 }
 
 func (e *explorer[S]) fail(err error) {
-	e.err = err
+	if e.err == nil {
+		e.err = err
+	}
 	e.stop = true
+}
+
+// threadsAgain asks Threads once more at the end of a search: a count that
+// changed makes everything the search did suspect.
+func (e *explorer[S]) threadsAgain() error {
+	n, err := e.threadCount()
+	if err != nil {
+		return err
+	}
+	if n != e.n {
+		return systemError(ErrNondeterministic, -1, nil, "Threads() returned %d, then %d", e.n, n)
+	}
+	return nil
+}
+
+// memoryOK fails the search if what it keeps passes the memory cap.
+func (e *explorer[S]) memoryOK() bool {
+	if e.maxMemory < 0 {
+		return true
+	}
+	used := int64(len(e.stack))*e.frameBytes + int64(len(e.visited))*visitedEntryBytes
+	if used > e.maxMemory {
+		e.fail(fmt.Errorf("%w: %d bytes kept (%d stack frames, %d visited states), budget %d (Limits.Memory)",
+			ErrMemory, used, len(e.stack), len(e.visited), e.maxMemory))
+		return false
+	}
+	return true
 }
 
 // budgetSpent reports whether a limit or the context stops the search before
@@ -310,23 +476,42 @@ func (e *explorer[S]) budgetSpent() bool {
 		e.stop = true
 		return true
 	}
-	if e.res.Transitions&1023 == 0 {
-		if err := e.ctx.Err(); err != nil {
-			e.fail(fmt.Errorf("weft: search cancelled: %w", err))
-			return true
-		}
+	if e.watch.Cancelled() {
+		e.fail(cancelled(e.ctx))
+		return true
 	}
 	return false
 }
 
+// cancelled is the error of a search stopped by its context.
+func cancelled(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("weft: search cancelled: %w (%w)", err, cause)
+	}
+	return fmt.Errorf("weft: search cancelled: %w", err)
+}
+
 func (e *explorer[S]) progress() {
-	if e.opt.Progress == nil || e.res.Transitions == 0 || e.res.Transitions&1023 != 0 {
+	if e.opt.Progress == nil || !e.watch.ProgressDue() {
 		return
 	}
-	if now := time.Now(); now.Sub(e.lastProgress) >= e.opt.progressEvery() {
-		e.lastProgress = now
-		r := *e.res
-		r.States = int64(len(e.visited))
-		e.opt.Progress(r)
-	}
+	r := *e.res
+	r.States = int64(len(e.visited))
+	callback("Progress", func() { e.opt.Progress(r) })
+}
+
+// callback runs one of the caller's callbacks, turning a panic in it into a
+// *CallbackError panic that the search's recovery reports as an error, not
+// as a violation of the system.
+func callback(name string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(*CallbackError); ok {
+				panic(p)
+			}
+			panic(&CallbackError{Callback: name, Value: p, Stack: stack()})
+		}
+	}()
+	f()
 }

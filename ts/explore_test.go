@@ -108,10 +108,10 @@ func TestDeadlock(t *testing.T) {
 	if v == nil || v.Kind != ts.Deadlock || res.Complete {
 		t.Fatalf("got %+v, want a deadlock", res)
 	}
-	if got := v.Trace.Schedule(); len(got) != 1 || got[0] != 0 {
+	if got := v.Trace.Schedule(); len(got) != 1 || got[0].Thread != 0 {
 		t.Errorf("schedule %v, want [0]", got)
 	}
-	if !strings.Contains(v.Err.Error(), "blocked: 1") {
+	if !strings.Contains(v.Err.Error(), "blocked: T1 waits to acquire o0 (held by T0)") {
 		t.Errorf("error %q does not name the blocked thread", v.Err)
 	}
 }
@@ -152,11 +152,12 @@ func TestMutatedArgument(t *testing.T) {
 	if !errors.Is(err, ts.ErrMutated) || !errors.Is(err, ts.ErrBadSystem) {
 		t.Fatalf("got %v, want ErrMutated", err)
 	}
-	// With Hash: found right after the Apply that did it, naming its thread.
+	// With Hash: found where the search leaves the state it modified,
+	// naming the thread whose Apply did it (found by replay).
 	_, err = ts.Explore(ctx, hashedProg{&prog{threads: 2, steps: 2, mutate: true}}, ts.Options{})
 	var se *ts.SystemError
-	if !errors.As(err, &se) || !errors.Is(err, ts.ErrMutated) || se.Thread != 0 || len(se.Schedule) != 0 {
-		t.Fatalf("got %v, want ErrMutated by thread 0 at the initial state", err)
+	if !errors.As(err, &se) || !errors.Is(err, ts.ErrMutated) || se.Thread != 0 || len(se.Schedule) > 1 {
+		t.Fatalf("got %v, want ErrMutated by thread 0", err)
 	}
 }
 
@@ -175,12 +176,12 @@ func TestThreadRange(t *testing.T) {
 			t.Errorf("Threads() = %d: got %v, want ErrThreadRange", n, err)
 		}
 	}
-	_, err := ts.Replay[*pst](&prog{threads: 2, steps: 1}, ts.Schedule{0, 2})
+	_, err := ts.Replay[*pst](&prog{threads: 2, steps: 1}, ts.ScheduleOf(0, 2))
 	var se *ts.SystemError
 	if !errors.As(err, &se) || !errors.Is(err, ts.ErrThreadRange) || se.Thread != 2 || errors.Is(err, ts.ErrBadSystem) {
 		t.Errorf("replay of thread 2 of 2: got %v, want ErrThreadRange naming thread 2 (a bad schedule, not a bad system)", err)
 	}
-	_, err = ts.Replay[*pst](&prog{threads: 2, steps: 1}, ts.Schedule{0, 0})
+	_, err = ts.Replay[*pst](&prog{threads: 2, steps: 1}, ts.ScheduleOf(0, 0))
 	if !errors.Is(err, ts.ErrNotEnabled) {
 		t.Errorf("replay of a finished thread: got %v, want ErrNotEnabled", err)
 	}
@@ -207,7 +208,7 @@ func TestPanicIsViolation(t *testing.T) {
 		t.Errorf("error %v does not carry the panic value and stack", v.Err)
 	}
 	// The schedule ends with the transition that panicked, and replays to it.
-	if got := v.Trace.Schedule(); len(got) != 3 || v.Thread != got[2] {
+	if got := v.Trace.Schedule(); len(got) != 3 || v.Thread != got[2].Thread {
 		t.Errorf("schedule %v, thread %d: want 3 steps ending in the panicking thread", got, v.Thread)
 	}
 	run, err := ts.Replay[*pst](&prog{threads: 2, steps: 2, panicAt: 3}, v.Trace.Schedule())
@@ -244,15 +245,22 @@ func TestCancel(t *testing.T) {
 	c, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start := time.Now()
+	var at int64 = -1
 	res, err := ts.Explore(c, &prog{threads: 6, steps: 4}, ts.Options{
 		ProgressEvery: time.Nanosecond,
-		Progress:      func(ts.Result) { cancel() }, // cancel once the search is under way
+		Progress: func(r ts.Result) { // cancel once the search is under way
+			if at < 0 {
+				at = r.Transitions
+				cancel()
+			}
+		},
 	})
 	if !errors.Is(err, context.Canceled) || res.Complete {
 		t.Fatalf("got %+v, %v; want context.Canceled and a partial result", res, err)
 	}
-	if res.Transitions == 0 || res.Transitions > 4096 {
-		t.Errorf("stopped after %d transitions, want within one check interval of the cancellation", res.Transitions)
+	// The cancellation is seen within a poll interval.
+	if at <= 0 || res.Transitions > at+256 {
+		t.Errorf("cancelled after %d transitions, stopped after %d", at, res.Transitions)
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("took %v to notice the cancellation", d)

@@ -23,6 +23,26 @@ type Limits struct {
 	// longer is a defect of the system (it does not terminate) and the search
 	// returns an error wrapping [ErrDepth] with the schedule that shows it.
 	Depth int
+	// Memory caps, in bytes, what a search keeps: its stacks, visited
+	// tables, queues and caches (the system's own states are counted by the
+	// size the strategy can see, not by what they point to). When a search
+	// would pass it, it returns its partial result with an error wrapping
+	// [ErrMemory]. Zero means DefaultMemory; negative means no cap.
+	Memory int64
+}
+
+// DefaultMemory is the memory cap of a search whose Limits.Memory is zero.
+const DefaultMemory int64 = 4 << 30
+
+// MaxMemory returns the memory cap in force in bytes, or -1 for none.
+func (l Limits) MaxMemory() int64 {
+	switch {
+	case l.Memory == 0:
+		return DefaultMemory
+	case l.Memory < 0:
+		return -1
+	}
+	return l.Memory
 }
 
 // MaxDepth returns the depth limit in force: Depth, or DefaultMaxDepth.
@@ -39,13 +59,19 @@ func (l Limits) MaxDepth() int {
 type Options struct {
 	Limits Limits
 
+	// IgnoreDeadlocks makes every state where no thread is enabled a normal
+	// ending, as TLC's CHECK_DEADLOCK FALSE does: no Deadlock violation is
+	// reported. (To allow only some threads to wait forever, report them
+	// Idle.)
+	IgnoreDeadlocks bool
+
 	// KeepGoing explores past violations: the search does not go on from a
 	// violating state, but it goes on with the rest of the space. Result
 	// holds the first violation found and the count of all of them.
 	KeepGoing bool
 
 	// OnTerminal, if set, is called for each terminal state reached (a state
-	// where no thread is enabled, deadlocks included) that passes Check, with
+	// where no thread is enabled, deadlocks included) that passes its checks, with
 	// the state, boxed, and the schedule that reached it. A state that fails
 	// Check is a violation (OnViolation), not a terminal: whether a
 	// thread-local assertion fails at the last step or earlier depends on
@@ -58,8 +84,8 @@ type Options struct {
 	OnViolation func(v *Violation)
 
 	// Progress, if set, is called about every ProgressEvery (default one
-	// second) with the figures so far. It runs on the searching goroutine:
-	// keep it short.
+	// second, at least a millisecond) with the figures so far. It runs on
+	// the searching goroutine: keep it short.
 	Progress      func(Result)
 	ProgressEvery time.Duration
 }

@@ -26,6 +26,9 @@ type Result struct {
 	Complete bool `json:"complete"`
 	// Bound is the preemption bound the search kept to, or NoBound.
 	Bound int `json:"bound"`
+	// Finds is what the search looks for: a clean result says nothing of
+	// the kinds of violation it does not hold.
+	Finds Kinds `json:"finds"`
 	// Coverage holds figures per preemption bound 0..Bound, for strategies
 	// that explore by increasing bound.
 	Coverage []Coverage `json:"coverage,omitempty"`
@@ -40,7 +43,8 @@ type Result struct {
 
 // Coverage is what a bounded search had explored once it finished a bound.
 // Figures are cumulative: bound c counts everything with at most c
-// preemptions.
+// preemptions. TerminalStates counts the distinct terminal states that pass
+// their checks (deadlocks included), as Options.OnTerminal sees them.
 type Coverage struct {
 	Bound          int   `json:"bound"`
 	Executions     int64 `json:"executions"`
@@ -48,7 +52,8 @@ type Coverage struct {
 	States         int64 `json:"states,omitempty"`
 }
 
-// String summarizes the result in one line: the verdict and the coverage.
+// String summarizes the result in one line: the verdict, what the search
+// did not look for, and the coverage.
 func (r Result) String() string {
 	var b strings.Builder
 	switch {
@@ -65,6 +70,11 @@ func (r Result) String() string {
 	default:
 		b.WriteString("no violation found (search incomplete)")
 	}
+	if r.Violation == nil && r.Finds != 0 {
+		if miss := r.Finds.Missing(); miss != "" {
+			fmt.Fprintf(&b, " (%s not looked for)", miss)
+		}
+	}
 	fmt.Fprintf(&b, ": %d executions, %d transitions", r.Executions, r.Transitions)
 	if r.States > 0 {
 		fmt.Fprintf(&b, ", %d states", r.States)
@@ -78,16 +88,19 @@ type ViolationKind uint8
 const (
 	// CheckFailure: the system's Check returned an error.
 	CheckFailure ViolationKind = iota + 1
-	// Deadlock: no thread is enabled and some thread has not finished.
+	// Deadlock: no thread enabled while some thread is Blocked (not Idle).
 	Deadlock
 	// DataRace: two accesses to the same data object, at least one a write,
 	// not ordered by happens-before.
 	DataRace
 	// Panic: user code (Next, Apply, Check, Hash, Describe) panicked.
 	Panic
+	// InvariantFailure: the system's global Invariant returned an error.
+	InvariantFailure
 )
 
-var kindNames = [...]string{CheckFailure: "check failure", Deadlock: "deadlock", DataRace: "data race", Panic: "panic"}
+var kindNames = [...]string{CheckFailure: "check failure", Deadlock: "deadlock", DataRace: "data race",
+	Panic: "panic", InvariantFailure: "invariant failure"}
 
 func (k ViolationKind) String() string {
 	if k > 0 && int(k) < len(kindNames) {
@@ -99,11 +112,75 @@ func (k ViolationKind) String() string {
 // MarshalText encodes the kind as its name ("deadlock").
 func (k ViolationKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
+// Kinds is a set of violation kinds.
+type Kinds uint8
+
+// KindsOf returns the set of the given kinds.
+func KindsOf(kinds ...ViolationKind) Kinds {
+	var s Kinds
+	for _, k := range kinds {
+		s |= 1 << k
+	}
+	return s
+}
+
+// Has reports whether k is in the set.
+func (s Kinds) Has(k ViolationKind) bool { return s&(1<<k) != 0 }
+
+// With returns the set with k added.
+func (s Kinds) With(k ViolationKind) Kinds { return s | 1<<k }
+
+// Without returns the set with k removed.
+func (s Kinds) Without(k ViolationKind) Kinds { return s &^ (1 << k) }
+
+// List returns the kinds in the set, in order.
+func (s Kinds) List() []ViolationKind {
+	var out []ViolationKind
+	for k := CheckFailure; k <= InvariantFailure; k++ {
+		if s.Has(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// String lists the kinds' names ("check failure, deadlock").
+func (s Kinds) String() string {
+	var names []string
+	for _, k := range s.List() {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, ", ")
+}
+
+// Missing names the kinds a search that finds s does not look for, among
+// those every system can show (check failures, invariant failures,
+// deadlocks, panics; data races are only looked for by race-checking
+// strategies and are not named): "deadlocks", or "" when none.
+func (s Kinds) Missing() string {
+	var names []string
+	for _, k := range []ViolationKind{CheckFailure, InvariantFailure, Deadlock, Panic} {
+		if !s.Has(k) {
+			names = append(names, k.String()+"s")
+		}
+	}
+	return strings.Join(names, " and ")
+}
+
+// MarshalJSON encodes the set as a list of kind names.
+func (s Kinds) MarshalJSON() ([]byte, error) {
+	names := []string{}
+	for _, k := range s.List() {
+		names = append(names, k.String())
+	}
+	return json.Marshal(names)
+}
+
 // Violation is a bug found by a search, with the schedule that shows it.
 type Violation struct {
 	Kind ViolationKind
-	// Err says what went wrong: the Check error, a *PanicError, the race or
-	// the blocked threads.
+	// Err says what went wrong: the Check or Invariant error, a *PanicError,
+	// the race, or a *DeadlockError.
 	Err error
 	// Thread is the thread whose step showed the violation (the one that
 	// panicked, or took the last step), or -1.
@@ -114,7 +191,7 @@ type Violation struct {
 }
 
 func (v *Violation) Error() string {
-	return fmt.Sprintf("%v: %v (schedule %v, %d preemptions)", v.Kind, v.Err, v.Trace.Schedule(), v.Trace.Preemptions)
+	return fmt.Sprintf("%v: %v (schedule %v, %d preemptions)", v.Kind, v.Err, v.Trace.Schedule().Short(64), v.Trace.Preemptions)
 }
 
 // Unwrap returns the violation's error.
@@ -136,7 +213,8 @@ func (v *Violation) MarshalJSON() ([]byte, error) {
 		Error       string        `json:"error"`
 		Thread      Tid           `json:"thread"`
 		Schedule    Schedule      `json:"schedule"`
+		Replay      string        `json:"replay"`
 		Preemptions int           `json:"preemptions"`
 		Steps       []Event       `json:"steps"`
-	}{v.Kind, msg, v.Thread, sched, v.Trace.Preemptions, v.Trace.Events})
+	}{v.Kind, msg, v.Thread, sched, sched.String(), v.Trace.Preemptions, v.Trace.Events})
 }

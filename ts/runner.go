@@ -14,6 +14,9 @@ type runner[S any] struct {
 	checker   Checker[S]
 	hasher    Hasher[S]
 	describer Describer[S]
+	chooser   Chooser[S]
+	invariant Invariant[S]
+	names     ObjNamer
 
 	// Where user code is running, for the violation a panic becomes.
 	current Tid  // thread whose Next or Apply is running, or -1
@@ -26,6 +29,9 @@ func newRunner[S any](sys TransitionSystem[S]) *runner[S] {
 	r.checker, _ = sys.(Checker[S])
 	r.hasher, _ = sys.(Hasher[S])
 	r.describer, _ = sys.(Describer[S])
+	r.chooser, _ = sys.(Chooser[S])
+	r.invariant, _ = sys.(Invariant[S])
+	r.names, _ = sys.(ObjNamer)
 	return r
 }
 
@@ -44,14 +50,36 @@ func (r *runner[S]) threadCount() (n int, err error) {
 	return n, nil
 }
 
-func (r *runner[S]) check(s S) *Violation {
-	if r.checker == nil {
+// invariantReads calls InvariantReads, as a search does once, so that Replay
+// reproduces a panic in it.
+func (r *runner[S]) invariantReads() []Obj {
+	if r.invariant == nil {
 		return nil
 	}
-	if err := r.checker.Check(s); err != nil {
-		return &Violation{Kind: CheckFailure, Err: err, Thread: -1}
+	return r.invariant.InvariantReads()
+}
+
+// check runs Check, then Invariant, and returns the violation s shows.
+func (r *runner[S]) check(s S) *Violation {
+	if r.checker != nil {
+		if err := r.checker.Check(s); err != nil {
+			return &Violation{Kind: CheckFailure, Err: err, Thread: -1}
+		}
+	}
+	if r.invariant != nil {
+		if err := r.invariant.Invariant(s); err != nil {
+			return &Violation{Kind: InvariantFailure, Err: err, Thread: -1}
+		}
 	}
 	return nil
+}
+
+// apply takes move m at s: Apply for outcome 0, ApplyOutcome otherwise.
+func (r *runner[S]) apply(s S, m Move) S {
+	if m.Outcome == 0 {
+		return r.sys.Apply(s, m.Thread)
+	}
+	return r.chooser.ApplyOutcome(s, m.Thread, m.Outcome)
 }
 
 // describe asks the system to describe t's next transition. A panic in
@@ -76,28 +104,27 @@ func (r *runner[S]) hash(s S) {
 	}
 }
 
-// deadlock reports a deadlock at s: no thread enabled, some thread blocked.
-// It asks every thread, as a search does, so that Replay reproduces a panic
-// in any thread's Next.
+// deadlock reports a deadlock at s: no thread enabled, some thread Blocked
+// (Idle threads may wait forever). It asks every thread, as a search does,
+// so that Replay reproduces a panic in any thread's Next.
 func (r *runner[S]) deadlock(s S, n int) *Violation {
-	var blocked []string
+	var waiting []Waiter
 	enabled := false
 	for t := range Tid(n) {
 		r.current = t
-		_, st := r.sys.Next(s, t)
+		step, st := r.sys.Next(s, t)
 		switch st {
 		case Enabled:
 			enabled = true
 		case Blocked:
-			blocked = append(blocked, fmt.Sprint(t))
+			waiting = append(waiting, Waiter{Thread: t, Step: step, Holder: -1, names: r.names})
 		}
 	}
 	r.current = -1
-	if enabled || len(blocked) == 0 {
+	if enabled || len(waiting) == 0 {
 		return nil
 	}
-	return &Violation{Kind: Deadlock, Thread: -1,
-		Err: fmt.Errorf("no thread enabled; blocked: %s", strings.Join(blocked, ", "))}
+	return &Violation{Kind: Deadlock, Thread: -1, Err: &DeadlockError{Waiting: waiting}}
 }
 
 func (r *runner[S]) panicViolation(p any, sched Schedule, t Tid) *Violation {
@@ -114,9 +141,10 @@ func traceOf[S any](r *runner[S], sched Schedule) (tr Trace) {
 	defer func() { _ = recover() }() // best effort: the schedule ends in a panic
 	s := r.sys.Init()
 	prev := Tid(-1)
-	for _, t := range sched {
+	for _, m := range sched {
+		t := m.Thread
 		step, _ := r.sys.Next(s, t)
-		ev := Event{Thread: t, Step: step}
+		ev := Event{Thread: t, Step: step, Outcome: m.Outcome}
 		if prev >= 0 && prev != t {
 			if _, st := r.sys.Next(s, prev); st == Enabled {
 				ev.Preempt = true
@@ -125,20 +153,85 @@ func traceOf[S any](r *runner[S], sched Schedule) (tr Trace) {
 		}
 		tr.Events = append(tr.Events, ev)
 		prev = t
-		s = r.sys.Apply(s, t)
+		s = r.apply(s, m)
 	}
 	return tr
 }
 
+// Waiter is a thread that waits in a deadlock: its pending step and, for a
+// lock acquire, the thread that holds the lock (from the trace's Acquire and
+// Release steps), or -1.
+type Waiter struct {
+	Thread Tid
+	Step   Step
+	Holder Tid
+	names  ObjNamer
+}
+
+// DeadlockError is the error of a [Deadlock] violation: the threads that
+// wait, each with the step it cannot take.
+type DeadlockError struct {
+	Waiting []Waiter
+}
+
+func (e *DeadlockError) Error() string {
+	var b strings.Builder
+	b.WriteString("no thread enabled; blocked: ")
+	for i, w := range e.Waiting {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "T%d waits to %s", w.Thread, w.Step.Format(w.names))
+		if w.Holder >= 0 {
+			fmt.Fprintf(&b, " (held by T%d)", w.Holder)
+		}
+	}
+	return b.String()
+}
+
+// holders fills in who holds the locks the waiters of a deadlock at the end
+// of tr wait for.
+func (e *DeadlockError) holders(tr Trace) {
+	held := map[Obj]Tid{}
+	for _, ev := range tr.Events {
+		for i := range ev.Step.NumAccesses() {
+			switch a := ev.Step.At(i); a.Op {
+			case Acquire:
+				held[a.Obj] = ev.Thread
+			case Release:
+				delete(held, a.Obj)
+			}
+		}
+	}
+	for i := range e.Waiting {
+		w := &e.Waiting[i]
+		for j := range w.Step.NumAccesses() {
+			if a := w.Step.At(j); a.Op == Acquire {
+				if h, ok := held[a.Obj]; ok {
+					w.Holder = h
+					break
+				}
+			}
+		}
+	}
+}
+
 // Confirm replays the schedule of a violation that a search found and returns
 // the violation as the replay shows it, with its full trace (steps,
-// descriptions, preemptions). A replay that does not end in the same kind of
-// violation means the system is not deterministic: the error wraps
-// ErrNondeterministic. Strategies call it before they report a violation; for
-// a panic they pass a Violation of kind Panic and the schedule up to the
+// descriptions, preemptions). A replay that does not end in the same
+// violation (the same kind and, for a failed check or invariant or a panic,
+// the same message) means the system is not deterministic: the error wraps
+// ErrNondeterministic. Strategies call it before they report a violation;
+// for a panic they pass a Violation of kind Panic and the schedule up to the
 // panicking transition, and the replay recovers the panic again.
 func Confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule) (*Violation, error) {
-	run, err := Replay(sys, sched)
+	return ConfirmWith(sys, v, sched, Options{})
+}
+
+// ConfirmWith is Confirm under the options that change what counts as a
+// violation (IgnoreDeadlocks).
+func ConfirmWith[S any](sys TransitionSystem[S], v *Violation, sched Schedule, opt Options) (*Violation, error) {
+	run, err := ReplayWith(sys, sched, opt)
 	if err != nil {
 		var se *SystemError
 		if errors.As(err, &se) {
@@ -157,11 +250,26 @@ func Confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule) (*Vio
 			"the search found a %v but replaying its schedule shows %s", v.Kind, got)
 	}
 	rv := run.Violation
+	if v.Err != nil && rv.Err != nil && v.Kind != Deadlock && v.Kind != DataRace {
+		if a, b := errText(v.Err), errText(rv.Err); a != b {
+			return nil, systemError(ErrNondeterministic, v.Thread, sched,
+				"the search found %v %q but replaying its schedule shows %q", v.Kind, a, b)
+		}
+	}
 	if v.Kind == Panic || rv.Thread < 0 {
 		rv.Thread = v.Thread
 	}
-	if (v.Kind == CheckFailure || v.Kind == Panic) && v.Err != nil {
-		rv.Err = v.Err // keep the search's error (and its stack)
-	}
 	return rv, nil
 }
+
+// errText is an error's message; for a panic, the panic value's.
+func errText(err error) string {
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		return fmt.Sprint(pe.Value)
+	}
+	return err.Error()
+}
+
+// stack returns the goroutine's stack, for panics.
+func stack() string { return string(debug.Stack()) }

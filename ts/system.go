@@ -1,13 +1,25 @@
 package ts
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // Tid identifies a thread. Threads are numbered 0..Threads()-1.
 type Tid int
 
 // Obj identifies a shared object (a variable, a lock, a channel). The user
-// numbers objects; weft only compares them.
+// numbers objects from 0; weft only compares them. [InvariantObj] is
+// reserved.
 type Obj int32
+
+// InvariantObj is the object that stands for the read set of a system's
+// global [Invariant]: a strategy counts every transition that writes an
+// object the invariant reads as a write of InvariantObj too, so that all such
+// transitions are dependent with each other. A system's own steps must not
+// name it.
+const InvariantObj Obj = math.MaxInt32
 
 // Op is the kind of a visible access.
 type Op uint8
@@ -36,47 +48,277 @@ func (o Op) String() string {
 // Valid reports whether o is one of the four defined operations.
 func (o Op) Valid() bool { return o <= Release }
 
-// Step is the one visible access that a thread's next transition makes. A
-// transition is that access followed by the thread's local computation up to
-// its next visible access.
+// MarshalText encodes the operation as its name ("write").
+func (o Op) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// UnmarshalText decodes an operation's name.
+func (o *Op) UnmarshalText(text []byte) error {
+	for i, n := range opNames {
+		if n == string(text) {
+			*o = Op(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("ts: unknown operation %q", text)
+}
+
+// Access is one object a transition touches, and how.
+type Access struct {
+	Obj Obj `json:"obj"`
+	Op  Op  `json:"op"`
+	// Sync marks a synchronization access; see [Step].
+	Sync bool `json:"sync,omitempty"`
+}
+
+// IsSync reports whether a is a synchronization access.
+func (a Access) IsSync() bool { return a.Sync || a.Op == Acquire || a.Op == Release }
+
+// Step is what a thread's next transition does to shared objects: one
+// visible access (Obj, Op, Sync) and, for a transition that touches several
+// objects, the others in Also. A transition is that access followed by the
+// thread's local computation up to its next visible access.
+//
+// The zero values of Also and Outcomes give the common case: one object, one
+// outcome. Both cost nothing when unused.
 type Step struct {
-	Obj Obj
-	Op  Op
+	Obj Obj `json:"obj"`
+	Op  Op  `json:"op"`
 	// Sync marks a synchronization access (a volatile or atomic variable, a
 	// semaphore): a scheduling point under sync-only scheduling, and an edge of
 	// the happens-before relation used by the data-race detector. Acquire and
 	// Release are synchronization accesses whatever Sync says.
-	Sync bool
+	Sync bool `json:"sync,omitempty"`
+	// Outcomes is the number of outcomes the environment chooses among when
+	// the transition is taken: a message delivered or lost, a timeout firing
+	// or not, a value 0..Outcomes-1. 0 and 1 both mean one outcome. A system
+	// with steps of several outcomes implements [Chooser]; every strategy
+	// explores every outcome, and a schedule records the one taken
+	// ([Move.Outcome]). Like the rest of the step, it depends only on the
+	// thread's own transitions.
+	Outcomes uint16 `json:"outcomes,omitempty"`
+	// Also lists the transition's other accesses, for a transition that
+	// touches several objects: a message delivery that updates the receiver
+	// and queues replies on several links, a select over several channels.
+	// Each object appears once in a step (Obj and Also together); an object
+	// both read and written is a Write. weft keeps the slice as long as it
+	// keeps the step and never modifies it: the system must not modify it
+	// either once Next has returned it (share one slice between states, or
+	// build a new one).
+	Also []Access `json:"also,omitempty"`
+
+	// inv marks a step that writes an object of the system's invariant
+	// read set: it then also writes InvariantObj (see InvariantWrites).
+	inv bool
 }
 
-// IsSync reports whether s is a synchronization access.
-func (s Step) IsSync() bool { return s.Sync || s.Op == Acquire || s.Op == Release }
+// IsSync reports whether s makes a synchronization access.
+func (s Step) IsSync() bool {
+	if s.Sync || s.Op == Acquire || s.Op == Release {
+		return true
+	}
+	for _, a := range s.Also {
+		if a.IsSync() {
+			return true
+		}
+	}
+	return false
+}
+
+// NumAccesses returns the number of objects s touches: 1, plus len(Also),
+// plus one for InvariantObj when s writes an object of the system's
+// invariant read set.
+func (s Step) NumAccesses() int {
+	n := 1 + len(s.Also)
+	if s.inv {
+		n++
+	}
+	return n
+}
+
+// At returns the i-th access of s, 0 <= i < NumAccesses(): the step's own
+// first, then Also in order, then the write of InvariantObj.
+func (s Step) At(i int) Access {
+	switch {
+	case i == 0:
+		return Access{Obj: s.Obj, Op: s.Op, Sync: s.Sync}
+	case i <= len(s.Also):
+		return s.Also[i-1]
+	case i == len(s.Also)+1 && s.inv:
+		return Access{Obj: InvariantObj, Op: Write}
+	}
+	panic(fmt.Sprintf("ts: Step.At(%d) of a step with %d accesses", i, s.NumAccesses()))
+}
+
+// Single reports whether s touches exactly one object.
+func (s Step) Single() bool { return len(s.Also) == 0 && !s.inv }
+
+// OpOn returns the operation s makes on object o, and whether it touches o.
+func (s Step) OpOn(o Obj) (Op, bool) {
+	if s.Obj == o {
+		return s.Op, true
+	}
+	for _, a := range s.Also {
+		if a.Obj == o {
+			return a.Op, true
+		}
+	}
+	if s.inv && o == InvariantObj {
+		return Write, true
+	}
+	return 0, false
+}
+
+// NumOutcomes returns the number of outcomes of s: Outcomes, or 1 when it is
+// 0.
+func (s Step) NumOutcomes() int { return max(int(s.Outcomes), 1) }
+
+// Equal reports whether s and o are the same step: the same accesses in the
+// same order and the same number of outcomes.
+func (s Step) Equal(o Step) bool {
+	if s.Obj != o.Obj || s.Op != o.Op || s.Sync != o.Sync || s.NumOutcomes() != o.NumOutcomes() ||
+		s.inv != o.inv || len(s.Also) != len(o.Also) {
+		return false
+	}
+	for i, a := range s.Also {
+		if a != o.Also[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate reports whether s is a well-formed step: defined operations,
+// objects in 0..InvariantObj-1, each object once.
+func (s Step) Validate() error {
+	for i := range 1 + len(s.Also) {
+		a := s.At(i)
+		if !a.Op.Valid() {
+			return fmt.Errorf("access %d has undefined operation %v", i, a.Op)
+		}
+		if a.Obj < 0 || a.Obj == InvariantObj {
+			return fmt.Errorf("access %d names object %d, want 0..%d", i, a.Obj, InvariantObj-1)
+		}
+		for j := range i {
+			if s.At(j).Obj == a.Obj {
+				return fmt.Errorf("object %d appears twice", a.Obj)
+			}
+		}
+	}
+	return nil
+}
 
 // Dependent reports whether steps a and b of two different threads are
-// dependent: they touch the same object and at least one is not a Read. Two
-// independent steps commute: executing them in either order from a state
-// where both are enabled reaches the same state, and neither disables the
-// other.
+// dependent: they touch a common object and at least one of them writes it
+// (a Write, Acquire or Release). Two independent steps commute: executing
+// them in either order from a state where both are enabled reaches the same
+// state, and neither enables, disables or changes the other.
 func Dependent(a, b Step) bool {
-	return a.Obj == b.Obj && (a.Op != Read || b.Op != Read)
+	if len(a.Also) == 0 && len(b.Also) == 0 && !a.inv && !b.inv {
+		return a.Obj == b.Obj && (a.Op != Read || b.Op != Read)
+	}
+	if a.inv && b.inv {
+		return true
+	}
+	for i := range 1 + len(a.Also) {
+		x := a.At(i)
+		if op, ok := b.OpOn(x.Obj); ok && (x.Op != Read || op != Read) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s Step) String() string { return s.Format(nil) }
 
 // Format renders the step as "write x", naming the object with names when it
-// is not nil and "o3" otherwise.
+// is not nil and "o3" otherwise. A step of several objects lists them
+// ("write x, read y"); one of several outcomes says how many.
 func (s Step) Format(names ObjNamer) string {
-	obj := ""
-	if names != nil {
-		obj = names.ObjName(s.Obj)
+	var b strings.Builder
+	for i := range 1 + len(s.Also) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		a := s.At(i)
+		obj := ""
+		if names != nil {
+			obj = names.ObjName(a.Obj)
+		}
+		if obj == "" {
+			obj = fmt.Sprintf("o%d", a.Obj)
+		}
+		fmt.Fprintf(&b, "%v %s", a.Op, obj)
+		if a.Sync && a.Op != Acquire && a.Op != Release {
+			b.WriteString(" (sync)")
+		}
 	}
-	if obj == "" {
-		obj = fmt.Sprintf("o%d", s.Obj)
+	if k := s.NumOutcomes(); k > 1 {
+		fmt.Fprintf(&b, " [%d outcomes]", k)
 	}
-	if s.Sync && s.Op != Acquire && s.Op != Release {
-		return fmt.Sprintf("%v %s (sync)", s.Op, obj)
+	return b.String()
+}
+
+// InvariantWrites marks the steps that write an object of an invariant's
+// read set (see [Invariant]), for strategies: a marked step also writes
+// [InvariantObj], so that [Dependent], [Step.NumAccesses] and [Step.At] make
+// every two such steps dependent. A nil *InvariantWrites marks nothing.
+type InvariantWrites struct {
+	small []Obj
+	big   map[Obj]struct{}
+}
+
+// NewInvariantWrites returns the marker for an invariant that reads the
+// objects reads, or nil when reads is empty.
+func NewInvariantWrites(reads []Obj) *InvariantWrites {
+	if len(reads) == 0 {
+		return nil
 	}
-	return fmt.Sprintf("%v %s", s.Op, obj)
+	w := &InvariantWrites{}
+	if len(reads) <= 8 {
+		w.small = append([]Obj(nil), reads...)
+		return w
+	}
+	w.big = make(map[Obj]struct{}, len(reads))
+	for _, o := range reads {
+		w.big[o] = struct{}{}
+	}
+	return w
+}
+
+// Reads reports whether o is in the invariant's read set.
+func (w *InvariantWrites) Reads(o Obj) bool {
+	if w == nil {
+		return false
+	}
+	if w.big != nil {
+		_, ok := w.big[o]
+		return ok
+	}
+	for _, r := range w.small {
+		if r == o {
+			return true
+		}
+	}
+	return false
+}
+
+// Mark returns st, marked as a write of InvariantObj if it writes an object
+// of the read set.
+func (w *InvariantWrites) Mark(st Step) Step {
+	if w == nil {
+		return st
+	}
+	if st.Op != Read && w.Reads(st.Obj) {
+		st.inv = true
+		return st
+	}
+	for _, a := range st.Also {
+		if a.Op != Read && w.Reads(a.Obj) {
+			st.inv = true
+			return st
+		}
+	}
+	return st
 }
 
 // Status is a thread's status at a state.
@@ -90,9 +332,14 @@ const (
 	Blocked
 	// Finished: the thread has no next step, now or ever.
 	Finished
+	// Idle: the thread is blocked, as for Blocked, and may stay so at the end
+	// of a run without that being a deadlock: a server waiting for requests,
+	// a network link with nothing in flight. A state where no thread is
+	// enabled and every thread is Idle or Finished is a normal ending.
+	Idle
 )
 
-var statusNames = [...]string{Enabled: "enabled", Blocked: "blocked", Finished: "finished"}
+var statusNames = [...]string{Enabled: "enabled", Blocked: "blocked", Finished: "finished", Idle: "idle"}
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {
@@ -100,6 +347,13 @@ func (s Status) String() string {
 	}
 	return fmt.Sprintf("Status(%d)", uint8(s))
 }
+
+// Valid reports whether s is one of the four defined statuses.
+func (s Status) Valid() bool { return s <= Idle }
+
+// Waiting reports whether the thread has a next step it cannot take now:
+// Blocked or Idle.
+func (s Status) Waiting() bool { return s == Blocked || s == Idle }
 
 // TransitionSystem is a concurrent system with a fixed number of threads,
 // explored by weft. S is the type of its states.
@@ -110,16 +364,17 @@ func (s Status) String() string {
 //   - Apply must not modify s: every search returns to s to try another thread.
 //     A system that mutates in place clones in Apply (see the examples).
 //   - Apply is called only for a thread that Next reports Enabled, and it
-//     performs exactly the access Next reported.
-//   - Next reports the next step also for a Blocked thread: dynamic
+//     performs exactly the accesses Next reported.
+//   - Next reports the next step also for a Blocked or Idle thread: dynamic
 //     partial-order reduction needs it. A Finished thread's step is ignored.
 //   - A thread's next step depends only on its own transitions: another
 //     thread's transition may enable or block it, never change the step.
 //     A thread that waits for a condition reports a step on the object the
 //     condition reads, so that what wakes it is dependent with it.
 //   - Steps tell the truth about independence: when two threads' next steps
-//     are not Dependent, taking them in either order reaches the same state
-//     and neither disables the other. Every reduction relies on it.
+//     are not Dependent, taking them in either order (with any outcomes)
+//     reaches the same state and neither changes the other's status.
+//     Every reduction relies on it.
 //   - A Finished thread stays Finished.
 type TransitionSystem[S any] interface {
 	// Init returns the initial state.
@@ -128,23 +383,59 @@ type TransitionSystem[S any] interface {
 	Threads() int
 	// Next returns thread t's next step at s and the thread's status.
 	Next(s S, t Tid) (Step, Status)
-	// Apply returns the state after thread t takes its next transition at s.
+	// Apply returns the state after thread t takes its next transition at s
+	// (its outcome 0, for a step of several outcomes).
 	Apply(s S, t Tid) S
 }
 
-// Checker is implemented by systems with assertions or invariants. Check is
-// called on every state a search reaches, the initial state included; a
-// non-nil error is a violation of kind [CheckFailure], and the search does not
-// go on from that state.
+// Chooser is implemented by systems whose transitions may have several
+// outcomes chosen by the environment ([Step.Outcomes]): message loss or
+// duplication, a timeout firing, a coin flip. Every strategy explores every
+// outcome of every transition it takes. Choosing an outcome is not a
+// preemption, and two outcomes of one transition are different transitions:
+// no reduction merges them.
+type Chooser[S any] interface {
+	// ApplyOutcome returns the state after thread t takes outcome c of its
+	// next transition at s, 0 <= c < the step's Outcomes. It follows Apply's
+	// contract, and ApplyOutcome(s, t, 0) must equal Apply(s, t): weft calls
+	// Apply for outcome 0.
+	ApplyOutcome(s S, t Tid, c int) S
+}
+
+// Checker is implemented by systems with assertions. Check is called on
+// every state a search reaches, the initial state included; a non-nil error
+// is a violation of kind [CheckFailure], and the search does not go on from
+// that state.
 //
 // Reductions preserve what a thread can observe: an assertion that a thread
 // evaluates over its own view (recorded in the state by Apply and reported by
 // Check) is found by every sound strategy. A global invariant over
 // intermediate states is found by ts.Explore but may be skipped by
 // partial-order reductions, which preserve terminal states, deadlocks and
-// thread-local assertions only.
+// thread-local assertions only: declare it with [Invariant] instead.
 type Checker[S any] interface {
 	Check(s S) error
+}
+
+// Invariant is implemented by systems with a global invariant over shared
+// objects ("at most one leader per term", "no participant commits while
+// another aborts"). Every strategy checks it at every state it visits; a
+// non-nil error is a violation of kind [InvariantFailure], and the search
+// does not go on from that state.
+//
+// No reduction hides a state where it fails. The invariant must depend only
+// on the values of the objects InvariantReads returns, which only steps that
+// write them (Write, Acquire, Release) change. Strategies then treat every
+// two transitions that write any of those objects as dependent (through
+// [InvariantWrites]), so every execution equivalent to one that reaches a
+// failing state passes through the same sequence of values of those objects
+// and fails too. The fewer objects it reads, the more a reduction can prune.
+type Invariant[S any] interface {
+	// Invariant reports whether the invariant holds at s.
+	Invariant(s S) error
+	// InvariantReads returns the objects the invariant reads. It is called
+	// once per search.
+	InvariantReads() []Obj
 }
 
 // Hasher is implemented by systems whose states can be fingerprinted, which
@@ -154,6 +445,16 @@ type Checker[S any] interface {
 // states, and a collision can hide states from a stateful search.
 type Hasher[S any] interface {
 	Hash(s S) uint64
+}
+
+// ObjHasher is implemented by systems that can fingerprint the value of each
+// shared object. Strategies do not use it; it lets
+// [github.com/weftlab/weft/ts/tstest.Conformance] check that a transition
+// changes no object its step does not write, and that a global invariant
+// depends only on the objects it declares. Equal values must have equal
+// hashes.
+type ObjHasher[S any] interface {
+	ObjHash(s S, o Obj) uint64
 }
 
 // Describer is implemented by systems that can say in words what thread t's

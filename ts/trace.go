@@ -2,26 +2,127 @@ package ts
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
-// Schedule is a sequence of thread choices from the initial state: the i-th
-// transition is taken by thread Schedule[i]. Together with a deterministic
-// system it replays an execution.
-type Schedule []Tid
+// Move is one transition of a schedule: the thread that takes it and, for a
+// step of several outcomes, the outcome (0 otherwise).
+type Move struct {
+	Thread  Tid `json:"thread"`
+	Outcome int `json:"outcome,omitempty"`
+}
+
+// String renders the move as "2", or "2/1" for outcome 1.
+func (m Move) String() string {
+	if m.Outcome == 0 {
+		return strconv.Itoa(int(m.Thread))
+	}
+	return fmt.Sprintf("%d/%d", m.Thread, m.Outcome)
+}
+
+// Schedule is a sequence of moves from the initial state: the i-th
+// transition is taken by thread Schedule[i].Thread, with outcome
+// Schedule[i].Outcome. Together with a deterministic system it replays an
+// execution. Its text form, from String and for [ParseSchedule], lists the
+// moves: "[0 1 1/2 0]".
+type Schedule []Move
+
+// ScheduleOf returns the schedule of the given threads, each with outcome 0.
+func ScheduleOf(threads ...Tid) Schedule {
+	s := make(Schedule, len(threads))
+	for i, t := range threads {
+		s[i].Thread = t
+	}
+	return s
+}
 
 // Clone returns a copy of s that does not share its array.
 func (s Schedule) Clone() Schedule {
 	if s == nil {
 		return nil
 	}
-	return append(Schedule(make([]Tid, 0, len(s))), s...)
+	return append(Schedule(make([]Move, 0, len(s))), s...)
+}
+
+// Threads returns the thread of each move.
+func (s Schedule) Threads() []Tid {
+	ts := make([]Tid, len(s))
+	for i, m := range s {
+		ts[i] = m.Thread
+	}
+	return ts
+}
+
+// Equal reports whether s and o are the same moves.
+func (s Schedule) Equal(o Schedule) bool {
+	if len(s) != len(o) {
+		return false
+	}
+	for i := range s {
+		if s[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String renders the schedule as "[0 1 1/2 0]".
+func (s Schedule) String() string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, m := range s {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(m.String())
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// Short renders the schedule as String does when it has at most max moves,
+// and otherwise as its length and its last max moves.
+func (s Schedule) Short(max int) string {
+	if len(s) <= max {
+		return s.String()
+	}
+	return fmt.Sprintf("%d moves, ending ...%v", len(s), s[len(s)-max:].String()[1:])
+}
+
+// ParseSchedule parses the text form of a schedule: moves "t" or "t/c"
+// (thread t, outcome c) separated by spaces or commas, optionally in
+// brackets.
+func ParseSchedule(text string) (Schedule, error) {
+	text = strings.TrimSpace(text)
+	text = strings.TrimSuffix(strings.TrimPrefix(text, "["), "]")
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
+	s := make(Schedule, 0, len(fields))
+	for _, f := range fields {
+		tpart, cpart, hasC := strings.Cut(f, "/")
+		t, err := strconv.Atoi(tpart)
+		if err != nil || t < 0 {
+			return nil, fmt.Errorf("ts: parsing schedule: bad thread %q in move %d", tpart, len(s))
+		}
+		m := Move{Thread: Tid(t)}
+		if hasC {
+			c, err := strconv.Atoi(cpart)
+			if err != nil || c < 0 {
+				return nil, fmt.Errorf("ts: parsing schedule: bad outcome %q in move %d", cpart, len(s))
+			}
+			m.Outcome = c
+		}
+		s = append(s, m)
+	}
+	return s, nil
 }
 
 // Event is one transition of a trace.
 type Event struct {
 	Thread Tid  `json:"thread"`
 	Step   Step `json:"step"`
+	// Outcome is the outcome taken, for a step of several outcomes.
+	Outcome int `json:"outcome,omitempty"`
 	// Preempt is true when this transition preempted the previous thread,
 	// which was still enabled.
 	Preempt bool `json:"preempt,omitempty"`
@@ -29,20 +130,23 @@ type Event struct {
 	Desc string `json:"desc,omitempty"`
 }
 
+// Move returns the event's thread and outcome.
+func (e Event) Move() Move { return Move{Thread: e.Thread, Outcome: e.Outcome} }
+
 // Trace is an execution: its transitions in order and its preemption count.
 type Trace struct {
 	Events      []Event
 	Preemptions int
 }
 
-// Schedule returns the thread of each transition.
+// Schedule returns the move of each transition.
 func (t Trace) Schedule() Schedule {
 	if len(t.Events) == 0 {
 		return nil
 	}
 	s := make(Schedule, len(t.Events))
 	for i, e := range t.Events {
-		s[i] = e.Thread
+		s[i] = e.Move()
 	}
 	return s
 }
@@ -60,6 +164,9 @@ func (t Trace) Format(names ObjNamer) string {
 			mark = "* "
 		}
 		fmt.Fprintf(&b, "%s%3d  T%d  %s", mark, i, e.Thread, e.Step.Format(names))
+		if e.Step.NumOutcomes() > 1 {
+			fmt.Fprintf(&b, " -> outcome %d", e.Outcome)
+		}
 		if e.Desc != "" {
 			fmt.Fprintf(&b, "  %s", e.Desc)
 		}
@@ -78,10 +185,17 @@ type Run[S any] struct {
 
 // Replay runs a schedule from the initial state, checking each state along the
 // way, and returns the final state, the trace and the violation it ends in: a
-// failed Check, a deadlock, or a panic in user code. The schedule must not go
-// past a violation. A thread out of range or not enabled where the schedule
-// moves it is an error wrapping [ErrThreadRange] or [ErrNotEnabled].
+// failed Check or Invariant, a deadlock, or a panic in user code. The
+// schedule must not go past a violation. A thread out of range, not enabled
+// where the schedule moves it, or an outcome out of range is an error
+// wrapping [ErrThreadRange] or [ErrNotEnabled].
 func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err error) {
+	return ReplayWith(sys, sched, Options{})
+}
+
+// ReplayWith is Replay under the options that change what counts as a
+// violation (IgnoreDeadlocks); the other fields are ignored.
+func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (run Run[S], err error) {
 	r := newRunner(sys)
 	n, err := r.threadCount()
 	if err != nil {
@@ -96,10 +210,12 @@ func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err err
 		}
 	}()
 	r.current = -1
+	r.invariantReads()
 	s := sys.Init()
 	run.Final = s
 	prev := Tid(-1)
-	for i, t := range sched {
+	for i, m := range sched {
+		t := m.Thread
 		r.pos, r.current = i, -1
 		r.hash(s)
 		if v := r.check(s); v != nil {
@@ -116,6 +232,13 @@ func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err err
 			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
 				Detail: fmt.Sprintf("step %d: thread is %v", i, st)}
 		}
+		if m.Outcome < 0 || m.Outcome >= step.NumOutcomes() {
+			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
+				Detail: fmt.Sprintf("step %d: outcome %d of a step with %d", i, m.Outcome, step.NumOutcomes())}
+		}
+		if step.NumOutcomes() > 1 && r.chooser == nil {
+			return run, systemError(ErrBadStep, t, sched[:i], "a step of %d outcomes, but the system does not implement Chooser", step.NumOutcomes())
+		}
 		preempt := false
 		if prev >= 0 && prev != t {
 			if _, pst := sys.Next(s, prev); pst == Enabled {
@@ -123,8 +246,8 @@ func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err err
 				run.Trace.Preemptions++
 			}
 		}
-		run.Trace.Events = append(run.Trace.Events, Event{Thread: t, Step: step, Preempt: preempt, Desc: r.describe(s, t)})
-		s = sys.Apply(s, t)
+		run.Trace.Events = append(run.Trace.Events, Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t)})
+		s = r.apply(s, m)
 		run.Final = s
 		prev = t
 	}
@@ -136,8 +259,12 @@ func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err err
 		run.Violation = v
 		return run, nil
 	}
+	if opt.IgnoreDeadlocks {
+		return run, nil
+	}
 	if v := r.deadlock(s, n); v != nil {
 		v.Trace = run.Trace
+		v.Err.(*DeadlockError).holders(run.Trace)
 		run.Violation = v
 	}
 	return run, nil

@@ -22,9 +22,9 @@ type jsonResult struct {
 	States      int64  `json:"states"`
 	Complete    bool   `json:"complete"`
 	Violation   *struct {
-		Kind        string `json:"kind"`
-		Schedule    []int  `json:"schedule"`
-		Preemptions int    `json:"preemptions"`
+		Kind        string                 `json:"kind"`
+		Schedule    []struct{ Thread int } `json:"schedule"`
+		Preemptions int                    `json:"preemptions"`
 	} `json:"violation"`
 }
 

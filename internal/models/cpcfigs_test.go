@@ -38,31 +38,31 @@ var cpcFigTable = []cpcFigFacts{
 	{
 		name: "cpc-fig1", newFig: NewCPCFig1, info: CPCFig1Info, threads: 2, cyclic: true,
 		states: 11, violations: 3, terminals: 0,
-		minPreempt: 1, witness: ts.Schedule{0, 1},
+		minPreempt: 1, witness: ts.ScheduleOf(0, 1),
 		movers: [][]transact.Mover{{cpcN, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}},
 	},
 	{
 		name: "cpc-fig2", newFig: NewCPCFig2, info: CPCFig2Info, threads: 3, cyclic: true,
 		states: 43, violations: 11, terminals: 1,
-		minPreempt: 0, witness: ts.Schedule{2, 0, 0, 0, 0, 1},
+		minPreempt: 0, witness: ts.ScheduleOf(2, 0, 0, 0, 0, 1),
 		movers: [][]transact.Mover{{cpcN, cpcN, cpcB, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}, {cpcN}},
 	},
 	{
 		name: "cpc-fig2-assume", newFig: NewCPCFig2Assume, info: CPCFig2AssumeInfo, threads: 2, cyclic: false,
 		states: 8, violations: 2, terminals: 1,
-		minPreempt: 0, witness: ts.Schedule{0, 0, 1},
+		minPreempt: 0, witness: ts.ScheduleOf(0, 0, 1),
 		movers: [][]transact.Mover{{cpcN, cpcB, cpcB}, {cpcN, cpcB}},
 	},
 	{
 		name: "cpc-fig3", newFig: NewCPCFig3, info: CPCFig3Info, threads: 3, cyclic: true,
 		states: 36, violations: 3, terminals: 0,
-		minPreempt: 1, witness: ts.Schedule{0, 0, 0, 0, 1, 1},
+		minPreempt: 1, witness: ts.ScheduleOf(0, 0, 0, 0, 1, 1),
 		movers: [][]transact.Mover{{cpcR, cpcN, cpcB, cpcL, cpcB}, {cpcR, cpcB, cpcL}, {cpcN}},
 	},
 	{
 		name: "cpc-fig8", newFig: NewCPCFig8, info: CPCFig8Info, threads: 3, cyclic: true,
 		states: 46, violations: 12, terminals: 0,
-		minPreempt: 1, witness: ts.Schedule{0, 0, 1},
+		minPreempt: 1, witness: ts.ScheduleOf(0, 0, 1),
 		movers: [][]transact.Mover{{cpcN, cpcN, cpcB, cpcB, cpcB, cpcB, cpcB, cpcB, cpcB}, {cpcN, cpcB}, {cpcN}},
 	},
 }
@@ -288,7 +288,7 @@ func cpcMinPreemptions[S any](sys cpcSystem[S]) (int, ts.Schedule, bool) {
 				continue
 			}
 			best[k] = cost
-			child := node{s: c, last: t, cost: cost, sched: append(nd.sched.Clone(), t)}
+			child := node{s: c, last: t, cost: cost, sched: append(nd.sched.Clone(), ts.Move{Thread: t})}
 			if cost == nd.cost {
 				deque = append([]node{child}, deque...)
 			} else {

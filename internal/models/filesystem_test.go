@@ -83,7 +83,7 @@ func TestFilesystemIndependence(t *testing.T) {
 	var sched ts.Schedule
 	for i := range 13 {
 		for range 8 {
-			sched = append(sched, ts.Tid(i))
+			sched = append(sched, ts.Move{Thread: ts.Tid(i)})
 		}
 	}
 	run, err := ts.Replay(m13, sched)
@@ -108,7 +108,7 @@ func TestFilesystemConflict(t *testing.T) {
 			n = 11 // 3 more: busy[0] found set, unlock(lockb[0]), then block 1
 		}
 		for range n {
-			sched = append(sched, ts.Tid(i))
+			sched = append(sched, ts.Move{Thread: ts.Tid(i)})
 		}
 	}
 	run, err := ts.Replay(m, sched)

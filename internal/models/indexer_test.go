@@ -67,10 +67,10 @@ func TestIndexerConflicts(t *testing.T) {
 	m := NewIndexer(12)
 	var sched ts.Schedule
 	for _, tid := range []ts.Tid{11, 11, 11, 11, 0, 0, 0, 0, 0} { // thread 0 tries table[26] and table[27]
-		sched = append(sched, tid)
+		sched = append(sched, ts.Move{Thread: tid})
 	}
 	for tid := ts.Tid(1); tid < 11; tid++ {
-		sched = append(sched, tid, tid, tid, tid)
+		sched = append(sched, ts.Move{Thread: tid}, ts.Move{Thread: tid}, ts.Move{Thread: tid}, ts.Move{Thread: tid})
 	}
 	run, err := ts.Replay(m, sched)
 	if err != nil || run.Violation != nil {

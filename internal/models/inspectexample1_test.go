@@ -133,7 +133,7 @@ func TestInspectExample1Assert(t *testing.T) {
 	res, err = ts.Explore(ctx, p, ts.Options{})
 	if err != nil || res.Violation == nil || res.Executions != 1 || p.Check(inspectExample1Replay(t, p, res.Violation.Trace.Schedule())) == nil {
 		t.Errorf("N = 11 with Assert, first failure: %v, %v", res, err)
-	} else if got := res.Violation.Trace.Schedule(); !slices.Equal(got, ts.Schedule{0, 0, 0, 1, 1, 1}) {
+	} else if got := res.Violation.Trace.Schedule(); !slices.Equal(got, ts.ScheduleOf(0, 0, 0, 1, 1, 1)) {
 		t.Errorf("N = 11 with Assert: first failure by %v, want 0 0 0 1 1 1", got)
 	}
 	p = NewInspectExample1(64)

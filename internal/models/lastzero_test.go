@@ -37,11 +37,11 @@ func TestLastzero(t *testing.T) {
 // writer moves it stops at array[N]; after all have written, at array[0].
 func TestLastzeroResult(t *testing.T) {
 	m := NewLastzero(3)
-	run, err := ts.Replay(m, ts.Schedule{0})
+	run, err := ts.Replay(m, ts.ScheduleOf(0))
 	if err != nil || !run.Final.Found || run.Final.I != 3 {
 		t.Errorf("thread 0 first: %+v %v", run.Final, err)
 	}
-	run, err = ts.Replay(m, ts.Schedule{1, 1, 2, 2, 3, 3, 0, 0, 0, 0})
+	run, err = ts.Replay(m, ts.ScheduleOf(1, 1, 2, 2, 3, 3, 0, 0, 0, 0))
 	if err != nil || !run.Final.Found || run.Final.I != 0 || run.Final.Array != [lastzeroMax + 1]int8{0, 1, 2, 3} {
 		t.Errorf("writers first: %+v %v", run.Final, err)
 	}

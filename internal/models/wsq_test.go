@@ -251,7 +251,7 @@ func TestWSQInfo(t *testing.T) {
 	if got := m.ObjName(wsqObjTaken); got != "taken[1]" {
 		t.Errorf("ObjName(%d) = %q", wsqObjTaken, got)
 	}
-	run, err := ts.Replay(m, ts.Schedule{0, 0, 0})
+	run, err := ts.Replay(m, ts.ScheduleOf(0, 0, 0))
 	if err != nil || run.Trace.Events[2].Desc != "start = 1" {
 		t.Errorf("Replay: %v %v", run.Trace, err)
 	}

@@ -2,7 +2,10 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 
+	"github.com/weftlab/weft/internal/watch"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -14,6 +17,11 @@ type Outcome struct {
 	Res  *ts.Result
 	Stop bool  // the search must stop: a violation (unless KeepGoing), a limit, an error
 	Err  error // the first error, returned by the search
+
+	// States, if set, gives Result.States for progress reports.
+	States func() int64
+
+	watch *watch.Watch
 }
 
 // Fail records err, unless an error came first, and stops the search.
@@ -25,25 +33,41 @@ func (o *Outcome) Fail(err error) {
 }
 
 // Record counts a confirmed violation, keeps the first, calls OnViolation and
-// stops the search unless it is to keep going.
+// stops the search unless it is to keep going. A deadlock under
+// IgnoreDeadlocks is not a violation and is dropped.
 func (o *Outcome) Record(v *ts.Violation) {
+	if v.Kind == ts.Deadlock && o.Opt.IgnoreDeadlocks {
+		return
+	}
 	o.Res.Violations++
 	if o.Res.Violation == nil {
 		o.Res.Violation = v
 	}
 	if o.Opt.OnViolation != nil {
-		o.Opt.OnViolation(v)
+		Callback("OnViolation", func() { o.Opt.OnViolation(v) })
 	}
 	if !o.Opt.KeepGoing {
 		o.Stop = true
 	}
 }
 
+// Terminal hands a terminal state and the schedule that reached it to
+// OnTerminal, if set.
+func (o *Outcome) Terminal(state any, sched ts.Schedule) {
+	if o.Opt.OnTerminal != nil {
+		Callback("OnTerminal", func() { o.Opt.OnTerminal(state, sched) })
+	}
+}
+
 // Confirm replays the schedule of a violation found by the search
-// (ts.Confirm) and records it, or records the error if it does not replay.
-// It does not count an execution: the caller knows whether one ended.
+// (ts.ConfirmWith) and records it, or records the error if it does not
+// replay. It does not count an execution: the caller knows whether one
+// ended. A deadlock under IgnoreDeadlocks is dropped unreplayed.
 func Confirm[S any](o *Outcome, sys ts.TransitionSystem[S], v *ts.Violation, sched ts.Schedule) {
-	rv, err := ts.Confirm(sys, v, sched.Clone())
+	if v.Kind == ts.Deadlock && o.Opt.IgnoreDeadlocks {
+		return
+	}
+	rv, err := ts.ConfirmWith(sys, v, sched.Clone(), *o.Opt)
 	if err != nil {
 		o.Fail(err)
 		return
@@ -51,18 +75,71 @@ func Confirm[S any](o *Outcome, sys ts.TransitionSystem[S], v *ts.Violation, sch
 	o.Record(rv)
 }
 
+// start begins watching the context and the progress interval, once.
+func (o *Outcome) start() {
+	if o.watch == nil {
+		o.watch = watch.Start(o.Ctx, o.Opt.Progress != nil, o.Opt.ProgressEvery)
+	}
+}
+
+// End stops watching the context and the progress interval. Drive calls it;
+// a strategy that calls Spent or Cancelled outside Drive calls it too
+// before it returns. It may be called more than once.
+func (o *Outcome) End() {
+	if o.watch != nil {
+		o.watch.Stop()
+		o.watch = nil
+	}
+}
+
 // Spent reports whether a limit or the context stops the search before its
-// next transition, and stops it if so.
+// next transition, and stops it if so. It also reports progress when a
+// progress interval has passed. It costs an atomic load or two: call it
+// before every transition, replays included.
 func (o *Outcome) Spent() bool {
-	spent, err := BudgetSpent(o.Ctx, o.Opt, o.Res)
-	if !spent {
-		return false
+	o.start()
+	l := o.Opt.Limits
+	if (l.Transitions > 0 && o.Res.Transitions >= l.Transitions) ||
+		(l.Executions > 0 && o.Res.Executions >= l.Executions) {
+		o.Stop = true
+		return true
 	}
-	if err != nil {
-		o.Fail(err)
+	if o.watch.Cancelled() {
+		o.Fail(Cancelled(o.Ctx))
+		return true
 	}
-	o.Stop = true
-	return true
+	if o.Opt.Progress != nil && o.watch.ProgressDue() {
+		r := *o.Res
+		if o.States != nil {
+			r.States = o.States()
+		}
+		Callback("Progress", func() { o.Opt.Progress(r) })
+	}
+	return false
+}
+
+// Cancelled reports whether the context stops the search, and stops it if
+// so; for loops that must not count against the limits (a replay that
+// counts its transitions once it is done).
+func (o *Outcome) Cancelled() bool {
+	o.start()
+	if o.watch.Cancelled() {
+		o.Fail(Cancelled(o.Ctx))
+		return true
+	}
+	return false
+}
+
+// MemoryOK fails the search with an error wrapping ts.ErrMemory when used,
+// the bytes the search keeps by its own count, passes Limits.Memory; what
+// says what the bytes are, for the message.
+func (o *Outcome) MemoryOK(used int64, what string) bool {
+	limit := o.Opt.Limits.MaxMemory()
+	if limit < 0 || used <= limit {
+		return true
+	}
+	o.Fail(fmt.Errorf("%w: %d bytes kept (%s), budget %d bytes (ts.Limits.Memory)", ts.ErrMemory, used, what, limit))
+	return false
 }
 
 // Drive runs a search whose user code may panic: root, then loop until it
@@ -71,15 +148,19 @@ func (o *Outcome) Spent() bool {
 // the panicking one), which turns it into a violation with its schedule;
 // loop is called again unless that stopped the search (with KeepGoing the
 // search resumes where it was). loop must therefore pick up where a panic
-// left it. A search that ends on its own, without an error or a stop, is
-// marked complete. Drive returns o.Err.
+// left it. A panic in one of the caller's callbacks (see Callback) is not
+// the system's: it stops the search with a *ts.CallbackError. A search that
+// ends on its own, without an error or a stop, is marked complete. Drive
+// returns o.Err, and stops watching the context (End).
 //
 // The strategies differ in what a panic leaves to tidy up and in the
 // schedule it is reported with, which is panicked's part; how they are
 // driven around it is the same, and is here once.
 func (o *Outcome) Drive(root, loop func(), panicked func(p any)) error {
-	protect(root, panicked)
-	for !o.Stop && !protect(loop, panicked) {
+	defer o.End()
+	o.start()
+	o.protect(root, panicked)
+	for !o.Stop && !o.protect(loop, panicked) {
 		// a panic became a violation; with KeepGoing the search goes on
 	}
 	if o.Err == nil && !o.Stop {
@@ -90,13 +171,48 @@ func (o *Outcome) Drive(root, loop func(), panicked func(p any)) error {
 
 // protect runs f, handing a panic to panicked, and reports whether f
 // returned normally.
-func protect(f func(), panicked func(p any)) (ok bool) {
+func (o *Outcome) protect(f func(), panicked func(p any)) (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			ok = false
+			if cb, isCB := p.(*ts.CallbackError); isCB {
+				o.Fail(cb)
+				return
+			}
 			panicked(p)
 		}
 	}()
 	f()
 	return true
+}
+
+// Callback runs one of the caller's callbacks, turning a panic in it into a
+// *ts.CallbackError panic, which Drive (or Protect) reports as an error of
+// the caller's, not as a violation of the system.
+func Callback(name string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(*ts.CallbackError); ok {
+				panic(p)
+			}
+			panic(&ts.CallbackError{Callback: name, Value: p, Stack: string(debug.Stack())})
+		}
+	}()
+	f()
+}
+
+// Protect runs f outside Drive and returns the *ts.CallbackError of a
+// callback that panicked in it, or nil; other panics go on.
+func Protect(f func()) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if cb, ok := p.(*ts.CallbackError); ok {
+				err = cb
+				return
+			}
+			panic(p)
+		}
+	}()
+	f()
+	return nil
 }

@@ -8,9 +8,34 @@ import (
 	"github.com/weftlab/weft/ts"
 )
 
+// Context returns an error wrapping ts.ErrBadOptions for a nil context, the
+// one argument a search cannot do without.
+func Context(ctx context.Context) error {
+	if ctx == nil {
+		return fmt.Errorf("%w: nil context", ts.ErrBadOptions)
+	}
+	return nil
+}
+
 // Threads calls sys.Threads, turning a panic or a count out of range into an
-// error that wraps ts.ErrBadSystem.
+// error that wraps ts.ErrBadSystem. It is for strategies that do not support
+// the extended model yet: it refuses a ts.Invariant that reads any object
+// with an error wrapping ts.ErrUnsupported (and Look refuses the other
+// features). Strategies that do support it use NewModel.
 func Threads[S any](sys ts.TransitionSystem[S]) (n int, err error) {
+	if inv, ok := sys.(ts.Invariant[S]); ok {
+		reads, err := invariantReads(inv)
+		if err != nil {
+			return 0, err
+		}
+		if len(reads) > 0 {
+			return 0, fmt.Errorf("%w: a global invariant (ts.Invariant)", ts.ErrUnsupported)
+		}
+	}
+	return threads(sys)
+}
+
+func threads[S any](sys ts.TransitionSystem[S]) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = &ts.SystemError{Err: ts.ErrBadSystem, Thread: -1, Detail: fmt.Sprintf("Threads panicked: %v", p)}
@@ -25,18 +50,32 @@ func Threads[S any](sys ts.TransitionSystem[S]) (n int, err error) {
 }
 
 // Look fills steps and status with every thread's next step and status at s
-// and counts the enabled and blocked threads. *current names the thread whose
-// Next is running, for the violation a panic becomes; Look leaves it -1. A
-// step or status outside the defined values is an error wrapping
-// ts.ErrBadStep; its Schedule is for the caller to fill (WithSchedule).
+// and counts the enabled and blocked threads. It is for strategies that do
+// not support the extended model yet: a step of several objects or
+// outcomes, or an Idle thread, is an error wrapping ts.ErrUnsupported.
+// *current names the thread whose Next is running, for the violation a panic
+// becomes; Look leaves it -1. A step or status outside the defined values is
+// an error wrapping ts.ErrBadStep; its Schedule is for the caller to fill
+// (WithSchedule).
 func Look[S any](sys ts.TransitionSystem[S], s S, steps []ts.Step, status []ts.Status, current *ts.Tid) (enabled, blocked int, err error) {
 	for t := range ts.Tid(len(status)) {
 		*current = t
 		step, st := sys.Next(s, t)
-		if st > ts.Finished || (st != ts.Finished && (!step.Op.Valid() || step.Obj < 0)) {
+		if err := validate(t, step, st, false); err != nil {
 			*current = -1
-			return 0, 0, &ts.SystemError{Err: ts.ErrBadStep, Thread: t,
-				Detail: fmt.Sprintf("Next returned step %v with status %v", step, st)}
+			return 0, 0, err
+		}
+		switch {
+		case st == ts.Idle:
+			err = fmt.Errorf("%w: thread %d is Idle", ts.ErrUnsupported, t)
+		case st != ts.Finished && !step.Single():
+			err = fmt.Errorf("%w: thread %d's step touches several objects (%v)", ts.ErrUnsupported, t, step)
+		case st != ts.Finished && step.NumOutcomes() > 1:
+			err = fmt.Errorf("%w: thread %d's step has %d outcomes", ts.ErrUnsupported, t, step.NumOutcomes())
+		}
+		if err != nil {
+			*current = -1
+			return 0, 0, &ts.SystemError{Err: err, Thread: t}
 		}
 		steps[t], status[t] = step, st
 		switch st {
@@ -50,6 +89,25 @@ func Look[S any](sys ts.TransitionSystem[S], s S, steps []ts.Step, status []ts.S
 	return enabled, blocked, nil
 }
 
+// validate returns the ts.ErrBadStep error for a step or status outside the
+// defined values, or nil.
+func validate(t ts.Tid, step ts.Step, st ts.Status, chooser bool) error {
+	detail := ""
+	switch {
+	case !st.Valid():
+		detail = fmt.Sprintf("Next returned status %v", st)
+	case st == ts.Finished:
+		return nil
+	case step.Validate() != nil:
+		detail = fmt.Sprintf("Next returned step %v: %v", step, step.Validate())
+	case step.NumOutcomes() > 1 && !chooser:
+		detail = fmt.Sprintf("Next returned a step of %d outcomes, but the system does not implement ts.Chooser", step.NumOutcomes())
+	default:
+		return nil
+	}
+	return &ts.SystemError{Err: ts.ErrBadStep, Thread: t, Detail: detail}
+}
+
 // WithSchedule sets the schedule of a *ts.SystemError to a copy of sched.
 func WithSchedule(err error, sched ts.Schedule) error {
 	var se *ts.SystemError
@@ -60,18 +118,26 @@ func WithSchedule(err error, sched ts.Schedule) error {
 }
 
 // BudgetSpent reports whether a limit or the context stops the search before
-// its next transition, with the cancellation error if that is why. The
-// context is polled every 1024 transitions.
+// its next transition, with the cancellation error if that is why. It asks
+// the context itself, which costs more than Outcome.Spent: use it only
+// outside a search's transition loop.
 func BudgetSpent(ctx context.Context, opt *ts.Options, res *ts.Result) (bool, error) {
 	l := opt.Limits
 	if (l.Transitions > 0 && res.Transitions >= l.Transitions) ||
 		(l.Executions > 0 && res.Executions >= l.Executions) {
 		return true, nil
 	}
-	if res.Transitions&1023 == 0 {
-		if err := ctx.Err(); err != nil {
-			return true, fmt.Errorf("weft: search cancelled: %w", err)
-		}
+	if ctx.Err() != nil {
+		return true, Cancelled(ctx)
 	}
 	return false, nil
+}
+
+// Cancelled is the error of a search stopped by its context.
+func Cancelled(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("weft: search cancelled: %w (%w)", err, cause)
+	}
+	return fmt.Errorf("weft: search cancelled: %w", err)
 }

@@ -26,9 +26,17 @@ var (
 	// ErrUnfinished: a Finished thread is not Finished in a successor.
 	ErrUnfinished = errors.New("a finished thread is not finished in a successor")
 	// ErrIndependence: two steps that ts.Dependent calls independent do not
-	// commute: one disables the other, or the two orders reach different
-	// states.
+	// commute: one changes the other's status, or the two orders reach
+	// different states.
 	ErrIndependence = errors.New("independent steps do not commute")
+	// ErrFootprint: a transition changed an object its step does not write
+	// (seen through ts.ObjHasher).
+	ErrFootprint = errors.New("a transition changed an object its step does not write")
+	// ErrInvariantReads: a global invariant's verdict changed across a
+	// transition that writes none of the objects it declares it reads.
+	ErrInvariantReads = errors.New("the invariant depends on more than the objects it declares")
+	// ErrOutcome: a Chooser's ApplyOutcome(s, t, 0) differs from Apply(s, t).
+	ErrOutcome = errors.New("outcome 0 is not what Apply does")
 	// ErrPanic: user code panicked.
 	ErrPanic = errors.New("user code panicked")
 )
@@ -74,21 +82,33 @@ func Conformance[S any](t TB, sys ts.TransitionSystem[S], opt ConformanceOptions
 // CheckConformance is Conformance without a test: it returns the breaches it
 // finds, each a *ts.SystemError wrapping one of ts.ErrMutated,
 // ts.ErrNondeterministic, ts.ErrThreadRange, ts.ErrBadStep, ErrStepChanged,
-// ErrUnfinished, ErrIndependence or ErrPanic. It explores breadth first from
-// the initial state and checks at each state s reached by a schedule:
+// ErrUnfinished, ErrIndependence, ErrFootprint, ErrInvariantReads,
+// ErrOutcome or ErrPanic. It explores breadth first from the initial state,
+// taking every outcome of every transition, and checks at each state s
+// reached by a schedule:
 //   - Threads is constant and in 1..ts.MaxThreads; Init is deterministic.
-//   - Next, Apply, Check and Hash are deterministic: two calls agree.
-//   - Next returns a defined Status, and a defined Op and an Obj >= 0 for a
-//     thread that has not finished.
+//   - Next, Apply, ApplyOutcome, Check, Invariant and Hash are
+//     deterministic: two calls agree.
+//   - Next returns a defined Status and, for a thread that has not finished,
+//     a valid step (ts.Step.Validate); a step of several outcomes only from
+//     a ts.Chooser, whose ApplyOutcome(s, t, 0) equals Apply(s, t).
 //   - Apply does not modify its argument: s is compared with the state
 //     rebuilt by replaying its schedule from Init.
 //   - A Finished thread is Finished in every successor, and another
 //     thread's transition changes a thread's status at most, never its step.
-//   - For threads t and u enabled at s whose steps are independent, each is
-//     still enabled after the other moves, and both orders reach equal states.
+//   - For a thread u enabled at s and any thread t whose steps are
+//     independent of u's, u's transition leaves t's status as it was (an
+//     Idle or Blocked thread is woken only by a transition dependent with
+//     its step); if t is enabled too, both orders reach equal states, for
+//     every pair of outcomes.
+//   - With ts.ObjHasher: a transition changes only objects its step
+//     writes, among the objects named by the steps at s and the invariant.
+//   - With ts.Invariant: a transition that writes none of the objects the
+//     invariant reads leaves its verdict as it was.
 //   - No user method (Describe and ObjName included) panics.
 //
-// As in a search, a state whose Check fails is not explored further.
+// As in a search, a state whose Check or Invariant fails is not explored
+// further.
 func CheckConformance[S any](sys ts.TransitionSystem[S], opt ConformanceOptions) []error {
 	c := &conformance[S]{sys: sys, opt: opt, seen: make(map[string]bool)}
 	if c.opt.MaxStates <= 0 {
@@ -101,6 +121,9 @@ func CheckConformance[S any](sys ts.TransitionSystem[S], opt ConformanceOptions)
 	c.hasher, _ = sys.(ts.Hasher[S])
 	c.describer, _ = sys.(ts.Describer[S])
 	c.namer, _ = sys.(ts.ObjNamer)
+	c.chooser, _ = sys.(ts.Chooser[S])
+	c.invariant, _ = sys.(ts.Invariant[S])
+	c.objHasher, _ = sys.(ts.ObjHasher[S])
 	switch {
 	case opt.Equal != nil:
 		c.equal = func(a, b S) bool { return opt.Equal(a, b) }
@@ -120,6 +143,11 @@ type conformance[S any] struct {
 	hasher    ts.Hasher[S]
 	describer ts.Describer[S]
 	namer     ts.ObjNamer
+	chooser   ts.Chooser[S]
+	invariant ts.Invariant[S]
+	objHasher ts.ObjHasher[S]
+	inv       *ts.InvariantWrites
+	invReads  []ts.Obj
 	equal     func(a, b S) bool
 
 	n    int
@@ -131,6 +159,13 @@ type conformance[S any] struct {
 type node[S any] struct {
 	s     S
 	sched ts.Schedule
+}
+
+// child is a successor of the state being checked: the move and its state.
+type child[S any] struct {
+	m  ts.Move
+	s  S
+	ok bool // its Check and Invariant pass
 }
 
 func (c *conformance[S]) full() bool { return len(c.errs) >= c.opt.MaxReports }
@@ -164,30 +199,59 @@ func (c *conformance[S]) eq(a, b S, t ts.Tid, sched ts.Schedule) (eq, ok bool) {
 	return eq, ok
 }
 
+// apply takes move m at s: Apply for outcome 0, ApplyOutcome otherwise.
+func (c *conformance[S]) apply(s S, m ts.Move) S {
+	if m.Outcome == 0 {
+		return c.sys.Apply(s, m.Thread)
+	}
+	return c.chooser.ApplyOutcome(s, m.Thread, m.Outcome)
+}
+
 // replay rebuilds the state a schedule reaches, without checks.
 func (c *conformance[S]) replay(sched ts.Schedule) (s S, ok bool) {
 	ok = c.safe(-1, sched, "replaying the schedule", func() {
 		s = c.sys.Init()
-		for _, t := range sched {
-			s = c.sys.Apply(s, t)
+		for _, m := range sched {
+			s = c.apply(s, m)
 		}
 	})
 	return s, ok
 }
 
-// violates calls Check and reports whether it fails; two calls must agree.
-func (c *conformance[S]) violates(s S, t ts.Tid, sched ts.Schedule) (bad, ok bool) {
-	if c.checker == nil {
-		return false, true
+// verdict returns what Check and then Invariant say of s ("" when both
+// pass); two calls must agree.
+func (c *conformance[S]) verdict(s S, t ts.Tid, sched ts.Schedule) (v string, ok bool) {
+	one := func() string {
+		if c.checker != nil {
+			if err := c.checker.Check(s); err != nil {
+				return "check: " + err.Error()
+			}
+		}
+		if c.invariant != nil {
+			if err := c.invariant.Invariant(s); err != nil {
+				return "invariant: " + err.Error()
+			}
+		}
+		return ""
 	}
-	var e1, e2 error
-	if !c.safe(t, sched, "Check", func() { e1, e2 = c.checker.Check(s), c.checker.Check(s) }) {
-		return true, false
+	var v1, v2 string
+	if !c.safe(t, sched, "Check or Invariant", func() { v1, v2 = one(), one() }) {
+		return "panic", false
 	}
-	if (e1 == nil) != (e2 == nil) || (e1 != nil && e1.Error() != e2.Error()) {
-		c.report(ts.ErrNondeterministic, -1, sched, "two calls of Check on one state returned %v and %v", e1, e2)
+	if v1 != v2 {
+		c.report(ts.ErrNondeterministic, -1, sched, "two calls of Check and Invariant on one state said %q and %q", v1, v2)
 	}
-	return e1 != nil, true
+	return v1, true
+}
+
+// invVerdict returns what Invariant says of s ("" when it holds).
+func (c *conformance[S]) invVerdict(s S, t ts.Tid, sched ts.Schedule) (v string, ok bool) {
+	ok = c.safe(t, sched, "Invariant", func() {
+		if err := c.invariant.Invariant(s); err != nil {
+			v = err.Error()
+		}
+	})
+	return v, ok
 }
 
 func (c *conformance[S]) threads(sched ts.Schedule) bool {
@@ -211,6 +275,23 @@ func (c *conformance[S]) threads(sched ts.Schedule) bool {
 func (c *conformance[S]) run() {
 	if !c.threads(nil) {
 		return
+	}
+	if c.invariant != nil {
+		var r1, r2 []ts.Obj
+		if !c.safe(-1, nil, "InvariantReads", func() { r1, r2 = c.invariant.InvariantReads(), c.invariant.InvariantReads() }) {
+			return
+		}
+		if fmt.Sprint(r1) != fmt.Sprint(r2) {
+			c.report(ts.ErrNondeterministic, -1, nil, "two calls of InvariantReads returned %v and %v", r1, r2)
+		}
+		for _, o := range r1 {
+			if o < 0 || o == ts.InvariantObj {
+				c.report(ts.ErrBadStep, -1, nil, "InvariantReads names object %d, want 0..%d", o, ts.InvariantObj-1)
+				return
+			}
+		}
+		c.invReads = r1
+		c.inv = ts.NewInvariantWrites(r1)
 	}
 	var init1, init2 S
 	if !c.safe(-1, nil, "Init", func() { init1, init2 = c.sys.Init(), c.sys.Init() }) {
@@ -267,7 +348,7 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 			"the state reached by the search differs from the one replaying its schedule rebuilds")
 		s = fresh
 	}
-	if bad, ok := c.violates(s, -1, sched); bad || !ok {
+	if v, ok := c.verdict(s, -1, sched); v != "" || !ok {
 		return nil
 	}
 	steps := make([]ts.Step, c.n)
@@ -279,14 +360,21 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 		if !c.safe(t, sched, "Next", func() { st1, ss1 = c.sys.Next(s, t); st2, ss2 = c.sys.Next(s, t) }) {
 			return nil
 		}
-		if st1 != st2 || ss1 != ss2 {
+		if !sameAnswer(st1, ss1, st2, ss2) {
 			c.report(ts.ErrNondeterministic, t, sched, "two calls of Next on one state returned %v %v and %v %v", st1, ss1, st2, ss2)
 		}
-		if ss1 > ts.Finished || (ss1 != ts.Finished && (!st1.Op.Valid() || st1.Obj < 0)) {
-			c.report(ts.ErrBadStep, t, sched, "Next returned step %v with status %v", st1, ss1)
+		switch {
+		case !ss1.Valid():
+			c.report(ts.ErrBadStep, t, sched, "Next returned status %v", ss1)
+			return nil
+		case ss1 != ts.Finished && st1.Validate() != nil:
+			c.report(ts.ErrBadStep, t, sched, "Next returned step %v: %v", st1, st1.Validate())
+			return nil
+		case ss1 != ts.Finished && st1.NumOutcomes() > 1 && c.chooser == nil:
+			c.report(ts.ErrBadStep, t, sched, "Next returned a step of %d outcomes, but the system does not implement ts.Chooser", st1.NumOutcomes())
 			return nil
 		}
-		steps[t], status[t] = st1, ss1
+		steps[t], status[t] = c.inv.Mark(st1), ss1
 		if ss1 == ts.Finished {
 			continue
 		}
@@ -295,7 +383,9 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 			c.safe(t, sched, "Describe", func() { c.describer.Describe(s, t) })
 		}
 		if c.namer != nil {
-			c.safe(t, sched, "ObjName", func() { c.namer.ObjName(st1.Obj) })
+			for i := range st1.NumAccesses() {
+				c.safe(t, sched, "ObjName", func() { c.namer.ObjName(st1.At(i).Obj) })
+			}
 		}
 	}
 	if !enabled {
@@ -303,68 +393,87 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 	}
 
 	// Successors: Apply is deterministic and leaves its argument alone.
-	children := make([]S, c.n)
-	okChild := make([]bool, c.n) // child exists and its Check passes
+	byThread := make([][]child[S], c.n)
 	var next []node[S]
 	for t := range ts.Tid(c.n) {
 		if status[t] != ts.Enabled {
 			continue
 		}
-		var c1, c2 S
-		if !c.safe(t, sched, "Apply", func() { c1 = c.sys.Apply(s, t) }) {
-			continue
-		}
-		if eq, ok := c.eq(s, fresh, t, sched); !ok {
-			return nil
-		} else if !eq {
-			c.report(ts.ErrMutated, t, sched, "the state before the thread's transition changed")
-			if s, ok = c.replay(sched); !ok {
-				return nil
+		for o := range steps[t].NumOutcomes() {
+			m := ts.Move{Thread: t, Outcome: o}
+			var c1, c2 S
+			if !c.safe(t, sched, "Apply", func() { c1 = c.apply(s, m) }) {
+				continue
 			}
-		}
-		if !c.safe(t, sched, "Apply", func() { c2 = c.sys.Apply(s, t) }) {
-			continue
-		}
-		if eq, ok := c.eq(c1, c2, t, sched); !ok {
-			return nil
-		} else if !eq {
-			c.report(ts.ErrNondeterministic, t, sched, "two calls of Apply on one state returned different states")
-		}
-		if eq, ok := c.eq(s, fresh, t, sched); ok && !eq {
-			c.report(ts.ErrMutated, t, sched, "the state before the thread's transition changed")
-			if s, ok = c.replay(sched); !ok {
+			if eq, ok := c.eq(s, fresh, t, sched); !ok {
 				return nil
+			} else if !eq {
+				c.report(ts.ErrMutated, t, sched, "the state before the thread's transition changed")
+				if s, ok = c.replay(sched); !ok {
+					return nil
+				}
 			}
+			if !c.safe(t, sched, "Apply", func() { c2 = c.apply(s, m) }) {
+				continue
+			}
+			if eq, ok := c.eq(c1, c2, t, sched); !ok {
+				return nil
+			} else if !eq {
+				c.report(ts.ErrNondeterministic, t, sched, "two calls of Apply on one state returned different states")
+			}
+			if eq, ok := c.eq(s, fresh, t, sched); ok && !eq {
+				c.report(ts.ErrMutated, t, sched, "the state before the thread's transition changed")
+				if s, ok = c.replay(sched); !ok {
+					return nil
+				}
+			}
+			if o == 0 && c.chooser != nil {
+				var c3 S
+				if c.safe(t, sched, "ApplyOutcome", func() { c3 = c.chooser.ApplyOutcome(s, t, 0) }) {
+					if eq, ok := c.eq(c1, c3, t, sched); ok && !eq {
+						c.report(ErrOutcome, t, sched, "ApplyOutcome(s, %d, 0) and Apply(s, %d) reach different states", t, t)
+					}
+				}
+			}
+			childSched := append(sched.Clone(), m)
+			next = append(next, node[S]{s: c1, sched: childSched})
+			v, ok := c.verdict(c1, t, childSched)
+			byThread[t] = append(byThread[t], child[S]{m: m, s: c1, ok: ok && v == ""})
+			c.footprint(s, c1, steps, m, sched)
+			c.invariantReads(s, c1, steps[t], m, sched)
 		}
-		childSched := append(sched.Clone(), t)
-		children[t] = c1
-		next = append(next, node[S]{s: c1, sched: childSched})
-		bad, ok := c.violates(c1, t, childSched)
-		okChild[t] = ok && !bad
 	}
 
-	// Other threads' steps survive each transition.
+	// Other threads' steps survive each transition; independent ones keep
+	// their status too.
 	for u := range ts.Tid(c.n) {
-		if !okChild[u] {
-			continue
-		}
-		cs := append(sched.Clone(), u)
-		for t := range ts.Tid(c.n) {
-			if t == u {
+		for _, ch := range byThread[u] {
+			if !ch.ok {
 				continue
 			}
-			var step ts.Step
-			var st ts.Status
-			if !c.safe(t, cs, "Next", func() { step, st = c.sys.Next(children[u], t) }) {
-				continue
-			}
-			switch {
-			case status[t] == ts.Finished && st != ts.Finished:
-				c.report(ErrUnfinished, t, sched, "finished, then %v with step %v after thread %d moved", st, step, u)
-			case status[t] != ts.Finished && st == ts.Finished:
-				c.report(ErrStepChanged, t, sched, "step %v (%v) became finished after thread %d moved", steps[t], status[t], u)
-			case status[t] != ts.Finished && step != steps[t]:
-				c.report(ErrStepChanged, t, sched, "step %v became %v after thread %d moved", steps[t], step, u)
+			cs := append(sched.Clone(), ch.m)
+			for t := range ts.Tid(c.n) {
+				if t == u {
+					continue
+				}
+				var step ts.Step
+				var st ts.Status
+				if !c.safe(t, cs, "Next", func() { step, st = c.sys.Next(ch.s, t) }) {
+					continue
+				}
+				step = c.inv.Mark(step)
+				switch {
+				case status[t] == ts.Finished && st != ts.Finished:
+					c.report(ErrUnfinished, t, sched, "finished, then %v with step %v after thread %d moved", st, step, u)
+				case status[t] != ts.Finished && st == ts.Finished:
+					c.report(ErrStepChanged, t, sched, "step %v (%v) became finished after thread %d moved", steps[t], status[t], u)
+				case status[t] != ts.Finished && !step.Equal(steps[t]):
+					c.report(ErrStepChanged, t, sched, "step %v became %v after thread %d moved", steps[t], step, u)
+				case status[t] != ts.Finished && st != status[t] && !ts.Dependent(steps[t], steps[u]):
+					c.report(ErrIndependence, t, sched,
+						"its step %v is independent of thread %d's step %v, but it went from %v to %v when thread %d moved",
+						steps[t], u, steps[u], status[t], st, u)
+				}
 			}
 		}
 	}
@@ -372,39 +481,102 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 	// Independent steps commute.
 	for t := range ts.Tid(c.n) {
 		for u := t + 1; int(u) < c.n; u++ {
-			if !okChild[t] || !okChild[u] || ts.Dependent(steps[t], steps[u]) {
+			if status[t] != ts.Enabled || status[u] != ts.Enabled || ts.Dependent(steps[t], steps[u]) {
 				continue
 			}
-			c.diamond(sched, t, u, steps, children)
+			for _, a := range byThread[t] {
+				for _, b := range byThread[u] {
+					if a.ok && b.ok {
+						c.diamond(sched, a, b, steps)
+					}
+				}
+			}
 		}
 	}
 	return next
 }
 
-// diamond checks that the independent transitions of t and u at the state
-// reached by sched commute.
-func (c *conformance[S]) diamond(sched ts.Schedule, t, u ts.Tid, steps []ts.Step, children []S) {
+func sameAnswer(a ts.Step, as ts.Status, b ts.Step, bs ts.Status) bool {
+	return as == bs && (as == ts.Finished || a.Equal(b))
+}
+
+// diamond checks that the independent moves a and b at the state reached by
+// sched commute.
+func (c *conformance[S]) diamond(sched ts.Schedule, a, b child[S], steps []ts.Step) {
 	var after [2]S
-	for i, p := range [2][2]ts.Tid{{t, u}, {u, t}} {
+	for i, p := range [2][2]child[S]{{a, b}, {b, a}} {
 		first, second := p[0], p[1]
-		cs := append(sched.Clone(), first)
+		cs := append(sched.Clone(), first.m)
+		t := second.m.Thread
 		var st ts.Status
-		if !c.safe(second, cs, "Next", func() { _, st = c.sys.Next(children[first], second) }) {
+		if !c.safe(t, cs, "Next", func() { _, st = c.sys.Next(first.s, t) }) {
 			return
 		}
 		if st != ts.Enabled {
-			c.report(ErrIndependence, second, sched,
-				"its step %v is independent of thread %d's step %v, but it is %v after thread %d moves",
-				steps[second], first, steps[first], st, first)
-			return
+			return // reported as a status change
 		}
-		if !c.safe(second, cs, "Apply", func() { after[i] = c.sys.Apply(children[first], second) }) {
+		if !c.safe(t, cs, "Apply", func() { after[i] = c.apply(first.s, second.m) }) {
 			return
 		}
 	}
-	if eq, ok := c.eq(after[0], after[1], t, sched); ok && !eq {
-		c.report(ErrIndependence, t, sched,
-			"its step %v and thread %d's step %v are independent, but the two orders reach different states",
-			steps[t], u, steps[u])
+	if eq, ok := c.eq(after[0], after[1], a.m.Thread, sched); ok && !eq {
+		out := func(m ts.Move) string {
+			if steps[m.Thread].NumOutcomes() > 1 {
+				return fmt.Sprintf(" (outcome %d)", m.Outcome)
+			}
+			return ""
+		}
+		c.report(ErrIndependence, a.m.Thread, sched,
+			"its step %v%s and thread %d's step %v%s are independent, but the two orders reach different states",
+			steps[a.m.Thread], out(a.m), b.m.Thread, steps[b.m.Thread], out(b.m))
+	}
+}
+
+// footprint checks, with ts.ObjHasher, that move m from s to c1 changed no
+// object its step does not write, among the objects the steps at s name and
+// the invariant reads.
+func (c *conformance[S]) footprint(s, c1 S, steps []ts.Step, m ts.Move, sched ts.Schedule) {
+	if c.objHasher == nil {
+		return
+	}
+	own := steps[m.Thread]
+	check := func(o ts.Obj) {
+		if op, ok := own.OpOn(o); ok && op != ts.Read {
+			return
+		}
+		var h0, h1 uint64
+		if !c.safe(m.Thread, sched, "ObjHash", func() { h0, h1 = c.objHasher.ObjHash(s, o), c.objHasher.ObjHash(c1, o) }) {
+			return
+		}
+		if h0 != h1 {
+			c.report(ErrFootprint, m.Thread, sched, "its step %v (outcome %d) changed object %d", own, m.Outcome, o)
+		}
+	}
+	for _, st := range steps {
+		for i := range st.NumAccesses() {
+			if o := st.At(i).Obj; o != ts.InvariantObj {
+				check(o)
+			}
+		}
+	}
+	for _, o := range c.invReads {
+		check(o)
+	}
+}
+
+// invariantReads checks that a move whose step writes none of the objects
+// the invariant reads leaves the invariant's verdict as it was.
+func (c *conformance[S]) invariantReads(s, c1 S, step ts.Step, m ts.Move, sched ts.Schedule) {
+	if c.invariant == nil {
+		return
+	}
+	if _, writes := step.OpOn(ts.InvariantObj); writes {
+		return
+	}
+	v0, ok0 := c.invVerdict(s, m.Thread, sched)
+	v1, ok1 := c.invVerdict(c1, m.Thread, sched)
+	if ok0 && ok1 && v0 != v1 {
+		c.report(ErrInvariantReads, m.Thread, sched,
+			"its step %v writes none of %v, yet the invariant said %q before it and %q after", step, c.invReads, v0, v1)
 	}
 }

@@ -9,8 +9,10 @@ import (
 // GenOptions shape the programs [Programs] generates. The zero value gives
 // 1 to 3 threads of up to 4 visible steps over up to 2 data variables, 1
 // synchronization variable and 2 locks, with values 0..3 and every feature
-// on; the No fields switch features off. Generated programs are acyclic
-// (jumps go forward), so every execution terminates.
+// on, the extended model's included (transitions of several objects and of
+// several outcomes, idle threads, invariants); the No fields switch features
+// off, and Core switches the extended model off. Generated programs are
+// acyclic (jumps go forward), so every execution terminates.
 type GenOptions struct {
 	MinThreads int // 0 means 1
 	MaxThreads int // 0 means 3; at most 8
@@ -27,6 +29,19 @@ type GenOptions struct {
 	NoDeadlocks bool // locks taken in one global order and always released; await is still allowed to block forever
 	NoSync      bool // no synchronization variables (and so no await)
 	NoAwait     bool // no await
+
+	NoMulti      bool // no transitions of several objects (Copy, AwaitAny, Acquire2)
+	NoChoices    bool // no transitions of several outcomes (Pick, StoreMaybe)
+	NoIdle       bool // no idle waits (Wait)
+	NoInvariants bool // no invariant
+}
+
+// Core returns o with the extended model switched off: every transition
+// touches one object and has one outcome, no thread is ever Idle, and there
+// is no invariant. It is for strategies that refuse the rest.
+func (o GenOptions) Core() GenOptions {
+	o.NoMulti, o.NoChoices, o.NoIdle, o.NoInvariants = true, true, true, true
+	return o
 }
 
 // withDefaults fills in the zero fields.
@@ -92,6 +107,23 @@ func Programs(opt GenOptions) *rapid.Generator[*Program] {
 		for range n {
 			p.Code = append(p.Code, g.thread())
 		}
+		if !o.NoInvariants && rapid.IntRange(0, 2).Draw(t, "invariant") == 0 {
+			nv := nvars + nsync
+			c := Cond{X: rapid.IntRange(0, nv-1).Draw(t, "inv.x"), Y: -1, K: g.val()}
+			if nv > 1 && rapid.Bool().Draw(t, "inv.sum") {
+				c.Y = (c.X + 1 + rapid.IntRange(0, nv-2).Draw(t, "inv.y")) % nv
+			}
+			// Start from a state where it holds: pick K away from the
+			// initial values.
+			v := p.Vars[c.X].Init
+			if c.Y >= 0 {
+				v = (v + p.Vars[c.Y].Init) % o.Mod
+			}
+			if c.K == v {
+				c.K = (c.K + 1) % o.Mod
+			}
+			p.Invariants = append(p.Invariants, c)
+		}
 		if err := p.Validate(); err != nil {
 			panic(fmt.Sprintf("tstest: generated an invalid program: %v\n%v", err, p))
 		}
@@ -107,9 +139,18 @@ type gen struct {
 	nvars, nsync int
 }
 
-func (g *gen) val() int         { return rapid.IntRange(0, g.o.Mod-1).Draw(g.t, "k") }
-func (g *gen) reg() int         { return rapid.IntRange(0, 1).Draw(g.t, "r") }
-func (g *gen) variable() int    { return rapid.IntRange(0, g.nvars+g.nsync-1).Draw(g.t, "x") }
+func (g *gen) val() int      { return rapid.IntRange(0, g.o.Mod-1).Draw(g.t, "k") }
+func (g *gen) reg() int      { return rapid.IntRange(0, 1).Draw(g.t, "r") }
+func (g *gen) variable() int { return rapid.IntRange(0, g.nvars+g.nsync-1).Draw(g.t, "x") }
+
+// other returns a variable other than x, or -1 when there is none.
+func (g *gen) other(x int) int {
+	n := g.nvars + g.nsync
+	if n < 2 {
+		return -1
+	}
+	return (x + 1 + rapid.IntRange(0, n-2).Draw(g.t, "y")) % n
+}
 func (g *gen) choose(n int) int { return rapid.IntRange(0, n-1).Draw(g.t, "choice") }
 
 // Choices of a visible instruction.
@@ -122,6 +163,12 @@ const (
 	cAcquire
 	cRelease
 	cAwait
+	cCopy
+	cAwaitAny
+	cAcquire2
+	cPick
+	cStoreMaybe
+	cWait
 )
 
 // thread generates one thread: visible instructions with local ones between
@@ -147,6 +194,21 @@ func (g *gen) thread() []Instr {
 		}
 		if !o.NoAwait && g.nsync > 0 {
 			choices = append(choices, cAwait)
+			if !o.NoIdle {
+				choices = append(choices, cWait)
+			}
+		}
+		if !o.NoMulti && g.nvars+g.nsync > 1 {
+			choices = append(choices, cCopy)
+			if !o.NoAwait && g.nsync > 0 {
+				choices = append(choices, cAwaitAny)
+			}
+		}
+		if acq := g.acquirable(held); !o.NoMulti && len(acq) > 1 && (!o.NoDeadlocks || remaining >= len(held)+2) {
+			choices = append(choices, cAcquire2)
+		}
+		if !o.NoChoices {
+			choices = append(choices, cPick, cStoreMaybe)
 		}
 		// Without deadlocks, the last slots are kept for releases.
 		if o.NoDeadlocks && remaining < len(held) {
@@ -178,8 +240,29 @@ func (g *gen) thread() []Instr {
 			held = append(held[:i], held[i+1:]...)
 		case cAwait:
 			in = Await(g.nvars+g.choose(g.nsync), rapid.IntRange(0, 1).Draw(g.t, "k"))
+		case cWait:
+			in = Wait(g.nvars+g.choose(g.nsync), rapid.IntRange(0, 1).Draw(g.t, "k"))
+		case cCopy:
+			x := g.variable()
+			in = Copy(x, g.other(x))
+		case cAwaitAny:
+			x := g.nvars + g.choose(g.nsync)
+			in = AwaitAny(g.reg(), x, g.other(x), rapid.IntRange(0, 1).Draw(g.t, "k"))
+		case cAcquire2:
+			acq := g.acquirable(held)
+			i := g.choose(len(acq))
+			j := (i + 1 + g.choose(len(acq)-1)) % len(acq)
+			if g.o.NoDeadlocks && acq[j] < acq[i] {
+				i, j = j, i // taken in the global order
+			}
+			held = append(held, acq[i], acq[j])
+			in = Acquire2(acq[i], acq[j])
+		case cPick:
+			in = Pick(g.reg(), g.variable(), rapid.IntRange(2, 3).Draw(g.t, "k"))
+		case cStoreMaybe:
+			in = StoreMaybe(g.variable(), g.val())
 		}
-		if in.Kind == KAcquire || in.Kind == KRelease {
+		if in.Kind == KAcquire || in.Kind == KRelease || in.Kind == KAcquire2 {
 			lockInstr[len(code)] = true
 		}
 		code = append(code, in)

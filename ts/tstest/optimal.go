@@ -3,20 +3,39 @@ package tstest
 import (
 	"context"
 	"fmt"
+	"strings"
 
-	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
 )
 
-// TraceKey returns the Mazurkiewicz trace of a schedule of sys as a string:
-// the listing of the happens-before state the schedule reaches (canonical,
-// so two schedules have one key exactly when they are equivalent). It fails
-// when the schedule does not replay: a thread out of range or not enabled.
+// TraceKey returns the Mazurkiewicz trace of a schedule of sys as a string,
+// canonical: two schedules have one key exactly when they are equivalent
+// (the same events, and every two dependent events in the same order).
+//
+// An event is a thread's n-th transition with its outcome and, for each
+// object it touches, whether it writes it and which write of the object it
+// is (or, for a read, which write it reads), as the cbpor paper numbers
+// events. The key lists each thread's events in order, in the format of
+// hb.State's String for transitions of one object and outcome ("{T0[W o1:1
+// R o2:0] T1[...]}"); an event of several objects joins its accesses with
+// "+", and one with outcome c > 0 ends in "/c". The set of events fixes the order of every two dependent events,
+// and so is canonical. Dependence is ts.Dependent's, with the system's
+// invariant read set marked (ts.InvariantWrites), as every strategy sees it.
+// It fails when the schedule does not replay: a thread out of range or not
+// enabled, or an outcome out of range.
 func TraceKey[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (string, error) {
 	n := sys.Threads()
+	var inv *ts.InvariantWrites
+	if i, ok := sys.(ts.Invariant[S]); ok {
+		inv = ts.NewInvariantWrites(i.InvariantReads())
+	}
+	chooser, _ := sys.(ts.Chooser[S])
 	s := sys.Init()
-	st := hb.New(n)
-	for i, t := range sched {
+	writes := map[ts.Obj]int{}
+	events := make([][]string, n)
+	var b strings.Builder
+	for i, m := range sched {
+		t := m.Thread
 		if int(t) < 0 || int(t) >= n {
 			return "", fmt.Errorf("step %d of %v: %w", i, sched, ts.ErrThreadRange)
 		}
@@ -24,10 +43,45 @@ func TraceKey[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (string, err
 		if status != ts.Enabled {
 			return "", fmt.Errorf("step %d of %v: thread %d is %v: %w", i, sched, t, status, ts.ErrNotEnabled)
 		}
-		st.Add(t, step)
-		s = sys.Apply(s, t)
+		if m.Outcome < 0 || m.Outcome >= step.NumOutcomes() || (m.Outcome > 0 && chooser == nil) {
+			return "", fmt.Errorf("step %d of %v: outcome %d of %d: %w", i, sched, m.Outcome, step.NumOutcomes(), ts.ErrNotEnabled)
+		}
+		step = inv.Mark(step)
+		b.Reset()
+		for j := range step.NumAccesses() {
+			if j > 0 {
+				b.WriteByte('+')
+			}
+			a := step.At(j)
+			if a.Op == ts.Read {
+				fmt.Fprintf(&b, "R o%d:%d", a.Obj, writes[a.Obj])
+			} else {
+				writes[a.Obj]++
+				fmt.Fprintf(&b, "W o%d:%d", a.Obj, writes[a.Obj])
+			}
+		}
+		if m.Outcome > 0 {
+			fmt.Fprintf(&b, "/%d", m.Outcome)
+		}
+		events[t] = append(events[t], b.String())
+		if m.Outcome == 0 {
+			s = sys.Apply(s, t)
+		} else {
+			s = chooser.ApplyOutcome(s, t, m.Outcome)
+		}
 	}
-	return st.String(), nil
+	b.Reset()
+	b.WriteByte('{')
+	sep := ""
+	for t, evs := range events {
+		if len(evs) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%sT%d[%s]", sep, t, strings.Join(evs, " "))
+		sep = " "
+	}
+	b.WriteByte('}')
+	return b.String(), nil
 }
 
 // OptimalityReport is what [CheckOptimal] compared.
@@ -95,7 +149,7 @@ func CompareOptimal[S any](ctx context.Context, sys ts.TransitionSystem[S], expl
 			}
 			into[k]++
 		}
-		return ts.Options{Limits: opt.Limits, KeepGoing: true,
+		return ts.Options{Limits: opt.Limits, KeepGoing: true, IgnoreDeadlocks: opt.IgnoreDeadlocks,
 			OnTerminal: func(_ any, sched ts.Schedule) { add(sched) },
 			OnViolation: func(v *ts.Violation) {
 				if v.Kind != ts.Deadlock && v.Kind != ts.DataRace && keyErr == nil {

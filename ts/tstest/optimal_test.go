@@ -89,7 +89,7 @@ func hasError(errs []error, s string) bool {
 // at most c preemptions reaches.
 func TestCheckOptimalBounded(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{NoAsserts: true, NoDeadlocks: true}).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{NoAsserts: true, NoDeadlocks: true}.Core()).Draw(t, "program")
 		c := rapid.IntRange(0, 2).Draw(t, "bound")
 		cbpor := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
 			return cbound.POR(ctx, sys, cbound.Options{Options: o, Bound: c})
@@ -114,7 +114,7 @@ func TestCheckOptimalRefuses(t *testing.T) {
 			t.Errorf("%+v: %v, want ErrBadOptions", o, err)
 		}
 	}
-	if _, err := tstest.TraceKey[tstest.State](twoTraces, ts.Schedule{0, 5}); !errors.Is(err, ts.ErrThreadRange) {
+	if _, err := tstest.TraceKey[tstest.State](twoTraces, ts.ScheduleOf(0, 5)); !errors.Is(err, ts.ErrThreadRange) {
 		t.Errorf("thread out of range: %v", err)
 	}
 }

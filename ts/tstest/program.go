@@ -41,6 +41,17 @@ type Program struct {
 	Code [][]Instr
 	// Mod is the number of values, 2..256; 0 means 4.
 	Mod int
+	// Invariants lists conditions over the variables that must hold in
+	// every state: the program's Invariant checks them, and InvariantReads
+	// returns their variables.
+	Invariants []Cond
+}
+
+// Cond is a condition of a Program's invariant: x + y != K (mod Mod), or
+// x != K when Y is negative.
+type Cond struct {
+	X, Y int
+	K    int
 }
 
 // Var is a shared variable of a Program.
@@ -58,7 +69,7 @@ const Regs = 4
 // Kind is the kind of an instruction.
 type Kind uint8
 
-// Instruction kinds: the first eight are visible accesses, the rest local.
+// Instruction kinds: the visible accesses, then the local ones (from KSet).
 const (
 	KLoad     Kind = iota // r := x
 	KStore                // x := k
@@ -75,11 +86,18 @@ const (
 	KJumpNe               // if r != k goto To
 	KAssertEq             // assert r == k
 	KAssertNe             // assert r != k
+	// Visible accesses of the extended model.
+	KCopy       // x := y: reads y, writes x, in one transition
+	KAwaitAny   // r := await x == k or y == k: reads both, blocks until one holds; r = 0 if x does, else 1
+	KAcquire2   // lock(l, l2): takes both locks in one transition; blocks while either is held
+	KPick       // r := x + choice(k): reads x; k outcomes
+	KStoreMaybe // x := k, or the write is lost: two outcomes
+	KWait       // await x == k, Idle while it waits (a server may end waiting)
 	numKinds
 )
 
 // Visible reports whether k is a visible access.
-func (k Kind) Visible() bool { return k <= KAwait }
+func (k Kind) Visible() bool { return k <= KAwait || k >= KCopy }
 
 // Instr is one instruction of a Program. Build instructions with the
 // functions named after them (Load, Store, ..., AssertNe).
@@ -87,8 +105,9 @@ type Instr struct {
 	Kind Kind
 	R    int // register
 	R2   int // second register (Move)
-	X    int // variable (or lock, for Acquire and Release)
-	K    int // constant
+	X    int // variable (or lock, for Acquire, Release and Acquire2)
+	Y    int // second variable (Copy, AwaitAny) or lock (Acquire2)
+	K    int // constant (Pick: the number of outcomes)
 	K2   int // second constant (CAS: the new value)
 	To   int // jump target: an instruction index after this one, or the thread's length (its end)
 }
@@ -118,6 +137,30 @@ func Release(l int) Instr { return Instr{Kind: KRelease, X: l} }
 
 // Await blocks until x == k; it is a read of x.
 func Await(x, k int) Instr { return Instr{Kind: KAwait, X: x, K: k} }
+
+// Copy is x := y, one transition that reads y and writes x (x != y).
+func Copy(x, y int) Instr { return Instr{Kind: KCopy, X: x, Y: y} }
+
+// AwaitAny is r := await x == k or y == k: one transition that reads x and
+// y, blocks until one of them holds, and sets r to 0 if x == k, else 1.
+func AwaitAny(r, x, y, k int) Instr { return Instr{Kind: KAwaitAny, R: r, X: x, Y: y, K: k} }
+
+// Acquire2 takes locks l and l2 in one transition, blocking while either is
+// held (by any thread, itself included).
+func Acquire2(l, l2 int) Instr { return Instr{Kind: KAcquire2, X: l, Y: l2} }
+
+// Pick is r := x + c, a read of x whose outcome c (0..k-1, k >= 2) the
+// environment chooses.
+func Pick(r, x, k int) Instr { return Instr{Kind: KPick, R: r, X: x, K: k} }
+
+// StoreMaybe is x := k, a write the environment may lose: outcome 0 writes,
+// outcome 1 leaves x as it is.
+func StoreMaybe(x, k int) Instr { return Instr{Kind: KStoreMaybe, X: x, K: k} }
+
+// Wait blocks until x == k, as Await does, but the waiting thread is
+// ts.Idle: a program may end with it waiting, as a server ends waiting for
+// requests.
+func Wait(x, k int) Instr { return Instr{Kind: KWait, X: x, K: k} }
 
 // Set is r := k (local).
 func Set(r, k int) Instr { return Instr{Kind: KSet, R: r, K: k} }
@@ -165,7 +208,8 @@ func (p *Program) offFail() int  { return p.offRegs() + Regs*len(p.Code) }
 func (p *Program) size() int     { return p.offFail() + len(p.Code) }
 
 // Validate reports whether p is a well-formed program: 1..255 threads of at
-// most 254 instructions, operands in range, forward jumps.
+// most 254 instructions, operands in range, forward jumps, invariant
+// conditions over its variables.
 func (p *Program) Validate() error {
 	m := p.mod()
 	if m < 2 || m > 256 {
@@ -177,6 +221,11 @@ func (p *Program) Validate() error {
 	for i, v := range p.Vars {
 		if v.Init < 0 || v.Init >= m {
 			return fmt.Errorf("tstest: variable %d starts at %d, not in 0..%d", i, v.Init, m-1)
+		}
+	}
+	for i, c := range p.Invariants {
+		if c.X < 0 || c.X >= len(p.Vars) || c.Y >= len(p.Vars) || c.Y == c.X || c.K < 0 || c.K >= m {
+			return fmt.Errorf("tstest: invariant condition %d (%+v) out of range", i, c)
 		}
 	}
 	for t, code := range p.Code {
@@ -212,6 +261,12 @@ func (p *Program) validInstr(in Instr, i, n int) error {
 		}
 		return nil
 	}
+	second := func() error {
+		if in.Y < 0 || in.Y >= len(p.Vars) || in.Y == in.X {
+			return fmt.Errorf("second variable %d not in 0..%d or equal to the first", in.Y, len(p.Vars)-1)
+		}
+		return nil
+	}
 	jump := func() error {
 		if in.To <= i || in.To > n {
 			return fmt.Errorf("jump target %d not in %d..%d (jumps go forward)", in.To, i+1, n)
@@ -232,8 +287,22 @@ func (p *Program) validInstr(in Instr, i, n int) error {
 			return fmt.Errorf("lock %d not in 0..%d", in.X, len(p.Locks)-1)
 		}
 		return nil
-	case KAwait:
+	case KAwait, KWait, KStoreMaybe:
 		return firstErr(variable(), val(in.K))
+	case KCopy:
+		return firstErr(variable(), second())
+	case KAwaitAny:
+		return firstErr(reg(in.R), variable(), second(), val(in.K))
+	case KAcquire2:
+		if in.X < 0 || in.X >= len(p.Locks) || in.Y < 0 || in.Y >= len(p.Locks) || in.X == in.Y {
+			return fmt.Errorf("locks %d and %d not two of 0..%d", in.X, in.Y, len(p.Locks)-1)
+		}
+		return nil
+	case KPick:
+		if in.K < 2 || in.K > 8 {
+			return fmt.Errorf("pick of %d outcomes, want 2..8", in.K)
+		}
+		return firstErr(reg(in.R), variable())
 	case KSet, KAssertEq, KAssertNe:
 		return firstErr(reg(in.R), val(in.K))
 	case KMove:
@@ -293,37 +362,82 @@ func (p *Program) Next(s State, t ts.Tid) (ts.Step, ts.Status) {
 	if !ok {
 		return ts.Step{}, ts.Finished
 	}
+	lock := func(l int) ts.Obj { return ts.Obj(len(p.Vars) + l) }
+	free := func(l int) bool { return s.mem[p.offLocks()+l] == 0 }
+	varStep := func(x int, op ts.Op) ts.Step { return ts.Step{Obj: ts.Obj(x), Op: op, Sync: p.Vars[x].Sync} }
 	switch in.Kind {
 	case KAcquire, KRelease:
 		op := ts.Acquire
 		if in.Kind == KRelease {
 			op = ts.Release
 		}
-		step := ts.Step{Obj: ts.Obj(len(p.Vars) + in.X), Op: op, Sync: true}
-		if in.Kind == KAcquire && s.mem[p.offLocks()+in.X] != 0 {
+		step := ts.Step{Obj: lock(in.X), Op: op, Sync: true}
+		if in.Kind == KAcquire && !free(in.X) {
 			return step, ts.Blocked
 		}
 		return step, ts.Enabled
-	}
-	step := ts.Step{Obj: ts.Obj(in.X), Op: ts.Write, Sync: p.Vars[in.X].Sync}
-	switch in.Kind {
-	case KLoad:
-		step.Op = ts.Read
-	case KAwait:
-		step.Op = ts.Read
-		if int(s.mem[in.X]) != in.K {
+	case KAcquire2:
+		step := ts.Step{Obj: lock(in.X), Op: ts.Acquire, Sync: true,
+			Also: []ts.Access{{Obj: lock(in.Y), Op: ts.Acquire, Sync: true}}}
+		if !free(in.X) || !free(in.Y) {
 			return step, ts.Blocked
 		}
+		return step, ts.Enabled
+	case KCopy:
+		step := varStep(in.X, ts.Write)
+		step.Also = []ts.Access{{Obj: ts.Obj(in.Y), Op: ts.Read, Sync: p.Vars[in.Y].Sync}}
+		return step, ts.Enabled
+	case KAwaitAny:
+		step := varStep(in.X, ts.Read)
+		step.Also = []ts.Access{{Obj: ts.Obj(in.Y), Op: ts.Read, Sync: p.Vars[in.Y].Sync}}
+		if int(s.mem[in.X]) != in.K && int(s.mem[in.Y]) != in.K {
+			return step, ts.Blocked
+		}
+		return step, ts.Enabled
+	case KPick:
+		step := varStep(in.X, ts.Read)
+		step.Outcomes = uint16(in.K)
+		return step, ts.Enabled
+	case KStoreMaybe:
+		step := varStep(in.X, ts.Write)
+		step.Outcomes = 2
+		return step, ts.Enabled
+	case KAwait, KWait:
+		step := varStep(in.X, ts.Read)
+		if int(s.mem[in.X]) != in.K {
+			if in.Kind == KWait {
+				return step, ts.Idle
+			}
+			return step, ts.Blocked
+		}
+		return step, ts.Enabled
+	case KLoad:
+		return varStep(in.X, ts.Read), ts.Enabled
 	}
-	return step, ts.Enabled
+	return varStep(in.X, ts.Write), ts.Enabled
 }
 
 // Apply runs thread t's next transition: its visible instruction and the
-// local ones after it.
-func (p *Program) Apply(s State, t ts.Tid) State {
+// local ones after it (with outcome 0, for Pick and StoreMaybe).
+func (p *Program) Apply(s State, t ts.Tid) State { return p.ApplyOutcome(s, t, 0) }
+
+// ApplyOutcome runs thread t's next transition with outcome c: Pick adds c
+// to the value read, StoreMaybe writes for c = 0 and loses the write for
+// c = 1; the other instructions have the one outcome 0.
+func (p *Program) ApplyOutcome(s State, t ts.Tid, c int) State {
 	in, ok := p.current(s.mem, t)
 	if !ok {
 		panic(fmt.Sprintf("tstest: Apply of thread %d, which has finished", t))
+	}
+	outcomes := 1
+	switch in.Kind {
+	case KPick:
+		outcomes = in.K
+	case KStoreMaybe:
+		outcomes = 2
+	}
+	if c < 0 || c >= outcomes {
+		panic(fmt.Sprintf("tstest: outcome %d of thread %d's %s, which has %d", c, t, p.instrString(in), outcomes))
 	}
 	mem := make([]uint8, len(s.mem))
 	copy(mem, s.mem)
@@ -331,7 +445,7 @@ func (p *Program) Apply(s State, t ts.Tid) State {
 	regs := mem[p.offRegs()+Regs*int(t):]
 	pc := &mem[p.offPC()+int(t)]
 	var x *uint8 // the variable or lock owner the instruction touches
-	if in.Kind == KAcquire || in.Kind == KRelease {
+	if in.Kind == KAcquire || in.Kind == KRelease || in.Kind == KAcquire2 {
 		x = &mem[p.offLocks()+in.X]
 	} else {
 		x = &mem[in.X]
@@ -357,15 +471,38 @@ func (p *Program) Apply(s State, t ts.Tid) State {
 			panic(fmt.Sprintf("tstest: Apply of thread %d, which is blocked on lock %s", t, p.lockName(in.X)))
 		}
 		*x = uint8(t + 1)
+	case KAcquire2:
+		y := &mem[p.offLocks()+in.Y]
+		if *x != 0 || *y != 0 {
+			panic(fmt.Sprintf("tstest: Apply of thread %d, which is blocked on locks %s and %s", t, p.lockName(in.X), p.lockName(in.Y)))
+		}
+		*x, *y = uint8(t+1), uint8(t+1)
 	case KRelease:
 		if *x != uint8(t+1) {
 			mem[p.offFail()+int(t)] = *pc + 1
 			return State{p: p, mem: mem}
 		}
 		*x = 0
-	case KAwait:
+	case KAwait, KWait:
 		if int(*x) != in.K {
 			panic(fmt.Sprintf("tstest: Apply of thread %d, which is blocked in await", t))
+		}
+	case KAwaitAny:
+		switch {
+		case int(*x) == in.K:
+			regs[in.R] = 0
+		case int(mem[in.Y]) == in.K:
+			regs[in.R] = 1
+		default:
+			panic(fmt.Sprintf("tstest: Apply of thread %d, which is blocked in await", t))
+		}
+	case KCopy:
+		*x = mem[in.Y]
+	case KPick:
+		regs[in.R] = uint8((int(*x) + c) % m)
+	case KStoreMaybe:
+		if c == 0 {
+			*x = uint8(in.K)
 		}
 	}
 	*pc++
@@ -434,6 +571,65 @@ func (p *Program) Check(s State) error {
 		return fmt.Errorf("T%d@%d: %s failed (r%d = %d)", t, pc, p.instrString(in), in.R, regs[in.R])
 	}
 	return nil
+}
+
+// Invariant reports the first of the program's invariant conditions that
+// fails at s.
+func (p *Program) Invariant(s State) error {
+	m := p.mod()
+	for _, c := range p.Invariants {
+		v := int(s.mem[c.X])
+		if c.Y >= 0 {
+			v = (v + int(s.mem[c.Y])) % m
+		}
+		if v == c.K {
+			if c.Y >= 0 {
+				return fmt.Errorf("invariant %s fails (%s = %d, %s = %d)", p.condString(c),
+					p.varName(c.X), s.mem[c.X], p.varName(c.Y), s.mem[c.Y])
+			}
+			return fmt.Errorf("invariant %s fails", p.condString(c))
+		}
+	}
+	return nil
+}
+
+// InvariantReads returns the variables of the invariant's conditions.
+func (p *Program) InvariantReads() []ts.Obj {
+	var reads []ts.Obj
+	add := func(x int) {
+		for _, o := range reads {
+			if o == ts.Obj(x) {
+				return
+			}
+		}
+		reads = append(reads, ts.Obj(x))
+	}
+	for _, c := range p.Invariants {
+		add(c.X)
+		if c.Y >= 0 {
+			add(c.Y)
+		}
+	}
+	return reads
+}
+
+func (p *Program) condString(c Cond) string {
+	if c.Y >= 0 {
+		return fmt.Sprintf("%s + %s != %d", p.varName(c.X), p.varName(c.Y), c.K)
+	}
+	return fmt.Sprintf("%s != %d", p.varName(c.X), c.K)
+}
+
+// ObjHash returns the value of variable o, or the owner of lock o (0 when
+// free, t+1 when thread t holds it).
+func (p *Program) ObjHash(s State, o ts.Obj) uint64 {
+	switch {
+	case int(o) < len(p.Vars):
+		return uint64(s.mem[o])
+	case int(o) < len(p.Vars)+len(p.Locks):
+		return uint64(s.mem[p.offLocks()+int(o)-len(p.Vars)])
+	}
+	return 0
 }
 
 // Hash fingerprints the state (FNV-1a over its bytes).
@@ -511,6 +707,18 @@ func (p *Program) instrString(in Instr) string {
 		return fmt.Sprintf("assert r%d == %d", in.R, in.K)
 	case KAssertNe:
 		return fmt.Sprintf("assert r%d != %d", in.R, in.K)
+	case KCopy:
+		return fmt.Sprintf("%s := %s", x, p.varName(in.Y))
+	case KAwaitAny:
+		return fmt.Sprintf("r%d := await %s == %d or %s == %d", in.R, x, in.K, p.varName(in.Y), in.K)
+	case KAcquire2:
+		return fmt.Sprintf("lock(%s, %s)", p.lockName(in.X), p.lockName(in.Y))
+	case KPick:
+		return fmt.Sprintf("r%d := %s + choice(%d)", in.R, x, in.K)
+	case KStoreMaybe:
+		return fmt.Sprintf("%s := %d or lost", x, in.K)
+	case KWait:
+		return fmt.Sprintf("wait %s == %d (idle)", x, in.K)
 	}
 	return fmt.Sprintf("Kind(%d)", in.Kind)
 }
@@ -534,6 +742,9 @@ func (p *Program) String() string {
 	}
 	if p.Mod != 0 {
 		fmt.Fprintf(&b, "\nmod %d", p.Mod)
+	}
+	for _, c := range p.Invariants {
+		fmt.Fprintf(&b, "\ninvariant %s", p.condString(c))
 	}
 	for t, code := range p.Code {
 		fmt.Fprintf(&b, "\nT%d:", t)
@@ -561,6 +772,16 @@ func (p *Program) GoString() string {
 	}
 	if p.Mod != 0 {
 		fmt.Fprintf(&b, "\tMod: %d,\n", p.Mod)
+	}
+	if len(p.Invariants) > 0 {
+		b.WriteString("\tInvariants: []tstest.Cond{")
+		for i, c := range p.Invariants {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "{X: %d, Y: %d, K: %d}", c.X, c.Y, c.K)
+		}
+		b.WriteString("},\n")
 	}
 	b.WriteString("\tCode: [][]tstest.Instr{\n")
 	for _, code := range p.Code {
@@ -609,6 +830,18 @@ func instrGo(in Instr) string {
 		return fmt.Sprintf("tstest.AssertEq(%d, %d)", in.R, in.K)
 	case KAssertNe:
 		return fmt.Sprintf("tstest.AssertNe(%d, %d)", in.R, in.K)
+	case KCopy:
+		return fmt.Sprintf("tstest.Copy(%d, %d)", in.X, in.Y)
+	case KAwaitAny:
+		return fmt.Sprintf("tstest.AwaitAny(%d, %d, %d, %d)", in.R, in.X, in.Y, in.K)
+	case KAcquire2:
+		return fmt.Sprintf("tstest.Acquire2(%d, %d)", in.X, in.Y)
+	case KPick:
+		return fmt.Sprintf("tstest.Pick(%d, %d, %d)", in.R, in.X, in.K)
+	case KStoreMaybe:
+		return fmt.Sprintf("tstest.StoreMaybe(%d, %d)", in.X, in.K)
+	case KWait:
+		return fmt.Sprintf("tstest.Wait(%d, %d)", in.X, in.K)
 	}
 	return fmt.Sprintf("tstest.Instr{Kind: %d}", in.Kind)
 }

@@ -37,6 +37,8 @@ type ReductionOptions struct {
 	Opaque bool
 	// MaxReports caps the discrepancies reported; 0 means DefaultMaxReports.
 	MaxReports int
+	// IgnoreDeadlocks is passed to both searches (ts.Options.IgnoreDeadlocks).
+	IgnoreDeadlocks bool
 }
 
 // ReductionReport is what CheckReduction compared.

@@ -106,7 +106,6 @@ func collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Exp
 	key := keyFunc(sys, opt)
 	out := Outcomes{Terminals: make(map[string]Outcome), Violations: make(map[string]Outcome)}
 	w := &walker[S]{sys: sys}
-	checker, _ := sys.(ts.Checker[S])
 	var mu sync.Mutex // a parallel strategy may call the hooks concurrently
 	problem := func(format string, args ...any) {
 		if len(out.Problems) < 100 {
@@ -118,11 +117,11 @@ func collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Exp
 			m[k] = oc
 		}
 	}
-	o := ts.Options{Limits: opt.Limits, KeepGoing: true}
+	o := ts.Options{Limits: opt.Limits, KeepGoing: true, IgnoreDeadlocks: opt.IgnoreDeadlocks}
 	o.OnTerminal = func(state any, sched ts.Schedule) {
 		mu.Lock()
 		defer mu.Unlock()
-		if checker != nil && safeCheck(checker, state.(S)) != nil {
+		if safeCheck(sys, state.(S)) != nil {
 			return
 		}
 		k := key(state)
@@ -153,7 +152,7 @@ func collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Exp
 		if opt.Opaque {
 			oc.Preemptions = v.Trace.Preemptions
 		} else {
-			run, err := ts.Replay(sys, sched)
+			run, err := ts.ReplayWith(sys, sched, ts.Options{IgnoreDeadlocks: opt.IgnoreDeadlocks})
 			switch {
 			case err != nil:
 				problem("%v: %w", v, err)
@@ -161,7 +160,7 @@ func collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Exp
 			case run.Violation == nil || run.Violation.Kind != v.Kind:
 				problem("%v: replaying the schedule shows %v", v, run.Violation)
 				return
-			case v.Kind == ts.CheckFailure && run.Violation.Err.Error() != v.Err.Error():
+			case (v.Kind == ts.CheckFailure || v.Kind == ts.InvariantFailure) && run.Violation.Err.Error() != v.Err.Error():
 				problem("%v: replaying the schedule shows %v", v, run.Violation)
 				return
 			}
@@ -183,6 +182,14 @@ func collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Exp
 	res, err := explore(ctx, sys, o)
 	out.Result = res
 	return out, err
+}
+
+// apply takes move m at s: Apply for outcome 0, ApplyOutcome otherwise.
+func apply[S any](sys ts.TransitionSystem[S], s S, m ts.Move) S {
+	if m.Outcome == 0 {
+		return sys.Apply(s, m.Thread)
+	}
+	return sys.(ts.Chooser[S]).ApplyOutcome(s, m.Thread, m.Outcome)
 }
 
 // walker replays schedules incrementally: consecutive schedules of a
@@ -213,22 +220,27 @@ func (w *walker[S]) walk(sched ts.Schedule) (final S, preempts int, err error) {
 	}
 	w.sched, w.states, w.pre = w.sched[:k], w.states[:k+1], w.pre[:k+1]
 	for i := k; i < len(sched); i++ {
-		s, t := w.states[i], sched[i]
+		s, m := w.states[i], sched[i]
+		t := m.Thread
 		if t < 0 || int(t) >= w.n {
 			return final, 0, fmt.Errorf("schedule %v: step %d moves thread %d of %d", sched, i, t, w.n)
 		}
-		if _, st := w.sys.Next(s, t); st != ts.Enabled {
+		step, st := w.sys.Next(s, t)
+		if st != ts.Enabled {
 			return final, 0, fmt.Errorf("schedule %v: step %d moves thread %d, which is %v", sched, i, t, st)
 		}
+		if m.Outcome < 0 || m.Outcome >= step.NumOutcomes() {
+			return final, 0, fmt.Errorf("schedule %v: step %d takes outcome %d of %d", sched, i, m.Outcome, step.NumOutcomes())
+		}
 		p := w.pre[i]
-		if i > 0 && sched[i-1] != t {
-			if _, st := w.sys.Next(s, sched[i-1]); st == ts.Enabled {
+		if i > 0 && sched[i-1].Thread != t {
+			if _, st := w.sys.Next(s, sched[i-1].Thread); st == ts.Enabled {
 				p++
 			}
 		}
-		w.states = append(w.states, w.sys.Apply(s, t))
+		w.states = append(w.states, apply(w.sys, s, m))
 		w.pre = append(w.pre, p)
-		w.sched = append(w.sched, t)
+		w.sched = append(w.sched, m)
 	}
 	return w.states[len(sched)], w.pre[len(sched)], nil
 }
@@ -243,7 +255,6 @@ func leastPreemptions[S any](ctx context.Context, sys ts.TransitionSystem[S], ke
 			err = fmt.Errorf("%w: panic while computing preemptions: %v", ts.ErrBadSystem, p)
 		}
 	}()
-	checker, _ := sys.(ts.Checker[S])
 	n := sys.Threads()
 	type item struct {
 		s    S
@@ -261,6 +272,7 @@ func leastPreemptions[S any](ctx context.Context, sys ts.TransitionSystem[S], ke
 	dist[nodeKey{k0, -1}] = 0
 	buckets := [][]item{{{s0, k0, -1}}}
 	status := make([]ts.Status, n)
+	steps := make([]ts.Step, n)
 	for d := 0; d < len(buckets); d++ {
 		for i := 0; i < len(buckets[d]); i++ {
 			it := buckets[d][i]
@@ -273,11 +285,11 @@ func leastPreemptions[S any](ctx context.Context, sys ts.TransitionSystem[S], ke
 			if old, ok := least[it.k]; !ok || d < old {
 				least[it.k] = d
 			}
-			if checker != nil && checker.Check(it.s) != nil {
+			if safeCheck(sys, it.s) != nil {
 				continue
 			}
 			for t := range ts.Tid(n) {
-				_, status[t] = sys.Next(it.s, t)
+				steps[t], status[t] = sys.Next(it.s, t)
 			}
 			for t := range ts.Tid(n) {
 				if status[t] != ts.Enabled {
@@ -287,17 +299,19 @@ func leastPreemptions[S any](ctx context.Context, sys ts.TransitionSystem[S], ke
 				if it.last >= 0 && it.last != t && status[it.last] == ts.Enabled {
 					nd++
 				}
-				c := sys.Apply(it.s, t)
-				ck := key(c)
-				nk := nodeKey{ck, t}
-				if old, ok := dist[nk]; ok && old <= nd {
-					continue
+				for o := range steps[t].NumOutcomes() {
+					c := apply(sys, it.s, ts.Move{Thread: t, Outcome: o})
+					ck := key(c)
+					nk := nodeKey{ck, t}
+					if old, ok := dist[nk]; ok && old <= nd {
+						continue
+					}
+					dist[nk] = nd
+					for len(buckets) <= nd {
+						buckets = append(buckets, nil)
+					}
+					buckets[nd] = append(buckets[nd], item{c, ck, t})
 				}
-				dist[nk] = nd
-				for len(buckets) <= nd {
-					buckets = append(buckets, nil)
-				}
-				buckets[nd] = append(buckets[nd], item{c, ck, t})
 			}
 		}
 		buckets[d] = nil
@@ -305,15 +319,23 @@ func leastPreemptions[S any](ctx context.Context, sys ts.TransitionSystem[S], ke
 	return least, nil
 }
 
-// safeCheck calls Check, turning a panic into an error: the search reports
-// the panic itself.
-func safeCheck[S any](c ts.Checker[S], s S) (err error) {
+// safeCheck calls Check and then Invariant, turning a panic into an error:
+// the search reports the panic itself.
+func safeCheck[S any](sys ts.TransitionSystem[S], s S) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return c.Check(s)
+	if c, ok := sys.(ts.Checker[S]); ok {
+		if err := c.Check(s); err != nil {
+			return err
+		}
+	}
+	if i, ok := sys.(ts.Invariant[S]); ok {
+		return i.Invariant(s)
+	}
+	return nil
 }
 
 var errIncomplete = errors.New("the reduction did not complete")

@@ -1,0 +1,238 @@
+package search
+
+import (
+	"fmt"
+
+	"github.com/weftlab/weft/ts"
+)
+
+// Model is a system with its capabilities found once, as the strategies that
+// support the whole model see it: steps of several objects and outcomes,
+// Idle threads, global invariants (whose read set marks the steps that write
+// it, so that they are all dependent), and the contract checks.
+type Model[S any] struct {
+	Sys       ts.TransitionSystem[S]
+	Checker   ts.Checker[S]
+	Hasher    ts.Hasher[S]
+	Chooser   ts.Chooser[S]
+	Invariant ts.Invariant[S]
+	Inv       *ts.InvariantWrites // nil without an invariant
+	N         int                 // the thread count
+}
+
+// NewModel finds sys's capabilities, its thread count and its invariant's
+// read set. A panic in Threads or InvariantReads, or a thread count out of
+// range, is an error wrapping ts.ErrBadSystem.
+func NewModel[S any](sys ts.TransitionSystem[S]) (*Model[S], error) {
+	m := &Model[S]{Sys: sys}
+	m.Checker, _ = sys.(ts.Checker[S])
+	m.Hasher, _ = sys.(ts.Hasher[S])
+	m.Chooser, _ = sys.(ts.Chooser[S])
+	m.Invariant, _ = sys.(ts.Invariant[S])
+	n, err := threads(sys)
+	if err != nil {
+		return nil, err
+	}
+	m.N = n
+	if m.Invariant != nil {
+		reads, err := invariantReads(m.Invariant)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range reads {
+			if o < 0 || o == ts.InvariantObj {
+				return nil, &ts.SystemError{Err: ts.ErrBadStep, Thread: -1,
+					Detail: fmt.Sprintf("InvariantReads names object %d, want 0..%d", o, ts.InvariantObj-1)}
+			}
+		}
+		m.Inv = ts.NewInvariantWrites(reads)
+	}
+	return m, nil
+}
+
+func invariantReads[S any](inv ts.Invariant[S]) (reads []ts.Obj, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &ts.SystemError{Err: ts.ErrBadSystem, Thread: -1, Detail: fmt.Sprintf("InvariantReads panicked: %v", p)}
+		}
+	}()
+	return inv.InvariantReads(), nil
+}
+
+// Next returns thread t's next step at s, marked as a write of
+// ts.InvariantObj when it writes what the invariant reads.
+func (m *Model[S]) Next(s S, t ts.Tid) (ts.Step, ts.Status) {
+	step, st := m.Sys.Next(s, t)
+	return m.Inv.Mark(step), st
+}
+
+// Counts are the threads of a state by status, and the moves enabled there
+// (the outcomes of the enabled threads' steps).
+type Counts struct {
+	Enabled, Blocked, Idle, Moves int
+}
+
+// Look fills steps and status with every thread's next step (marked) and
+// status at s. *current names the thread whose Next is running, for the
+// violation a panic becomes; Look leaves it -1. A step or status outside the
+// defined values, or a step of several outcomes from a system that is not a
+// ts.Chooser, is an error wrapping ts.ErrBadStep; its Schedule is for the
+// caller to fill (WithSchedule).
+func (m *Model[S]) Look(s S, steps []ts.Step, status []ts.Status, current *ts.Tid) (c Counts, err error) {
+	for t := range ts.Tid(len(status)) {
+		*current = t
+		step, st := m.Sys.Next(s, t)
+		if err := validate(t, step, st, m.Chooser != nil); err != nil {
+			*current = -1
+			return c, err
+		}
+		steps[t], status[t] = m.Inv.Mark(step), st
+		switch st {
+		case ts.Enabled:
+			c.Enabled++
+			c.Moves += step.NumOutcomes()
+		case ts.Blocked:
+			c.Blocked++
+		case ts.Idle:
+			c.Idle++
+		}
+	}
+	*current = -1
+	return c, nil
+}
+
+// Apply takes move mv at s: Apply for outcome 0, ApplyOutcome otherwise.
+func (m *Model[S]) Apply(s S, mv ts.Move) S {
+	if mv.Outcome == 0 {
+		return m.Sys.Apply(s, mv.Thread)
+	}
+	return m.Chooser.ApplyOutcome(s, mv.Thread, mv.Outcome)
+}
+
+// Check runs Check and then Invariant at s and returns the violation it
+// shows (Thread -1, no trace), or nil.
+func (m *Model[S]) Check(s S) *ts.Violation {
+	if m.Checker != nil {
+		if err := m.Checker.Check(s); err != nil {
+			return &ts.Violation{Kind: ts.CheckFailure, Err: err, Thread: -1}
+		}
+	}
+	if m.Invariant != nil {
+		if err := m.Invariant.Invariant(s); err != nil {
+			return &ts.Violation{Kind: ts.InvariantFailure, Err: err, Thread: -1}
+		}
+	}
+	return nil
+}
+
+// Deadlock reports whether a state with the counts c, where no thread is
+// enabled, is a deadlock under opt: a thread is Blocked (not Idle) and
+// deadlocks are not ignored.
+func Deadlock(c Counts, opt *ts.Options) bool {
+	return c.Enabled == 0 && c.Blocked > 0 && !opt.IgnoreDeadlocks
+}
+
+// Finds is what a strategy that reports every violation of the system's
+// own making finds under opt (ts.FindsOf).
+func Finds(opt *ts.Options) ts.Kinds { return ts.FindsOf(*opt) }
+
+// ThreadsAgain asks Threads once more, at the end of a search: a count that
+// changed makes everything the search did suspect.
+func (m *Model[S]) ThreadsAgain() error {
+	n, err := threads(m.Sys)
+	if err != nil {
+		return err
+	}
+	if n != m.N {
+		return &ts.SystemError{Err: ts.ErrNondeterministic, Thread: -1,
+			Detail: fmt.Sprintf("Threads() returned %d, then %d", m.N, n)}
+	}
+	return nil
+}
+
+// Baseline is what a search recorded of a state when it pushed it: its
+// hash, if it took one, and every thread's step (marked) and status.
+type Baseline struct {
+	Hash   uint64
+	Hashed bool
+	Steps  []ts.Step
+	Status []ts.Status
+}
+
+// Unchanged makes sure that state s, from which a search took the moves
+// taken, is what it was when the search recorded b: the same hash, if b has
+// one, and the same steps and statuses. Otherwise an Apply modified its
+// argument, or Next is not deterministic, and the search's answers would be
+// silently wrong: the error says which (ErrMutated naming the thread whose
+// Apply did it, found by replaying path on a fresh copy and taking the moves
+// in order, or ErrNondeterministic). Searches call it where they leave a
+// state from which they took two moves or more: with b's hash taken then,
+// the check costs at most one Hash per transition.
+func (m *Model[S]) Unchanged(s S, b Baseline, path ts.Schedule, taken []ts.Move, current *ts.Tid) error {
+	defer func() { *current = -1 }()
+	if b.Hashed {
+		*current = -1
+		if h := m.Hasher.Hash(s); h != b.Hash {
+			return m.diagnose(b, path, taken, fmt.Sprintf("the state's hash was %#x, now %#x", b.Hash, h))
+		}
+	}
+	for u := range ts.Tid(m.N) {
+		*current = u
+		step, st := m.Next(s, u)
+		if sameAnswer(step, st, b.Steps[u], b.Status[u]) {
+			continue
+		}
+		step2, st2 := m.Next(s, u)
+		if !sameAnswer(step, st, step2, st2) {
+			return &ts.SystemError{Err: ts.ErrNondeterministic, Thread: u, Schedule: path.Clone(),
+				Detail: fmt.Sprintf("two calls of Next on one state returned %v %v and %v %v", step, st, step2, st2)}
+		}
+		*current = -1
+		return m.diagnose(b, path, taken, fmt.Sprintf("thread %d's next step changed from %v %v to %v %v",
+			u, b.Steps[u], b.Status[u], step, st))
+	}
+	return nil
+}
+
+func sameAnswer(a ts.Step, as ts.Status, b ts.Step, bs ts.Status) bool {
+	return as == bs && (as == ts.Finished || a.Equal(b))
+}
+
+// diagnose finds which of the moves taken from the state path reaches
+// modified it.
+func (m *Model[S]) diagnose(b Baseline, path ts.Schedule, taken []ts.Move, seen string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &ts.SystemError{Err: ts.ErrNondeterministic, Thread: -1, Schedule: path.Clone(),
+				Detail: fmt.Sprintf("%s, and replaying the schedule panicked: %v", seen, p)}
+		}
+	}()
+	s := m.Sys.Init()
+	for _, mv := range path {
+		s = m.Apply(s, mv)
+	}
+	same := func() bool {
+		if b.Hashed && m.Hasher.Hash(s) != b.Hash {
+			return false
+		}
+		for u := range ts.Tid(m.N) {
+			if step, st := m.Next(s, u); !sameAnswer(step, st, b.Steps[u], b.Status[u]) {
+				return false
+			}
+		}
+		return true
+	}
+	if !same() {
+		return &ts.SystemError{Err: ts.ErrNondeterministic, Thread: -1, Schedule: path.Clone(),
+			Detail: seen + ", and replaying the schedule does not reach the state it reached first"}
+	}
+	for _, mv := range taken {
+		m.Apply(s, mv)
+		if !same() {
+			return &ts.SystemError{Err: ts.ErrMutated, Thread: mv.Thread, Schedule: path.Clone(),
+				Detail: fmt.Sprintf("%s: its Apply (outcome %d) modified the state it was given", seen, mv.Outcome)}
+		}
+	}
+	return &ts.SystemError{Err: ts.ErrMutated, Thread: -1, Schedule: path.Clone(),
+		Detail: seen + " while the states after it were explored: a later Apply modified memory this state shares"}
+}

@@ -1,0 +1,69 @@
+package watch
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := Start(ctx, false, 0)
+	defer w.Stop()
+	if w.Cancelled() {
+		t.Fatal("cancelled before cancel")
+	}
+	cancel()
+	deadline := time.Now().Add(time.Second)
+	for !w.Cancelled() {
+		if time.Now().After(deadline) {
+			t.Fatal("cancellation not seen within a second")
+		}
+		runtime.Gosched()
+	}
+	// A context done before Start is seen at once.
+	w2 := Start(ctx, false, 0)
+	defer w2.Stop()
+	if !w2.Cancelled() {
+		t.Error("a done context is not seen at once")
+	}
+}
+
+func TestProgress(t *testing.T) {
+	w := Start(context.Background(), true, time.Nanosecond)
+	defer w.Stop()
+	start := time.Now()
+	seen := 0
+	for seen < 3 {
+		if w.ProgressDue() {
+			seen++
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("only %d progress reports in 5 s", seen)
+		}
+		runtime.Gosched()
+	}
+	// Reports are at least MinProgressEvery apart.
+	if d := time.Since(start); d < 3*MinProgressEvery {
+		t.Errorf("3 reports in %v, want at least %v", d, 3*MinProgressEvery)
+	}
+	var zero Watch
+	if zero.Cancelled() || zero.ProgressDue() {
+		t.Error("the zero Watch fires")
+	}
+}
+
+func TestNoGoroutineLeft(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 100 {
+		ctx, cancel := context.WithCancel(context.Background())
+		w := Start(ctx, true, time.Millisecond)
+		w.Stop()
+		cancel()
+	}
+	time.Sleep(20 * time.Millisecond)
+	if after := runtime.NumGoroutine(); after > before+2 {
+		t.Errorf("%d goroutines before, %d after 100 stopped watches", before, after)
+	}
+}
