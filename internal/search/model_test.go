@@ -1,0 +1,95 @@
+package search
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/weftlab/weft/ts"
+)
+
+// pcs is a two-thread system over a slice of program counters; thread t
+// writes object t twice. mutate makes thread 1's Apply modify its argument.
+type pcs struct{ mutate bool }
+
+func (pcs) Init() []int  { return []int{0, 0} }
+func (pcs) Threads() int { return 2 }
+func (pcs) Next(s []int, t ts.Tid) (ts.Step, ts.Status) {
+	if s[t] >= 2 {
+		return ts.Step{}, ts.Finished
+	}
+	return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
+}
+func (p pcs) Apply(s []int, t ts.Tid) []int {
+	if p.mutate && t == 1 {
+		s[t]++
+		return s
+	}
+	c := append([]int(nil), s...)
+	c[t]++
+	return c
+}
+func (pcs) Invariant([]int) error    { return nil }
+func (pcs) InvariantReads() []ts.Obj { return []ts.Obj{1} }
+
+func TestModel(t *testing.T) {
+	m, err := NewModel[[]int](pcs{})
+	if err != nil || m.N != 2 || m.Inv == nil {
+		t.Fatalf("%+v, %v", m, err)
+	}
+	steps, status := make([]ts.Step, 2), make([]ts.Status, 2)
+	cur := ts.Tid(5)
+	c, err := m.Look(m.Sys.Init(), steps, status, &cur)
+	if err != nil || c.Enabled != 2 || c.Moves != 2 || cur != -1 {
+		t.Fatalf("Look: %+v, %v", c, err)
+	}
+	// Thread 1 writes the invariant's object: its step is marked.
+	if steps[0].NumAccesses() != 1 || steps[1].NumAccesses() != 2 {
+		t.Errorf("marks: %v, %v", steps[0], steps[1])
+	}
+	if v := m.Check(m.Sys.Init()); v != nil {
+		t.Errorf("Check: %v", v)
+	}
+	if Deadlock(Counts{Blocked: 1}, &ts.Options{IgnoreDeadlocks: true}) || !Deadlock(Counts{Blocked: 1}, &ts.Options{}) ||
+		Deadlock(Counts{Idle: 1}, &ts.Options{}) {
+		t.Error("Deadlock")
+	}
+}
+
+func TestUnchanged(t *testing.T) {
+	for _, mutate := range []bool{false, true} {
+		m, _ := NewModel[[]int](pcs{mutate: mutate})
+		s := m.Sys.Init()
+		b := Baseline{Steps: make([]ts.Step, 2), Status: make([]ts.Status, 2)}
+		cur := ts.Tid(-1)
+		if _, err := m.Look(s, b.Steps, b.Status, &cur); err != nil {
+			t.Fatal(err)
+		}
+		taken := []ts.Move{{Thread: 0}, {Thread: 1}}
+		m.Apply(s, taken[0])
+		m.Apply(s, taken[1])
+		err := m.Unchanged(s, b, nil, taken, &cur)
+		var se *ts.SystemError
+		switch {
+		case !mutate && err != nil:
+			t.Errorf("clean system: %v", err)
+		case mutate && (!errors.As(err, &se) || !errors.Is(err, ts.ErrMutated) || se.Thread != 1):
+			t.Errorf("mutating thread 1: %v", err)
+		}
+	}
+}
+
+func TestLookRefusesTheExtendedModel(t *testing.T) {
+	steps, status := make([]ts.Step, 1), make([]ts.Status, 1)
+	cur := ts.Tid(-1)
+	for _, f := range []fake{
+		{threads: 1, step: ts.Step{Obj: 1, Also: []ts.Access{{Obj: 2}}}},
+		{threads: 1, status: ts.Idle},
+	} {
+		if _, _, err := Look[int](f, 0, steps, status, &cur); !errors.Is(err, ts.ErrUnsupported) {
+			t.Errorf("%+v: %v", f, err)
+		}
+	}
+	if _, err := Threads[[]int](pcs{}); !errors.Is(err, ts.ErrUnsupported) {
+		t.Errorf("invariant: %v", err)
+	}
+}
