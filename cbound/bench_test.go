@@ -29,7 +29,7 @@ func benchModel[S any](b *testing.B, name string, sys ts.TransitionSystem[S], c 
 	for _, st := range strategies[S]() {
 		b.Run(fmt.Sprintf("%s/c=%d/%s", name, c, st.name), func(b *testing.B) {
 			b.ReportAllocs()
-			opt := Options{Bound: c, timeMark: true, Options: ts.Options{KeepGoing: true}}
+			opt := Options{Bound: AtMost(c), timeMark: true, Options: ts.Options{KeepGoing: true}}
 			var res ts.Result
 			var err error
 			for b.Loop() {
@@ -90,7 +90,7 @@ func BenchmarkMark(b *testing.B) {
 			var res ts.Result
 			for b.Loop() {
 				var err error
-				res, err = POR(context.Background(), models.NewWSQ(1), Options{Bound: c, timeMark: true})
+				res, err = POR(context.Background(), models.NewWSQ(1), Options{Bound: AtMost(c), timeMark: true})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -142,7 +142,7 @@ func BenchmarkPolynomial(b *testing.B) {
 					for b.Loop() {
 						xs, ys, line = xs[:0], ys[:0], ""
 						for k := 2; k <= 12; k++ {
-							res, err := st.f(context.Background(), chain(n, k), Options{Bound: c})
+							res, err := st.f(context.Background(), chain(n, k), Options{Bound: AtMost(c)})
 							if err != nil {
 								b.Fatal(err)
 							}

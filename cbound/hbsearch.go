@@ -152,6 +152,7 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 	if err := opt.validate(); err != nil {
 		return ts.Result{Bound: opt.Bound}, err
 	}
+	opt = opt.resolved()
 	if opt.SyncOnly {
 		return ts.Result{Bound: opt.Bound}, fmt.Errorf("%w: SyncOnly is for ICB only", ts.ErrBadOptions)
 	}

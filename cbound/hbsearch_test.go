@@ -25,7 +25,7 @@ func TestHBBadInput(t *testing.T) {
 	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}, {Name: "y"}},
 		Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(1, 1)}, {tstest.Load(0, 0)}}}
 	for name, f := range map[string]strategy[tstest.State]{"cb-por1": cbound.HBSearch[tstest.State], "cb-por2": cbound.POR[tstest.State]} {
-		for _, opt := range []cbound.Options{{Bound: -2}, {SyncOnly: true}, {Options: ts.Options{Limits: ts.Limits{Depth: -1}}}} {
+		for _, opt := range []cbound.Options{{Bound: -3}, {SyncOnly: true}, {Options: ts.Options{Limits: ts.Limits{Depth: -1}}}} {
 			if _, err := f(context.Background(), p, opt); !errors.Is(err, ts.ErrBadOptions) {
 				t.Errorf("%s %+v: %v, want ErrBadOptions", name, opt, err)
 			}
@@ -52,7 +52,7 @@ func TestHBBadInput(t *testing.T) {
 		// but computing an enabled set may replay a prefix in an order that
 		// does: the panic is then reported with that replay's schedule, which
 		// shows it (documented; ts.Explore finds it with 1 preemption).
-		res, err = f(context.Background(), panicky{p}, cbound.Options{Bound: 0})
+		res, err = f(context.Background(), panicky{p}, cbound.Options{Bound: cbound.NoPreemption})
 		if err != nil || (res.Violation != nil && res.Violation.Kind != ts.Panic) {
 			t.Errorf("%s: panicking Apply at bound 0: %v, %v", name, res, err)
 		}

@@ -56,6 +56,8 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
+	opt = opt.resolved()
+	res.Bound = opt.Bound
 	e := &icb[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])

@@ -34,10 +34,10 @@ func TestBoundedReachesExactlyTheBoundedStates(t *testing.T) {
 		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
 		c := rapid.IntRange(0, 3).Draw(t, "bound")
 		ropt := tstest.ReductionOptions{Bound: c}
-		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: c}), ropt)
-		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: c, NoCache: true}), ropt)
-		tstest.CheckReduction[tstest.State](t, noHash{p}, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: c}), ropt)
-		tstest.CheckReduction(t, p, bounded(cbound.DFS[tstest.State], cbound.Options{Bound: c}), ropt)
+		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: cbound.AtMost(c)}), ropt)
+		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: cbound.AtMost(c), NoCache: true}), ropt)
+		tstest.CheckReduction[tstest.State](t, noHash{p}, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: cbound.AtMost(c)}), ropt)
+		tstest.CheckReduction(t, p, bounded(cbound.DFS[tstest.State], cbound.Options{Bound: cbound.AtMost(c)}), ropt)
 	})
 }
 
@@ -96,7 +96,7 @@ func TestICBFirstViolationHasFewestPreemptions(t *testing.T) {
 func TestBadOptions(t *testing.T) {
 	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Code: [][]tstest.Instr{{tstest.Store(0, 1)}}}
 	for _, f := range []func(context.Context, ts.TransitionSystem[tstest.State], cbound.Options) (ts.Result, error){cbound.ICB[tstest.State], cbound.DFS[tstest.State]} {
-		for _, opt := range []cbound.Options{{Bound: -2}, {Options: ts.Options{Limits: ts.Limits{Depth: -1}}}} {
+		for _, opt := range []cbound.Options{{Bound: -3}, {Options: ts.Options{Limits: ts.Limits{Depth: -1}}}} {
 			if _, err := f(context.Background(), p, opt); err == nil {
 				t.Errorf("%+v: no error", opt)
 			}
@@ -141,4 +141,29 @@ func ExampleICB() {
 	//     7  T2  read n  r0 := n
 	// 8 steps, 1 preemptions (marked *)
 	// bound 0: 2 executions
+}
+
+// The zero Options explore within DefaultBound preemptions; bound 0 is
+// NoPreemption, and AtMost maps a computed bound.
+func TestDefaultBound(t *testing.T) {
+	// T0: x := 1; x := 2, T1: r0 := x; assert r0 != 1: the failure needs a
+	// preemption.
+	p := &tstest.Program{
+		Vars: []tstest.Var{{Name: "x"}},
+		Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(0, 2)}, {tstest.Load(0, 0), tstest.AssertNe(0, 1)}},
+	}
+	res, err := cbound.ICB(context.Background(), p, cbound.Options{})
+	if err != nil || res.Bound != cbound.DefaultBound {
+		t.Errorf("zero Options: bound %d, %v; want %d", res.Bound, err, cbound.DefaultBound)
+	}
+	if res.Violation == nil || res.Violation.Trace.Preemptions != 1 {
+		t.Errorf("zero Options: %v, want the failure with 1 preemption", res)
+	}
+	res, err = cbound.ICB(context.Background(), p, cbound.Options{Bound: cbound.NoPreemption})
+	if err != nil || res.Bound != 0 || res.Violation != nil || !res.Complete {
+		t.Errorf("NoPreemption: %v, %v; want clean within bound 0", res, err)
+	}
+	if cbound.AtMost(0) != cbound.NoPreemption || cbound.AtMost(3) != 3 || cbound.AtMost(-1) != cbound.Unbounded {
+		t.Error("AtMost")
+	}
 }

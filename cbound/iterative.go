@@ -24,10 +24,11 @@ func IterativePOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Op
 	if err := opt.validate(); err != nil {
 		return ts.Result{Bound: opt.Bound}, err
 	}
+	opt = opt.resolved()
 	var total ts.Result
 	for c := 0; c <= opt.Bound; c++ {
 		o := opt
-		o.Bound = c
+		o.Bound = AtMost(c)
 		if o.Limits.Transitions > 0 {
 			o.Limits.Transitions -= total.Transitions
 		}

@@ -27,7 +27,7 @@ func TestIterativePORFewestPreemptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := cbound.IterativePOR(context.Background(), p, cbound.Options{Bound: c})
+		res, err := cbound.IterativePOR(context.Background(), p, cbound.Options{Bound: cbound.AtMost(c)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,7 @@ import (
 func TestBluetoothPOR(t *testing.T) {
 	for name, f := range map[string]strategy[models.BluetoothState]{"cb-por1": cbound.HBSearch[models.BluetoothState], "cb-por2": cbound.POR[models.BluetoothState]} {
 		sys := models.NewBluetooth(1)
-		res, err := f(context.Background(), sys, cbound.Options{Bound: 0})
+		res, err := f(context.Background(), sys, cbound.Options{Bound: cbound.NoPreemption})
 		if err != nil || res.Violation != nil || !res.Complete {
 			t.Fatalf("%s, bound 0: %v, %v; want complete, no violation", name, res, err)
 		}
@@ -44,13 +44,13 @@ func TestWSQ(t *testing.T) {
 	sys := models.NewWSQ(1)
 	for c := 0; c <= 3; c++ {
 		classes := map[string]bool{}
-		dfs, err := cbound.DFS(context.Background(), sys, cbound.Options{Bound: c, Options: ts.Options{
+		dfs, err := cbound.DFS(context.Background(), sys, cbound.Options{Bound: cbound.AtMost(c), Options: ts.Options{
 			OnTerminal: func(_ any, s ts.Schedule) { classes[hbKey[models.WSQState](t, sys, s)] = true }}})
 		if err != nil || dfs.Violation != nil {
 			t.Fatal(dfs, err)
 		}
 		for name, f := range map[string]strategy[models.WSQState]{"cb-por1": cbound.HBSearch[models.WSQState], "cb-por2": cbound.POR[models.WSQState]} {
-			res, err := f(context.Background(), sys, cbound.Options{Bound: c})
+			res, err := f(context.Background(), sys, cbound.Options{Bound: cbound.AtMost(c)})
 			if err != nil || res.Violation != nil || !res.Complete {
 				t.Fatal(name, res, err)
 			}
@@ -64,11 +64,11 @@ func TestWSQ(t *testing.T) {
 		bound int
 	}{{models.NewWSQBug1(1), 1}, {models.NewWSQBug2(1), 2}, {models.NewWSQBug3(1), 2}} {
 		for name, f := range map[string]strategy[models.WSQState]{"cb-por1": cbound.HBSearch[models.WSQState], "cb-por2": cbound.POR[models.WSQState]} {
-			res, err := f(context.Background(), bug.sys, cbound.Options{Bound: bug.bound - 1})
+			res, err := f(context.Background(), bug.sys, cbound.Options{Bound: cbound.AtMost(bug.bound - 1)})
 			if err != nil || res.Violation != nil {
 				t.Errorf("%s at bound %d: %v, %v; want no violation", name, bug.bound-1, res, err)
 			}
-			res, err = f(context.Background(), bug.sys, cbound.Options{Bound: bug.bound})
+			res, err = f(context.Background(), bug.sys, cbound.Options{Bound: cbound.AtMost(bug.bound)})
 			if err != nil || res.Violation == nil || res.Violation.Trace.Preemptions > bug.bound {
 				t.Errorf("%s at bound %d: %v, %v; want a violation within the bound", name, bug.bound, res, err)
 			}

@@ -18,7 +18,7 @@ func TestFig1ReachesYIsOneAtBoundZero(t *testing.T) {
 		"cb-dfs": cbound.DFS[models.CBPORFig1State],
 	} {
 		ys := map[int]bool{}
-		opt := cbound.Options{Bound: 0, Options: ts.Options{OnTerminal: func(s any, _ ts.Schedule) {
+		opt := cbound.Options{Bound: cbound.NoPreemption, Options: ts.Options{OnTerminal: func(s any, _ ts.Schedule) {
 			ys[s.(models.CBPORFig1State).Y()] = true
 		}}}
 		if _, err := search(context.Background(), models.NewCBPORFig1(0), opt); err != nil {
@@ -36,7 +36,7 @@ func TestBluetooth(t *testing.T) {
 	for _, adders := range []int{1, 2} {
 		for _, noCache := range []bool{false, true} {
 			sys := models.NewBluetooth(adders)
-			res, err := cbound.ICB(context.Background(), sys, cbound.Options{Bound: 0, NoCache: noCache})
+			res, err := cbound.ICB(context.Background(), sys, cbound.Options{Bound: cbound.NoPreemption, NoCache: noCache})
 			if err != nil || res.Violation != nil || !res.Complete {
 				t.Fatalf("adders %d, bound 0: %v, %v; want complete, no violation", adders, res, err)
 			}

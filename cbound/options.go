@@ -6,18 +6,44 @@ import (
 	"github.com/weftlab/weft/ts"
 )
 
-// Unbounded as Options.Bound lets a search raise the bound until no work is
-// left.
-const Unbounded = -1
+// Values of Options.Bound besides a positive bound.
+const (
+	// Unbounded as Options.Bound lets a search raise the bound until no work
+	// is left.
+	Unbounded = -1
+	// NoPreemption as Options.Bound explores only the schedules without
+	// preemptions (bound 0).
+	NoPreemption = -2
+)
+
+// DefaultBound is the preemption bound of Options whose Bound is zero: the
+// bugs of the ICB paper's study (Table 2) all need at most 3 preemptions,
+// and most need 2 or fewer.
+const DefaultBound = 2
+
+// AtMost returns the Options.Bound that allows at most c preemptions: c, or
+// NoPreemption for 0 (a zero Bound means DefaultBound). A negative c means
+// Unbounded.
+func AtMost(c int) int {
+	switch {
+	case c < 0:
+		return Unbounded
+	case c == 0:
+		return NoPreemption
+	}
+	return c
+}
 
 // Options configure the context-bounded searches. The zero value explores the
-// non-preemptive schedules (bound 0) with a cache of work items when the
-// system implements ts.Hasher.
+// schedules with at most DefaultBound preemptions, with a cache of work items
+// when the system implements ts.Hasher.
 type Options struct {
 	ts.Options
 
 	// Bound is the largest number of preemptions an explored execution may
-	// have, or Unbounded.
+	// have: 0 means DefaultBound, NoPreemption means none (bound 0), and
+	// Unbounded means no bound. AtMost(c) gives the value for a bound c
+	// computed at run time.
 	Bound int
 
 	// SyncOnly places scheduling points only before synchronization steps
@@ -44,8 +70,22 @@ func (o Options) validate() error {
 	if err := o.Options.Validate(); err != nil {
 		return err
 	}
-	if o.Bound < Unbounded {
-		return fmt.Errorf("%w: negative preemption bound %d (use cbound.Unbounded for none)", ts.ErrBadOptions, o.Bound)
+	if o.Bound < NoPreemption {
+		return fmt.Errorf("%w: preemption bound %d (use a positive bound, cbound.NoPreemption for bound 0, or cbound.Unbounded)", ts.ErrBadOptions, o.Bound)
 	}
 	return nil
+}
+
+// resolved returns o with Bound as the searches read it: the number of
+// preemptions allowed (0 for NoPreemption, DefaultBound for 0), or
+// Unbounded. Entry points resolve once, after validate; code below them
+// reads Bound as a plain count.
+func (o Options) resolved() Options {
+	switch o.Bound {
+	case 0:
+		o.Bound = DefaultBound
+	case NoPreemption:
+		o.Bound = 0
+	}
+	return o
 }

@@ -26,7 +26,7 @@ func TestFig1AllStrategies(t *testing.T) {
 		"cb-por2": cbound.POR[models.CBPORFig1State],
 	} {
 		ys := map[int]bool{}
-		opt := cbound.Options{Bound: 0, Options: ts.Options{OnTerminal: func(s any, _ ts.Schedule) {
+		opt := cbound.Options{Bound: cbound.NoPreemption, Options: ts.Options{OnTerminal: func(s any, _ ts.Schedule) {
 			ys[s.(models.CBPORFig1State).Y()] = true
 		}}}
 		res, err := search(context.Background(), models.NewCBPORFig1(0), opt)
@@ -58,7 +58,7 @@ func TestPORExactCounts(t *testing.T) {
 		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
 		c := rapid.IntRange(0, 3).Draw(t, "bound")
 		cost := rapid.SampledFrom([]int64{-1, 1 << 10, 1 << 20}).Draw(t, "memoCost")
-		opt := cbound.Options{Bound: c, MemoCost: cost}
+		opt := cbound.Options{Bound: cbound.AtMost(c), MemoCost: cost}
 		if rapid.Bool().Draw(t, "eagerCache") {
 			opt = cbound.Eager(opt)
 		}
@@ -149,7 +149,7 @@ func ExamplePOR() {
 		Vars: []tstest.Var{{Name: "x"}, {Name: "y"}},
 		Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(1, 1)}, {tstest.Store(1, 2)}},
 	}
-	res, err := cbound.POR(context.Background(), p, cbound.Options{Bound: 0, Options: ts.Options{
+	res, err := cbound.POR(context.Background(), p, cbound.Options{Bound: cbound.NoPreemption, Options: ts.Options{
 		OnTerminal: func(s any, sched ts.Schedule) { fmt.Println("terminal by", sched) },
 	}})
 	if err != nil {

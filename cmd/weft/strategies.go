@@ -65,15 +65,15 @@ type config struct {
 }
 
 // defaultBound is the preemption bound of the bounded strategies when the
-// command line gives none.
-const defaultBound = 2
+// command line gives none: cbound's.
+const defaultBound = cbound.DefaultBound
 
 func (c config) cbound() cbound.Options {
 	b := c.bound
 	if b < 0 {
 		b = defaultBound
 	}
-	return cbound.Options{Options: c.opt, Bound: b, SyncOnly: c.syncOnly}
+	return cbound.Options{Options: c.opt, Bound: cbound.AtMost(b), SyncOnly: c.syncOnly}
 }
 
 // explore runs the named strategy on sys. It is generic so that each model

@@ -92,7 +92,7 @@ func TestCheckOptimalBounded(t *testing.T) {
 		p := tstest.Programs(tstest.GenOptions{NoAsserts: true, NoDeadlocks: true}.Core()).Draw(t, "program")
 		c := rapid.IntRange(0, 2).Draw(t, "bound")
 		cbpor := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
-			return cbound.POR(ctx, sys, cbound.Options{Options: o, Bound: c})
+			return cbound.POR(ctx, sys, cbound.Options{Options: o, Bound: cbound.AtMost(c)})
 		}
 		tstest.CheckOptimal(t, p, cbpor, tstest.ReductionOptions{Bound: c})
 	})
