@@ -21,7 +21,7 @@ func (pcs) Next(s []int, t ts.Tid) (ts.Step, ts.Status) {
 }
 func (p pcs) Apply(s []int, t ts.Tid) []int {
 	if p.mutate && t == 1 {
-		s[t]++
+		s[t] += 2 // in place, and far enough to show in its status
 		return s
 	}
 	c := append([]int(nil), s...)
