@@ -16,6 +16,7 @@ var (
 	ErrBadSystem = errors.New("weft: transition system breaks its contract")
 
 	// ErrMutated: Apply modified the state it was given.
+	//lint:ignore ST1005 Apply is the method's name
 	ErrMutated = errors.New("Apply modified its argument")
 	// ErrNondeterministic: the same schedule reached different steps,
 	// statuses or states.

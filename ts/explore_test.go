@@ -17,7 +17,6 @@ type prog struct {
 	threads int
 	steps   int
 	mutate  bool // Apply modifies its argument
-	hashed  bool // implement Hash (via hashedProg)
 	flaky   *int // Next answers differently on alternate calls
 	panicAt int  // Apply panics when the total step count reaches this (0: never)
 	forever bool // threads never finish

@@ -105,11 +105,3 @@ func (o Options) Validate() error {
 	}
 	return nil
 }
-
-// progressEvery returns the progress interval in force.
-func (o Options) progressEvery() time.Duration {
-	if o.ProgressEvery == 0 {
-		return time.Second
-	}
-	return o.ProgressEvery
-}

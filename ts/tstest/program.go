@@ -566,8 +566,10 @@ func (p *Program) Check(s State) error {
 		in := p.Code[t][pc]
 		regs := s.mem[p.offRegs()+Regs*t:]
 		if in.Kind == KRelease {
+			//lint:ignore ST1005 the message starts with the thread's name, T0
 			return fmt.Errorf("T%d@%d: %s of a lock it does not hold", t, pc, p.instrString(in))
 		}
+		//lint:ignore ST1005 the message starts with the thread's name, T0
 		return fmt.Errorf("T%d@%d: %s failed (r%d = %d)", t, pc, p.instrString(in), in.R, regs[in.R])
 	}
 	return nil
