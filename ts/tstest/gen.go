@@ -25,7 +25,7 @@ type GenOptions struct {
 	NoRMW       bool // no fetch-add or compare-and-swap
 	NoLocks     bool // no locks
 	NoBranches  bool // no conditional jumps
-	NoAsserts   bool // no assertions, so Check never fails
+	NoAsserts   bool // no check can fail: no assertions, no invariant, no release of a lock not held
 	NoDeadlocks bool // locks taken in one global order and always released; await is still allowed to block forever
 	NoSync      bool // no synchronization variables (and so no await)
 	NoAwait     bool // no await
@@ -66,6 +66,9 @@ func (o GenOptions) withDefaults() GenOptions {
 	}
 	if o.NoLocks {
 		o.Locks = 0
+	}
+	if o.NoAsserts {
+		o.NoInvariants = true
 	}
 	return o
 }
@@ -268,15 +271,16 @@ func (g *gen) thread() []Instr {
 		code = append(code, in)
 	}
 	code = g.locals(code)
-	// Jumps go to the end at the furthest; without deadlocks they do not
-	// skip a lock operation, so every lock taken is released.
+	// Jumps go to the end at the furthest; without deadlocks or failures
+	// they do not skip a lock operation, so every lock taken is released and
+	// none is released unheld.
 	for i := range code {
 		in := &code[i]
 		if in.Kind != KJump && in.Kind != KJumpEq && in.Kind != KJumpNe {
 			continue
 		}
 		in.To = min(in.To, len(code))
-		if o.NoDeadlocks {
+		if o.NoDeadlocks || o.NoAsserts {
 			for j := i + 1; j < in.To; j++ {
 				if lockInstr[j] {
 					in.To = j
