@@ -276,18 +276,31 @@ func summary(ctx context.Context, stdout, stderr io.Writer, cat []model, f flags
 	return code
 }
 
-// verdictOf says in a few words what a search found.
+// verdictOf says in a few words what a search found, and what it did not
+// look for.
 func verdictOf(r ts.Result) string {
 	if v := r.Violation; v != nil {
 		return fmt.Sprintf("%v, %d preemptions", v.Kind, v.Trace.Preemptions)
 	}
+	verdict := "ok so far (stopped at a limit)"
 	switch {
 	case r.Complete && r.Bound != ts.NoBound:
-		return fmt.Sprintf("ok within bound %d", r.Bound)
+		verdict = fmt.Sprintf("ok within bound %d", r.Bound)
 	case r.Complete:
-		return "ok"
+		verdict = "ok"
 	}
-	return "ok so far (stopped at a limit)"
+	return verdict + notLookedFor(r)
+}
+
+// notLookedFor is " (deadlocks not looked for)" and the like, or "".
+func notLookedFor(r ts.Result) string {
+	if r.Finds == 0 {
+		return ""
+	}
+	if miss := r.Finds.Missing(); miss != "" {
+		return " (" + miss + " not looked for)"
+	}
+	return ""
 }
 
 func single(ctx context.Context, stdout, stderr io.Writer, m model, n int, f flags) int {
@@ -378,9 +391,9 @@ func coverageStatement(res ts.Result) string {
 	}
 	if n := len(res.Coverage); n > 0 {
 		c := res.Coverage[n-1]
-		return fmt.Sprintf("no bug within %d preemptions: %s distinct partial orders explored", c.Bound, thousands(c.Executions))
+		return fmt.Sprintf("no bug within %d preemptions: %s distinct partial orders explored%s", c.Bound, thousands(c.Executions), notLookedFor(res))
 	}
-	return fmt.Sprintf("no bug in any schedule: %s distinct partial orders explored", thousands(res.Executions))
+	return fmt.Sprintf("no bug in any schedule: %s distinct partial orders explored%s", thousands(res.Executions), notLookedFor(res))
 }
 
 // thousands writes n with commas between groups of three digits.
