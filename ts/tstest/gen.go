@@ -30,6 +30,7 @@ type GenOptions struct {
 	NoSync      bool // no synchronization variables (and so no await)
 	NoAwait     bool // no await
 
+	NoMixed      bool // awaits only on synchronization variables, so that no object has both synchronization and plain accesses
 	NoMulti      bool // no transitions of several objects (Copy, AwaitAny, Acquire2)
 	NoChoices    bool // no transitions of several outcomes (Pick, StoreMaybe)
 	NoIdle       bool // no idle waits (Wait)
@@ -37,10 +38,13 @@ type GenOptions struct {
 }
 
 // Core returns o with the extended model switched off: every transition
-// touches one object and has one outcome, no thread is ever Idle, and there
-// is no invariant. It is for strategies that refuse the rest.
+// touches one object and has one outcome, no thread is ever Idle, there is
+// no invariant, and no object has both synchronization and plain accesses.
+// It is for strategies that refuse the rest; its programs are drawn as
+// before the rest existed, so that rapid's regression files for it keep
+// their meaning.
 func (o GenOptions) Core() GenOptions {
-	o.NoMulti, o.NoChoices, o.NoIdle, o.NoInvariants = true, true, true, true
+	o.NoMulti, o.NoChoices, o.NoIdle, o.NoInvariants, o.NoMixed = true, true, true, true, true
 	return o
 }
 
@@ -146,6 +150,15 @@ func (g *gen) val() int      { return rapid.IntRange(0, g.o.Mod-1).Draw(g.t, "k"
 func (g *gen) reg() int      { return rapid.IntRange(0, 1).Draw(g.t, "r") }
 func (g *gen) variable() int { return rapid.IntRange(0, g.nvars+g.nsync-1).Draw(g.t, "x") }
 
+// awaited returns the variable an await waits on: a synchronization
+// variable, or with mixed objects any variable.
+func (g *gen) awaited() int {
+	if g.o.NoMixed {
+		return g.nvars + g.choose(g.nsync)
+	}
+	return g.choose(g.nvars + g.nsync)
+}
+
 // other returns a variable other than x, or -1 when there is none.
 func (g *gen) other(x int) int {
 	n := g.nvars + g.nsync
@@ -195,7 +208,8 @@ func (g *gen) thread() []Instr {
 		if len(held) > 0 {
 			choices = append(choices, cRelease)
 		}
-		if !o.NoAwait && g.nsync > 0 {
+		canAwait := !o.NoAwait && (g.nsync > 0 || !o.NoMixed)
+		if canAwait {
 			choices = append(choices, cAwait)
 			if !o.NoIdle {
 				choices = append(choices, cWait)
@@ -203,7 +217,7 @@ func (g *gen) thread() []Instr {
 		}
 		if !o.NoMulti && g.nvars+g.nsync > 1 {
 			choices = append(choices, cCopy)
-			if !o.NoAwait && g.nsync > 0 {
+			if canAwait {
 				choices = append(choices, cAwaitAny)
 			}
 		}
@@ -242,14 +256,14 @@ func (g *gen) thread() []Instr {
 			in = Release(held[i])
 			held = append(held[:i], held[i+1:]...)
 		case cAwait:
-			in = Await(g.nvars+g.choose(g.nsync), rapid.IntRange(0, 1).Draw(g.t, "k"))
+			in = Await(g.awaited(), rapid.IntRange(0, 1).Draw(g.t, "k"))
 		case cWait:
-			in = Wait(g.nvars+g.choose(g.nsync), rapid.IntRange(0, 1).Draw(g.t, "k"))
+			in = Wait(g.awaited(), rapid.IntRange(0, 1).Draw(g.t, "k"))
 		case cCopy:
 			x := g.variable()
 			in = Copy(x, g.other(x))
 		case cAwaitAny:
-			x := g.nvars + g.choose(g.nsync)
+			x := g.awaited()
 			in = AwaitAny(g.reg(), x, g.other(x), rapid.IntRange(0, 1).Draw(g.t, "k"))
 		case cAcquire2:
 			acq := g.acquirable(held)

@@ -59,6 +59,7 @@ type Var struct {
 	Name string
 	Init int
 	// Sync marks a synchronization variable: its accesses are ts.Step.Sync.
+	// (Awaits are synchronization accesses on any variable.)
 	Sync bool
 }
 
@@ -78,7 +79,7 @@ const (
 	KCAS                  // r := cas(x, k, k2): if x == k { x = k2; r = 1 } else { r = 0 } (a write)
 	KAcquire              // lock(l); blocks while l is held
 	KRelease              // unlock(l)
-	KAwait                // await x == k: a read of x that blocks until it holds
+	KAwait                // await x == k: a read of x that blocks until it holds (a synchronization access)
 	KSet                  // r := k
 	KMove                 // r := r2 + k
 	KJump                 // goto To
@@ -135,7 +136,10 @@ func Acquire(l int) Instr { return Instr{Kind: KAcquire, X: l} }
 // error that stops the thread, reported by Check.
 func Release(l int) Instr { return Instr{Kind: KRelease, X: l} }
 
-// Await blocks until x == k; it is a read of x.
+// Await blocks until x == k; it is a read of x, and a synchronization
+// access whether or not x is a synchronization variable (a waiting thread
+// synchronizes with the write it waits for): await on a data variable makes
+// an object with both synchronization and plain accesses.
 func Await(x, k int) Instr { return Instr{Kind: KAwait, X: x, K: k} }
 
 // Copy is x := y, one transition that reads y and writes x (x != y).
@@ -388,8 +392,8 @@ func (p *Program) Next(s State, t ts.Tid) (ts.Step, ts.Status) {
 		step.Also = []ts.Access{{Obj: ts.Obj(in.Y), Op: ts.Read, Sync: p.Vars[in.Y].Sync}}
 		return step, ts.Enabled
 	case KAwaitAny:
-		step := varStep(in.X, ts.Read)
-		step.Also = []ts.Access{{Obj: ts.Obj(in.Y), Op: ts.Read, Sync: p.Vars[in.Y].Sync}}
+		step := ts.Step{Obj: ts.Obj(in.X), Op: ts.Read, Sync: true,
+			Also: []ts.Access{{Obj: ts.Obj(in.Y), Op: ts.Read, Sync: true}}}
 		if int(s.mem[in.X]) != in.K && int(s.mem[in.Y]) != in.K {
 			return step, ts.Blocked
 		}
@@ -403,7 +407,7 @@ func (p *Program) Next(s State, t ts.Tid) (ts.Step, ts.Status) {
 		step.Outcomes = 2
 		return step, ts.Enabled
 	case KAwait, KWait:
-		step := varStep(in.X, ts.Read)
+		step := ts.Step{Obj: ts.Obj(in.X), Op: ts.Read, Sync: true}
 		if int(s.mem[in.X]) != in.K {
 			if in.Kind == KWait {
 				return step, ts.Idle
