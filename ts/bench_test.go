@@ -37,7 +37,7 @@ func TestExploreAllocations(t *testing.T) {
 	for _, sys := range []ts.TransitionSystem[gridState]{grid{3, 3, 2}, hashedGrid{grid{3, 3, 2}}} {
 		var res ts.Result
 		allocs := testing.AllocsPerRun(5, func() { res, _ = ts.Explore(ctx, sys, ts.Options{}) })
-		if res.Transitions < 3000 || allocs > 40 {
+		if res.Transitions < 3000 || allocs > 50 { // a few per frame of the stack, none per transition
 			t.Errorf("%T: %.0f allocations for %d transitions; want a small constant", sys, allocs, res.Transitions)
 		}
 	}

@@ -96,6 +96,7 @@ type frame[S any] struct {
 	hashed   bool     // hash holds the state's hash
 	steps    []Step   // each thread's next step at state
 	status   []Status // each thread's status at state
+	outs     []int    // each enabled thread's number of outcomes (1 unless a Chooser says more)
 	next     Tid      // the thread whose moves are being taken
 	out      int      // its next outcome to take
 	taken    int      // moves taken from here
@@ -192,7 +193,12 @@ func (e *explorer[S]) loop() {
 		}
 		e.sched = append(e.sched[:e.depth-1], m)
 		e.current, e.pushing = m.Thread, true
-		child := e.apply(top.state, m)
+		var child S
+		if m.Outcome == 0 {
+			child = e.sys.Apply(top.state, m.Thread) // the common case, called directly
+		} else {
+			child = e.chooser.ApplyOutcome(top.state, m.Thread, m.Outcome)
+		}
 		e.res.Transitions++
 		e.visit(child, m.Thread, preempts)
 		e.current, e.pushing = -1, false
@@ -205,7 +211,7 @@ func (e *explorer[S]) loop() {
 func (f *frame[S]) nextMove(n int) (Move, bool) {
 	for int(f.next) < n {
 		t := f.next
-		if f.status[t] == Enabled && f.out < f.steps[t].NumOutcomes() {
+		if f.status[t] == Enabled && f.out < f.outs[t] {
 			c := f.out
 			f.out++
 			f.taken++
@@ -293,7 +299,7 @@ func (e *explorer[S]) diagnose(d int, seen string) (err error) {
 	if !same() {
 		return systemError(ErrNondeterministic, -1, path, "%s, and replaying the schedule does not reach the state it reached first", seen)
 	}
-	g := frame[S]{steps: f.steps, status: f.status}
+	g := frame[S]{steps: f.steps, status: f.status, outs: f.outs}
 	for range f.taken {
 		m, _ := g.nextMove(e.n)
 		e.apply(s, m)
@@ -332,7 +338,7 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 	}
 	// Push a frame, reusing the slot's slices.
 	if e.depth == len(e.stack) {
-		e.stack = append(e.stack, frame[S]{steps: make([]Step, e.n), status: make([]Status, e.n)})
+		e.stack = append(e.stack, frame[S]{steps: make([]Step, e.n), status: make([]Status, e.n), outs: make([]int, e.n)})
 		if !e.memoryOK() {
 			return
 		}
@@ -341,28 +347,28 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 	f.state, f.hash, f.hashed, f.next, f.out, f.taken, f.children, f.preempts, f.last =
 		s, h, e.stateful, 0, 0, 0, 0, preempts, last
 	enabled, blocked := 0, 0
+	steps, status, outs := f.steps[:e.n], f.status[:e.n], f.outs[:e.n]
 	for t := range Tid(e.n) {
 		e.current = t
-		step, st := e.sys.Next(s, t)
-		if !st.Valid() || (st != Finished && step.Validate() != nil) {
+		steps[t], status[t] = e.sys.Next(s, t)
+		st := status[t]
+		if st > Idle || (st != Finished && !steps[t].Valid()) {
 			e.current = -1
-			detail := fmt.Sprintf("Next returned status %v", st)
-			if st.Valid() {
-				detail = fmt.Sprintf("Next returned step %v: %v", step, step.Validate())
-			}
-			e.fail(systemError(ErrBadStep, t, path, "%s", detail))
+			e.fail(systemError(ErrBadStep, t, path, "%s", badStep(steps[t], st)))
 			return
 		}
-		if st != Finished && step.NumOutcomes() > 1 && e.chooser == nil {
-			e.current = -1
-			e.fail(systemError(ErrBadStep, t, path, "Next returned a step of %d outcomes, but the system does not implement Chooser", step.NumOutcomes()))
-			return
-		}
-		f.steps[t], f.status[t] = step, st
+		outs[t] = 1
 		switch st {
 		case Enabled:
 			enabled++
-			f.children += step.NumOutcomes()
+			if e.chooser != nil {
+				if outs[t] = e.chooser.Outcomes(s, t); outs[t] < 1 {
+					e.current = -1
+					e.fail(systemError(ErrBadStep, t, path, "Outcomes returned %d, want at least 1", outs[t]))
+					return
+				}
+			}
+			f.children += outs[t]
 		case Blocked:
 			blocked++
 		}
@@ -389,6 +395,14 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 	}
 	e.depth++
 	e.progress()
+}
+
+// badStep says what is wrong with a step or status Next returned.
+func badStep(step Step, st Status) string {
+	if !st.Valid() {
+		return fmt.Sprintf("Next returned status %v", st)
+	}
+	return fmt.Sprintf("Next returned step %v: %v", step, step.Validate())
 }
 
 // terminal hands a terminal state to OnTerminal.
@@ -476,7 +490,7 @@ func (e *explorer[S]) budgetSpent() bool {
 		e.stop = true
 		return true
 	}
-	if e.watch.Cancelled() {
+	if e.watch.Flag() || (e.res.Transitions%watch.PollEvery == 0 && e.watch.Poll()) {
 		e.fail(cancelled(e.ctx))
 		return true
 	}

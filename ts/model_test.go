@@ -50,20 +50,23 @@ func TestStepAccesses(t *testing.T) {
 	}
 	if !multi.Equal(ts.Step{Obj: 1, Op: ts.Read, Also: []ts.Access{{Obj: 2, Op: ts.Write}, {Obj: 3, Op: ts.Read, Sync: true}}}) ||
 		multi.Equal(ts.Step{Obj: 1, Op: ts.Read, Also: []ts.Access{{Obj: 2, Op: ts.Write}}}) ||
-		!one.Equal(ts.Step{Obj: 1, Op: ts.Write, Outcomes: 1}) || one.Equal(ts.Step{Obj: 1, Op: ts.Write, Outcomes: 2}) {
+		!one.Equal(ts.Step{Obj: 1, Op: ts.Write}) || one.Equal(ts.Step{Obj: 1, Op: ts.Write, Sync: true}) {
 		t.Error("Equal")
 	}
 	if got := multi.String(); got != "read o1, write o2, read o3 (sync)" {
 		t.Errorf("String = %q", got)
 	}
-	if got := (ts.Step{Obj: 0, Op: ts.Write, Outcomes: 2}).String(); got != "write o0 [2 outcomes]" {
-		t.Errorf("String = %q", got)
+	for _, st := range []ts.Step{one, multi, {Obj: 1, Also: []ts.Access{{Obj: 2, Op: 7}}}} {
+		if st.Valid() != (st.Validate() == nil) {
+			t.Errorf("%+v: Valid %v, Validate %v", st, st.Valid(), st.Validate())
+		}
 	}
 	for _, bad := range []ts.Step{
 		{Obj: -1},
 		{Obj: ts.InvariantObj},
 		{Obj: 1, Also: []ts.Access{{Obj: 1, Op: ts.Write}}},
 		{Obj: 1, Also: []ts.Access{{Obj: 2, Op: 7}}},
+		{Obj: 1, Also: []ts.Access{{Obj: ts.InvariantObj, Op: ts.Write}}},
 	} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v validates", bad)
@@ -79,8 +82,14 @@ func TestInvariantWrites(t *testing.T) {
 	a := w.Mark(ts.Step{Obj: 1, Op: ts.Write})
 	b := w.Mark(ts.Step{Obj: 5, Op: ts.Read, Also: []ts.Access{{Obj: 2, Op: ts.Write}}})
 	r := w.Mark(ts.Step{Obj: 1, Op: ts.Read})
-	if a.NumAccesses() != 2 || a.At(1) != (ts.Access{Obj: ts.InvariantObj, Op: ts.Write}) {
+	if a.NumAccesses() != 2 || a.At(1) != (ts.Access{Obj: ts.InvariantObj, Op: ts.Write}) || a.String() != "write o1, write invariant" {
 		t.Errorf("marked %v: %d accesses", a, a.NumAccesses())
+	}
+	// A multi-object step gets a longer Also, built once per slice.
+	also := []ts.Access{{Obj: 2, Op: ts.Write}}
+	m1, m2 := w.Mark(ts.Step{Obj: 7, Also: also}), w.Mark(ts.Step{Obj: 7, Also: also})
+	if m1.NumAccesses() != 3 || &m1.Also[0] != &m2.Also[0] || len(also) != 1 {
+		t.Errorf("marked multi-object step %v, %v", m1, m2)
 	}
 	if !ts.Dependent(a, b) {
 		t.Error("two writes of the invariant's objects are independent")
@@ -158,7 +167,7 @@ func (n net) Next(s netState, t ts.Tid) (ts.Step, ts.Status) {
 		if s.sent == msgs {
 			return ts.Step{}, ts.Finished
 		}
-		return ts.Step{Obj: 0, Op: ts.Write, Outcomes: 2}, ts.Enabled
+		return ts.Step{Obj: 0, Op: ts.Write}, ts.Enabled
 	}
 	step := ts.Step{Obj: 0, Op: ts.Write, Also: []ts.Access{{Obj: 1, Op: ts.Write}, {Obj: 2, Op: ts.Write}}}
 	if s.link == 0 {
@@ -170,6 +179,14 @@ func (n net) Next(s netState, t ts.Tid) (ts.Step, ts.Status) {
 	return step, ts.Enabled
 }
 func (n net) Apply(s netState, t ts.Tid) netState { return n.ApplyOutcome(s, t, 0) }
+
+// Outcomes: the sender's message is delivered (0) or lost (1).
+func (n net) Outcomes(s netState, t ts.Tid) int {
+	if t == 0 {
+		return 2
+	}
+	return 1
+}
 func (n net) ApplyOutcome(s netState, t ts.Tid, c int) netState {
 	if t == 0 {
 		s.sent++
@@ -192,14 +209,10 @@ func (n net) Invariant(s netState) error {
 }
 func (n net) InvariantReads() []ts.Obj { return []ts.Obj{1} }
 
-// plainNet is net without ApplyOutcome: its steps claim outcomes it cannot
-// take.
-type plainNet struct{ n net }
+// noOutcome is net with a Chooser that says a transition has no outcome.
+type noOutcome struct{ net }
 
-func (p plainNet) Init() netState                                 { return p.n.Init() }
-func (p plainNet) Threads() int                                   { return 2 }
-func (p plainNet) Next(s netState, t ts.Tid) (ts.Step, ts.Status) { return p.n.Next(s, t) }
-func (p plainNet) Apply(s netState, t ts.Tid) netState            { return p.n.Apply(s, t) }
+func (noOutcome) Outcomes(netState, ts.Tid) int { return 0 }
 
 func TestExploreExtendedModel(t *testing.T) {
 	var terminals []netState
@@ -237,7 +250,7 @@ func TestExploreExtendedModel(t *testing.T) {
 	if err != nil || run.Violation == nil || run.Violation.Kind != ts.InvariantFailure || run.Final.log != 2 {
 		t.Errorf("replay: %+v, %v", run, err)
 	}
-	if tr := res.Violation.Trace.String(); !strings.Contains(tr, "write o0 [2 outcomes] -> outcome 0") {
+	if tr := res.Violation.Trace.String(); !strings.Contains(tr, "write o0 -> outcome 0 of 2") {
 		t.Errorf("trace does not show the outcome:\n%s", tr)
 	}
 	// A lost message replays to the Idle end.
@@ -249,9 +262,9 @@ func TestExploreExtendedModel(t *testing.T) {
 	if _, err := ts.Replay(net{}, ts.Schedule{{Thread: 0, Outcome: 2}}); !errors.Is(err, ts.ErrNotEnabled) || errors.Is(err, ts.ErrBadSystem) {
 		t.Errorf("outcome out of range: %v", err)
 	}
-	// Outcomes without Chooser are a broken system.
-	if _, err := ts.Explore(ctx, plainNet{}, ts.Options{}); !errors.Is(err, ts.ErrBadStep) {
-		t.Errorf("outcomes without Chooser: %v", err)
+	// A Chooser that claims no outcome is a broken system.
+	if _, err := ts.Explore(ctx, noOutcome{}, ts.Options{}); !errors.Is(err, ts.ErrBadStep) {
+		t.Errorf("zero outcomes: %v", err)
 	}
 }
 

@@ -74,6 +74,15 @@ func (r *runner[S]) check(s S) *Violation {
 	return nil
 }
 
+// outcomes returns the number of outcomes of t's next transition at s: 1
+// unless the system is a Chooser.
+func (r *runner[S]) outcomes(s S, t Tid) int {
+	if r.chooser == nil {
+		return 1
+	}
+	return r.chooser.Outcomes(s, t)
+}
+
 // apply takes move m at s: Apply for outcome 0, ApplyOutcome otherwise.
 func (r *runner[S]) apply(s S, m Move) S {
 	if m.Outcome == 0 {
@@ -145,6 +154,9 @@ func traceOf[S any](r *runner[S], sched Schedule) (tr Trace) {
 		t := m.Thread
 		step, _ := r.sys.Next(s, t)
 		ev := Event{Thread: t, Step: step, Outcome: m.Outcome}
+		if k := r.outcomes(s, t); k > 1 {
+			ev.Outcomes = k
+		}
 		if prev >= 0 && prev != t {
 			if _, st := r.sys.Next(s, prev); st == Enabled {
 				ev.Preempt = true

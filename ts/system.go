@@ -16,9 +16,9 @@ type Obj int32
 
 // InvariantObj is the object that stands for the read set of a system's
 // global [Invariant]: a strategy counts every transition that writes an
-// object the invariant reads as a write of InvariantObj too, so that all such
-// transitions are dependent with each other. A system's own steps must not
-// name it.
+// object the invariant reads as a write of InvariantObj too (see
+// [InvariantWrites]), so that all such transitions are dependent with each
+// other. A system's own steps must not name it.
 const InvariantObj Obj = math.MaxInt32
 
 // Op is the kind of a visible access.
@@ -76,10 +76,13 @@ func (a Access) IsSync() bool { return a.Sync || a.Op == Acquire || a.Op == Rele
 // Step is what a thread's next transition does to shared objects: one
 // visible access (Obj, Op, Sync) and, for a transition that touches several
 // objects, the others in Also. A transition is that access followed by the
-// thread's local computation up to its next visible access.
+// thread's local computation up to its next visible access. (The number of
+// outcomes of a transition that has several is not part of the step: see
+// [Chooser].)
 //
-// The zero values of Also and Outcomes give the common case: one object, one
-// outcome. Both cost nothing when unused.
+// Step keeps to four fields of 32 bytes so that the compiler passes it in
+// registers: Next is called for every thread at every state, and a larger
+// step would make every search slower.
 type Step struct {
 	Obj Obj `json:"obj"`
 	Op  Op  `json:"op"`
@@ -88,14 +91,6 @@ type Step struct {
 	// the happens-before relation used by the data-race detector. Acquire and
 	// Release are synchronization accesses whatever Sync says.
 	Sync bool `json:"sync,omitempty"`
-	// Outcomes is the number of outcomes the environment chooses among when
-	// the transition is taken: a message delivered or lost, a timeout firing
-	// or not, a value 0..Outcomes-1. 0 and 1 both mean one outcome. A system
-	// with steps of several outcomes implements [Chooser]; every strategy
-	// explores every outcome, and a schedule records the one taken
-	// ([Move.Outcome]). Like the rest of the step, it depends only on the
-	// thread's own transitions.
-	Outcomes uint16 `json:"outcomes,omitempty"`
 	// Also lists the transition's other accesses, for a transition that
 	// touches several objects: a message delivery that updates the receiver
 	// and queues replies on several links, a select over several channels.
@@ -103,12 +98,8 @@ type Step struct {
 	// both read and written is a Write. weft keeps the slice as long as it
 	// keeps the step and never modifies it: the system must not modify it
 	// either once Next has returned it (share one slice between states, or
-	// build a new one).
+	// build a new one). nil for the common one-object transition.
 	Also []Access `json:"also,omitempty"`
-
-	// inv marks a step that writes an object of the system's invariant
-	// read set: it then also writes InvariantObj (see InvariantWrites).
-	inv bool
 }
 
 // IsSync reports whether s makes a synchronization access.
@@ -124,33 +115,20 @@ func (s Step) IsSync() bool {
 	return false
 }
 
-// NumAccesses returns the number of objects s touches: 1, plus len(Also),
-// plus one for InvariantObj when s writes an object of the system's
-// invariant read set.
-func (s Step) NumAccesses() int {
-	n := 1 + len(s.Also)
-	if s.inv {
-		n++
-	}
-	return n
-}
+// NumAccesses returns the number of objects s touches: 1 plus len(Also).
+func (s Step) NumAccesses() int { return 1 + len(s.Also) }
 
 // At returns the i-th access of s, 0 <= i < NumAccesses(): the step's own
-// first, then Also in order, then the write of InvariantObj.
+// first, then Also in order.
 func (s Step) At(i int) Access {
-	switch {
-	case i == 0:
+	if i == 0 {
 		return Access{Obj: s.Obj, Op: s.Op, Sync: s.Sync}
-	case i <= len(s.Also):
-		return s.Also[i-1]
-	case i == len(s.Also)+1 && s.inv:
-		return Access{Obj: InvariantObj, Op: Write}
 	}
-	panic(fmt.Sprintf("ts: Step.At(%d) of a step with %d accesses", i, s.NumAccesses()))
+	return s.Also[i-1]
 }
 
 // Single reports whether s touches exactly one object.
-func (s Step) Single() bool { return len(s.Also) == 0 && !s.inv }
+func (s Step) Single() bool { return len(s.Also) == 0 }
 
 // OpOn returns the operation s makes on object o, and whether it touches o.
 func (s Step) OpOn(o Obj) (Op, bool) {
@@ -162,21 +140,13 @@ func (s Step) OpOn(o Obj) (Op, bool) {
 			return a.Op, true
 		}
 	}
-	if s.inv && o == InvariantObj {
-		return Write, true
-	}
 	return 0, false
 }
 
-// NumOutcomes returns the number of outcomes of s: Outcomes, or 1 when it is
-// 0.
-func (s Step) NumOutcomes() int { return max(int(s.Outcomes), 1) }
-
 // Equal reports whether s and o are the same step: the same accesses in the
-// same order and the same number of outcomes.
+// same order.
 func (s Step) Equal(o Step) bool {
-	if s.Obj != o.Obj || s.Op != o.Op || s.Sync != o.Sync || s.NumOutcomes() != o.NumOutcomes() ||
-		s.inv != o.inv || len(s.Also) != len(o.Also) {
+	if s.Obj != o.Obj || s.Op != o.Op || s.Sync != o.Sync || len(s.Also) != len(o.Also) {
 		return false
 	}
 	for i, a := range s.Also {
@@ -187,8 +157,8 @@ func (s Step) Equal(o Step) bool {
 	return true
 }
 
-// Validate reports whether s is a well-formed step: defined operations,
-// objects in 0..InvariantObj-1, each object once.
+// Validate reports whether s is a well-formed step of a system: defined
+// operations, objects in 0..InvariantObj-1, each object once.
 func (s Step) Validate() error {
 	for i := range 1 + len(s.Also) {
 		a := s.At(i)
@@ -207,17 +177,24 @@ func (s Step) Validate() error {
 	return nil
 }
 
+// Valid is Validate() == nil, cheap enough to call on every step: one
+// comparison chain for the one-object case.
+func (s *Step) Valid() bool {
+	if len(s.Also) != 0 {
+		return s.Validate() == nil
+	}
+	return s.Op <= Release && uint32(s.Obj) < uint32(InvariantObj) // 0 <= Obj < InvariantObj
+}
+
 // Dependent reports whether steps a and b of two different threads are
 // dependent: they touch a common object and at least one of them writes it
 // (a Write, Acquire or Release). Two independent steps commute: executing
-// them in either order from a state where both are enabled reaches the same
-// state, and neither enables, disables or changes the other.
+// them in either order, with any outcomes, from a state where both are
+// enabled reaches the same state, and neither enables, disables or changes
+// the other.
 func Dependent(a, b Step) bool {
-	if len(a.Also) == 0 && len(b.Also) == 0 && !a.inv && !b.inv {
+	if len(a.Also) == 0 && len(b.Also) == 0 {
 		return a.Obj == b.Obj && (a.Op != Read || b.Op != Read)
-	}
-	if a.inv && b.inv {
-		return true
 	}
 	for i := range 1 + len(a.Also) {
 		x := a.At(i)
@@ -232,7 +209,7 @@ func (s Step) String() string { return s.Format(nil) }
 
 // Format renders the step as "write x", naming the object with names when it
 // is not nil and "o3" otherwise. A step of several objects lists them
-// ("write x, read y"); one of several outcomes says how many.
+// ("write x, read y"); the invariant's object is "invariant".
 func (s Step) Format(names ObjNamer) string {
 	var b strings.Builder
 	for i := range 1 + len(s.Also) {
@@ -241,7 +218,10 @@ func (s Step) Format(names ObjNamer) string {
 		}
 		a := s.At(i)
 		obj := ""
-		if names != nil {
+		switch {
+		case a.Obj == InvariantObj:
+			obj = "invariant"
+		case names != nil:
 			obj = names.ObjName(a.Obj)
 		}
 		if obj == "" {
@@ -252,20 +232,38 @@ func (s Step) Format(names ObjNamer) string {
 			b.WriteString(" (sync)")
 		}
 	}
-	if k := s.NumOutcomes(); k > 1 {
-		fmt.Fprintf(&b, " [%d outcomes]", k)
-	}
 	return b.String()
 }
 
 // InvariantWrites marks the steps that write an object of an invariant's
 // read set (see [Invariant]), for strategies: a marked step also writes
-// [InvariantObj], so that [Dependent], [Step.NumAccesses] and [Step.At] make
-// every two such steps dependent. A nil *InvariantWrites marks nothing.
+// [InvariantObj] (one more access at the end of Also), so that [Dependent]
+// makes every two such steps dependent, and per-object bookkeeping sees the
+// write. Marking a one-object step costs nothing; a step of several objects
+// needs a longer Also, which the marker builds once per distinct slice the
+// system returns (a system that shares its Also slices between states pays
+// it once). A nil *InvariantWrites marks nothing. A marker belongs to one
+// search: it is not safe for concurrent use.
 type InvariantWrites struct {
 	small []Obj
 	big   map[Obj]struct{}
+	// marked caches the marked copies of the systems' Also slices, by the
+	// address and length of the original.
+	marked map[alsoKey][]Access
 }
+
+type alsoKey struct {
+	first *Access
+	n     int
+}
+
+// invariantWrite is the Also of a marked one-object step; never modified.
+var invariantWrite = []Access{{Obj: InvariantObj, Op: Write}}
+
+// maxMarked caps the marker's cache of marked slices; past it the cache is
+// emptied, so a system that builds a new Also for every call costs an
+// allocation per marked step, not unbounded memory.
+const maxMarked = 1 << 12
 
 // NewInvariantWrites returns the marker for an invariant that reads the
 // objects reads, or nil when reads is empty.
@@ -308,16 +306,30 @@ func (w *InvariantWrites) Mark(st Step) Step {
 	if w == nil {
 		return st
 	}
-	if st.Op != Read && w.Reads(st.Obj) {
-		st.inv = true
+	if len(st.Also) == 0 {
+		if st.Op != Read && w.Reads(st.Obj) {
+			st.Also = invariantWrite
+		}
 		return st
 	}
+	writes := st.Op != Read && w.Reads(st.Obj)
 	for _, a := range st.Also {
-		if a.Op != Read && w.Reads(a.Obj) {
-			st.inv = true
-			return st
-		}
+		writes = writes || (a.Op != Read && w.Reads(a.Obj))
 	}
+	if !writes {
+		return st
+	}
+	k := alsoKey{&st.Also[0], len(st.Also)}
+	if m, ok := w.marked[k]; ok {
+		st.Also = m
+		return st
+	}
+	if w.marked == nil || len(w.marked) >= maxMarked {
+		w.marked = make(map[alsoKey][]Access)
+	}
+	m := append(append(make([]Access, 0, len(st.Also)+1), st.Also...), Access{Obj: InvariantObj, Op: Write})
+	w.marked[k] = m
+	st.Also = m
 	return st
 }
 
@@ -384,19 +396,24 @@ type TransitionSystem[S any] interface {
 	// Next returns thread t's next step at s and the thread's status.
 	Next(s S, t Tid) (Step, Status)
 	// Apply returns the state after thread t takes its next transition at s
-	// (its outcome 0, for a step of several outcomes).
+	// (its outcome 0, for a transition of several: see Chooser).
 	Apply(s S, t Tid) S
 }
 
 // Chooser is implemented by systems whose transitions may have several
-// outcomes chosen by the environment ([Step.Outcomes]): message loss or
-// duplication, a timeout firing, a coin flip. Every strategy explores every
-// outcome of every transition it takes. Choosing an outcome is not a
-// preemption, and two outcomes of one transition are different transitions:
-// no reduction merges them.
+// outcomes chosen by the environment: a message delivered or lost, a timeout
+// firing or not, a value 0..k-1. Every strategy explores every outcome of
+// every transition it takes, and a schedule records the one taken
+// ([Move.Outcome]). Choosing an outcome is not a preemption, and two
+// outcomes of one transition are different transitions: no reduction merges
+// them.
 type Chooser[S any] interface {
+	// Outcomes returns the number of outcomes of thread t's next transition
+	// at s, at least 1. Like the step, it depends only on the thread's own
+	// transitions: another thread's transition never changes it.
+	Outcomes(s S, t Tid) int
 	// ApplyOutcome returns the state after thread t takes outcome c of its
-	// next transition at s, 0 <= c < the step's Outcomes. It follows Apply's
+	// next transition at s, 0 <= c < Outcomes(s, t). It follows Apply's
 	// contract, and ApplyOutcome(s, t, 0) must equal Apply(s, t): weft calls
 	// Apply for outcome 0.
 	ApplyOutcome(s S, t Tid, c int) S

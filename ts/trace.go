@@ -121,8 +121,10 @@ func ParseSchedule(text string) (Schedule, error) {
 type Event struct {
 	Thread Tid  `json:"thread"`
 	Step   Step `json:"step"`
-	// Outcome is the outcome taken, for a step of several outcomes.
-	Outcome int `json:"outcome,omitempty"`
+	// Outcome is the outcome taken, of Outcomes, for a transition of
+	// several (see Chooser); both are 0 otherwise.
+	Outcome  int `json:"outcome,omitempty"`
+	Outcomes int `json:"outcomes,omitempty"`
 	// Preempt is true when this transition preempted the previous thread,
 	// which was still enabled.
 	Preempt bool `json:"preempt,omitempty"`
@@ -164,8 +166,8 @@ func (t Trace) Format(names ObjNamer) string {
 			mark = "* "
 		}
 		fmt.Fprintf(&b, "%s%3d  T%d  %s", mark, i, e.Thread, e.Step.Format(names))
-		if e.Step.NumOutcomes() > 1 {
-			fmt.Fprintf(&b, " -> outcome %d", e.Outcome)
+		if e.Outcomes > 1 {
+			fmt.Fprintf(&b, " -> outcome %d of %d", e.Outcome, e.Outcomes)
 		}
 		if e.Desc != "" {
 			fmt.Fprintf(&b, "  %s", e.Desc)
@@ -232,12 +234,13 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
 				Detail: fmt.Sprintf("step %d: thread is %v", i, st)}
 		}
-		if m.Outcome < 0 || m.Outcome >= step.NumOutcomes() {
-			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
-				Detail: fmt.Sprintf("step %d: outcome %d of a step with %d", i, m.Outcome, step.NumOutcomes())}
+		outs := r.outcomes(s, t)
+		if outs < 1 {
+			return run, systemError(ErrBadStep, t, sched[:i], "Outcomes returned %d, want at least 1", outs)
 		}
-		if step.NumOutcomes() > 1 && r.chooser == nil {
-			return run, systemError(ErrBadStep, t, sched[:i], "a step of %d outcomes, but the system does not implement Chooser", step.NumOutcomes())
+		if m.Outcome < 0 || m.Outcome >= outs {
+			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
+				Detail: fmt.Sprintf("step %d: outcome %d of a transition with %d", i, m.Outcome, outs)}
 		}
 		preempt := false
 		if prev >= 0 && prev != t {
@@ -246,7 +249,11 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 				run.Trace.Preemptions++
 			}
 		}
-		run.Trace.Events = append(run.Trace.Events, Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t)})
+		ev := Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t)}
+		if outs > 1 {
+			ev.Outcomes = outs
+		}
+		run.Trace.Events = append(run.Trace.Events, ev)
 		s = r.apply(s, m)
 		run.Final = s
 		prev = t

@@ -67,30 +67,39 @@ func (m *Model[S]) Next(s S, t ts.Tid) (ts.Step, ts.Status) {
 }
 
 // Counts are the threads of a state by status, and the moves enabled there
-// (the outcomes of the enabled threads' steps).
+// (the outcomes of the enabled threads' transitions).
 type Counts struct {
 	Enabled, Blocked, Idle, Moves int
 }
 
 // Look fills steps and status with every thread's next step (marked) and
-// status at s. *current names the thread whose Next is running, for the
-// violation a panic becomes; Look leaves it -1. A step or status outside the
-// defined values, or a step of several outcomes from a system that is not a
-// ts.Chooser, is an error wrapping ts.ErrBadStep; its Schedule is for the
-// caller to fill (WithSchedule).
-func (m *Model[S]) Look(s S, steps []ts.Step, status []ts.Status, current *ts.Tid) (c Counts, err error) {
+// status at s, and outs with the number of outcomes of each enabled
+// thread's transition (1 for the others, and for every thread of a system
+// that is not a ts.Chooser). *current names the thread whose Next is
+// running, for the violation a panic becomes; Look leaves it -1. A step or
+// status outside the defined values, or a number of outcomes below 1, is an
+// error wrapping ts.ErrBadStep; its Schedule is for the caller to fill
+// (WithSchedule).
+func (m *Model[S]) Look(s S, steps []ts.Step, status []ts.Status, outs []int, current *ts.Tid) (c Counts, err error) {
 	for t := range ts.Tid(len(status)) {
 		*current = t
 		step, st := m.Sys.Next(s, t)
-		if err := validate(t, step, st, m.Chooser != nil); err != nil {
+		if err := validate(t, step, st); err != nil {
 			*current = -1
 			return c, err
 		}
-		steps[t], status[t] = m.Inv.Mark(step), st
+		steps[t], status[t], outs[t] = m.Inv.Mark(step), st, 1
 		switch st {
 		case ts.Enabled:
 			c.Enabled++
-			c.Moves += step.NumOutcomes()
+			if m.Chooser != nil {
+				if outs[t] = m.Chooser.Outcomes(s, t); outs[t] < 1 {
+					*current = -1
+					return c, &ts.SystemError{Err: ts.ErrBadStep, Thread: t,
+						Detail: fmt.Sprintf("Outcomes returned %d, want at least 1", outs[t])}
+				}
+			}
+			c.Moves += outs[t]
 		case ts.Blocked:
 			c.Blocked++
 		case ts.Idle:
@@ -99,6 +108,15 @@ func (m *Model[S]) Look(s S, steps []ts.Step, status []ts.Status, current *ts.Ti
 	}
 	*current = -1
 	return c, nil
+}
+
+// Outcomes returns the number of outcomes of thread t's transition at s: 1
+// unless the system is a ts.Chooser.
+func (m *Model[S]) Outcomes(s S, t ts.Tid) int {
+	if m.Chooser == nil {
+		return 1
+	}
+	return m.Chooser.Outcomes(s, t)
 }
 
 // Apply takes move mv at s: Apply for outcome 0, ApplyOutcome otherwise.
@@ -151,12 +169,14 @@ func (m *Model[S]) ThreadsAgain() error {
 }
 
 // Baseline is what a search recorded of a state when it pushed it: its
-// hash, if it took one, and every thread's step (marked) and status.
+// hash, if it took one, and every thread's step (marked), status and
+// number of outcomes (nil Outs: all 1).
 type Baseline struct {
 	Hash   uint64
 	Hashed bool
 	Steps  []ts.Step
 	Status []ts.Status
+	Outs   []int
 }
 
 // Unchanged makes sure that state s, from which a search took the moves
@@ -179,7 +199,7 @@ func (m *Model[S]) Unchanged(s S, b Baseline, path ts.Schedule, taken []ts.Move,
 	for u := range ts.Tid(m.N) {
 		*current = u
 		step, st := m.Next(s, u)
-		if sameAnswer(step, st, b.Steps[u], b.Status[u]) {
+		if sameAnswer(step, st, b.Steps[u], b.Status[u]) && m.sameOutcomes(s, u, b) {
 			continue
 		}
 		step2, st2 := m.Next(s, u)
@@ -196,6 +216,15 @@ func (m *Model[S]) Unchanged(s S, b Baseline, path ts.Schedule, taken []ts.Move,
 
 func sameAnswer(a ts.Step, as ts.Status, b ts.Step, bs ts.Status) bool {
 	return as == bs && (as == ts.Finished || a.Equal(b))
+}
+
+// sameOutcomes reports whether an enabled thread u has at s the number of
+// outcomes b recorded.
+func (m *Model[S]) sameOutcomes(s S, u ts.Tid, b Baseline) bool {
+	if m.Chooser == nil || b.Outs == nil || b.Status[u] != ts.Enabled {
+		return true
+	}
+	return m.Chooser.Outcomes(s, u) == b.Outs[u]
 }
 
 // diagnose finds which of the moves taken from the state path reaches
@@ -216,7 +245,7 @@ func (m *Model[S]) diagnose(b Baseline, path ts.Schedule, taken []ts.Move, seen 
 			return false
 		}
 		for u := range ts.Tid(m.N) {
-			if step, st := m.Next(s, u); !sameAnswer(step, st, b.Steps[u], b.Status[u]) {
+			if step, st := m.Next(s, u); !sameAnswer(step, st, b.Steps[u], b.Status[u]) || !m.sameOutcomes(s, u, b) {
 				return false
 			}
 		}

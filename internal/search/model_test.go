@@ -38,7 +38,7 @@ func TestModel(t *testing.T) {
 	}
 	steps, status := make([]ts.Step, 2), make([]ts.Status, 2)
 	cur := ts.Tid(5)
-	c, err := m.Look(m.Sys.Init(), steps, status, &cur)
+	c, err := m.Look(m.Sys.Init(), steps, status, make([]int, 2), &cur)
 	if err != nil || c.Enabled != 2 || c.Moves != 2 || cur != -1 {
 		t.Fatalf("Look: %+v, %v", c, err)
 	}
@@ -61,7 +61,7 @@ func TestUnchanged(t *testing.T) {
 		s := m.Sys.Init()
 		b := Baseline{Steps: make([]ts.Step, 2), Status: make([]ts.Status, 2)}
 		cur := ts.Tid(-1)
-		if _, err := m.Look(s, b.Steps, b.Status, &cur); err != nil {
+		if _, err := m.Look(s, b.Steps, b.Status, make([]int, 2), &cur); err != nil {
 			t.Fatal(err)
 		}
 		taken := []ts.Move{{Thread: 0}, {Thread: 1}}

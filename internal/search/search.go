@@ -51,17 +51,19 @@ func threads[S any](sys ts.TransitionSystem[S]) (n int, err error) {
 
 // Look fills steps and status with every thread's next step and status at s
 // and counts the enabled and blocked threads. It is for strategies that do
-// not support the extended model yet: a step of several objects or
-// outcomes, or an Idle thread, is an error wrapping ts.ErrUnsupported.
+// not support the extended model yet: a step of several objects, a
+// transition of several outcomes or an Idle thread is an error wrapping
+// ts.ErrUnsupported.
 // *current names the thread whose Next is running, for the violation a panic
 // becomes; Look leaves it -1. A step or status outside the defined values is
 // an error wrapping ts.ErrBadStep; its Schedule is for the caller to fill
 // (WithSchedule).
 func Look[S any](sys ts.TransitionSystem[S], s S, steps []ts.Step, status []ts.Status, current *ts.Tid) (enabled, blocked int, err error) {
+	chooser, _ := sys.(ts.Chooser[S])
 	for t := range ts.Tid(len(status)) {
 		*current = t
 		step, st := sys.Next(s, t)
-		if err := validate(t, step, st, false); err != nil {
+		if err := validate(t, step, st); err != nil {
 			*current = -1
 			return 0, 0, err
 		}
@@ -70,8 +72,8 @@ func Look[S any](sys ts.TransitionSystem[S], s S, steps []ts.Step, status []ts.S
 			err = fmt.Errorf("%w: thread %d is Idle", ts.ErrUnsupported, t)
 		case st != ts.Finished && !step.Single():
 			err = fmt.Errorf("%w: thread %d's step touches several objects (%v)", ts.ErrUnsupported, t, step)
-		case st != ts.Finished && step.NumOutcomes() > 1:
-			err = fmt.Errorf("%w: thread %d's step has %d outcomes", ts.ErrUnsupported, t, step.NumOutcomes())
+		case st == ts.Enabled && chooser != nil && chooser.Outcomes(s, t) > 1:
+			err = fmt.Errorf("%w: thread %d's transition has %d outcomes", ts.ErrUnsupported, t, chooser.Outcomes(s, t))
 		}
 		if err != nil {
 			*current = -1
@@ -91,19 +93,13 @@ func Look[S any](sys ts.TransitionSystem[S], s S, steps []ts.Step, status []ts.S
 
 // validate returns the ts.ErrBadStep error for a step or status outside the
 // defined values, or nil.
-func validate(t ts.Tid, step ts.Step, st ts.Status, chooser bool) error {
-	detail := ""
-	switch {
-	case !st.Valid():
-		detail = fmt.Sprintf("Next returned status %v", st)
-	case st == ts.Finished:
+func validate(t ts.Tid, step ts.Step, st ts.Status) error {
+	if st.Valid() && (st == ts.Finished || step.Valid()) {
 		return nil
-	case step.Validate() != nil:
+	}
+	detail := fmt.Sprintf("Next returned status %v", st)
+	if st.Valid() {
 		detail = fmt.Sprintf("Next returned step %v: %v", step, step.Validate())
-	case step.NumOutcomes() > 1 && !chooser:
-		detail = fmt.Sprintf("Next returned a step of %d outcomes, but the system does not implement ts.Chooser", step.NumOutcomes())
-	default:
-		return nil
 	}
 	return &ts.SystemError{Err: ts.ErrBadStep, Thread: t, Detail: detail}
 }

@@ -57,7 +57,22 @@ func (w *Watch) Cancelled() bool {
 		return true
 	}
 	w.polls++
-	if w.polls%PollEvery == 0 && w.ctx != nil && w.ctx.Err() != nil {
+	if w.polls%PollEvery != 0 {
+		return false
+	}
+	return w.poll()
+}
+
+// Flag reports whether the cancellation flag is set: one atomic load, for
+// the hot path of a search, which calls Poll every PollEvery transitions.
+func (w *Watch) Flag() bool { return w.cancelled.Load() }
+
+// Poll asks the context itself whether it is done, and sets the flag if so.
+func (w *Watch) Poll() bool { return w.poll() }
+
+// poll asks the context itself.
+func (w *Watch) poll() bool {
+	if w.ctx != nil && w.ctx.Err() != nil {
 		w.cancelled.Store(true)
 		return true
 	}

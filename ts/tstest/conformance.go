@@ -90,12 +90,14 @@ func Conformance[S any](t TB, sys ts.TransitionSystem[S], opt ConformanceOptions
 //   - Next, Apply, ApplyOutcome, Check, Invariant and Hash are
 //     deterministic: two calls agree.
 //   - Next returns a defined Status and, for a thread that has not finished,
-//     a valid step (ts.Step.Validate); a step of several outcomes only from
-//     a ts.Chooser, whose ApplyOutcome(s, t, 0) equals Apply(s, t).
+//     a valid step (ts.Step.Validate); a ts.Chooser's Outcomes is at least 1
+//     for an enabled thread, and its ApplyOutcome(s, t, 0) equals
+//     Apply(s, t).
 //   - Apply does not modify its argument: s is compared with the state
 //     rebuilt by replaying its schedule from Init.
 //   - A Finished thread is Finished in every successor, and another
-//     thread's transition changes a thread's status at most, never its step.
+//     thread's transition changes a thread's status at most, never its step
+//     or (for a thread enabled before and after) its number of outcomes.
 //   - For a thread u enabled at s and any thread t whose steps are
 //     independent of u's, u's transition leaves t's status as it was (an
 //     Idle or Blocked thread is woken only by a transition dependent with
@@ -353,6 +355,7 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 	}
 	steps := make([]ts.Step, c.n)
 	status := make([]ts.Status, c.n)
+	outs := make([]int, c.n)
 	enabled := false
 	for t := range ts.Tid(c.n) {
 		var st1, st2 ts.Step
@@ -370,13 +373,25 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 		case ss1 != ts.Finished && st1.Validate() != nil:
 			c.report(ts.ErrBadStep, t, sched, "Next returned step %v: %v", st1, st1.Validate())
 			return nil
-		case ss1 != ts.Finished && st1.NumOutcomes() > 1 && c.chooser == nil:
-			c.report(ts.ErrBadStep, t, sched, "Next returned a step of %d outcomes, but the system does not implement ts.Chooser", st1.NumOutcomes())
-			return nil
 		}
 		steps[t], status[t] = c.inv.Mark(st1), ss1
 		if ss1 == ts.Finished {
 			continue
+		}
+		outs[t] = 1
+		if c.chooser != nil {
+			var o1, o2 int
+			if !c.safe(t, sched, "Outcomes", func() { o1, o2 = c.chooser.Outcomes(s, t), c.chooser.Outcomes(s, t) }) {
+				return nil
+			}
+			if o1 != o2 {
+				c.report(ts.ErrNondeterministic, t, sched, "two calls of Outcomes on one state returned %d and %d", o1, o2)
+			}
+			if ss1 == ts.Enabled && o1 < 1 {
+				c.report(ts.ErrBadStep, t, sched, "Outcomes returned %d, want at least 1", o1)
+				return nil
+			}
+			outs[t] = o1
 		}
 		enabled = enabled || ss1 == ts.Enabled
 		if c.describer != nil {
@@ -399,7 +414,7 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 		if status[t] != ts.Enabled {
 			continue
 		}
-		for o := range steps[t].NumOutcomes() {
+		for o := range outs[t] {
 			m := ts.Move{Thread: t, Outcome: o}
 			var c1, c2 S
 			if !c.safe(t, sched, "Apply", func() { c1 = c.apply(s, m) }) {
@@ -458,10 +473,19 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 				}
 				var step ts.Step
 				var st ts.Status
-				if !c.safe(t, cs, "Next", func() { step, st = c.sys.Next(ch.s, t) }) {
+				k := 1
+				if !c.safe(t, cs, "Next", func() {
+					step, st = c.sys.Next(ch.s, t)
+					if c.chooser != nil && st == ts.Enabled && status[t] == ts.Enabled {
+						k = c.chooser.Outcomes(ch.s, t)
+					}
+				}) {
 					continue
 				}
 				step = c.inv.Mark(step)
+				if st == ts.Enabled && status[t] == ts.Enabled && k != outs[t] {
+					c.report(ErrStepChanged, t, sched, "its transition had %d outcomes, and %d after thread %d moved", outs[t], k, u)
+				}
 				switch {
 				case status[t] == ts.Finished && st != ts.Finished:
 					c.report(ErrUnfinished, t, sched, "finished, then %v with step %v after thread %d moved", st, step, u)
@@ -487,7 +511,7 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 			for _, a := range byThread[t] {
 				for _, b := range byThread[u] {
 					if a.ok && b.ok {
-						c.diamond(sched, a, b, steps)
+						c.diamond(sched, a, b, steps, outs)
 					}
 				}
 			}
@@ -502,7 +526,7 @@ func sameAnswer(a ts.Step, as ts.Status, b ts.Step, bs ts.Status) bool {
 
 // diamond checks that the independent moves a and b at the state reached by
 // sched commute.
-func (c *conformance[S]) diamond(sched ts.Schedule, a, b child[S], steps []ts.Step) {
+func (c *conformance[S]) diamond(sched ts.Schedule, a, b child[S], steps []ts.Step, outs []int) {
 	var after [2]S
 	for i, p := range [2][2]child[S]{{a, b}, {b, a}} {
 		first, second := p[0], p[1]
@@ -521,7 +545,7 @@ func (c *conformance[S]) diamond(sched ts.Schedule, a, b child[S], steps []ts.St
 	}
 	if eq, ok := c.eq(after[0], after[1], a.m.Thread, sched); ok && !eq {
 		out := func(m ts.Move) string {
-			if steps[m.Thread].NumOutcomes() > 1 {
+			if outs[m.Thread] > 1 {
 				return fmt.Sprintf(" (outcome %d)", m.Outcome)
 			}
 			return ""

@@ -43,8 +43,8 @@ func TraceKey[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (string, err
 		if status != ts.Enabled {
 			return "", fmt.Errorf("step %d of %v: thread %d is %v: %w", i, sched, t, status, ts.ErrNotEnabled)
 		}
-		if m.Outcome < 0 || m.Outcome >= step.NumOutcomes() || (m.Outcome > 0 && chooser == nil) {
-			return "", fmt.Errorf("step %d of %v: outcome %d of %d: %w", i, sched, m.Outcome, step.NumOutcomes(), ts.ErrNotEnabled)
+		if k := outcomes(sys, s, t); m.Outcome < 0 || m.Outcome >= k {
+			return "", fmt.Errorf("step %d of %v: outcome %d of %d: %w", i, sched, m.Outcome, k, ts.ErrNotEnabled)
 		}
 		step = inv.Mark(step)
 		b.Reset()

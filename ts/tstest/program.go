@@ -399,13 +399,9 @@ func (p *Program) Next(s State, t ts.Tid) (ts.Step, ts.Status) {
 		}
 		return step, ts.Enabled
 	case KPick:
-		step := varStep(in.X, ts.Read)
-		step.Outcomes = uint16(in.K)
-		return step, ts.Enabled
+		return varStep(in.X, ts.Read), ts.Enabled
 	case KStoreMaybe:
-		step := varStep(in.X, ts.Write)
-		step.Outcomes = 2
-		return step, ts.Enabled
+		return varStep(in.X, ts.Write), ts.Enabled
 	case KAwait, KWait:
 		step := ts.Step{Obj: ts.Obj(in.X), Op: ts.Read, Sync: true}
 		if int(s.mem[in.X]) != in.K {
@@ -425,6 +421,22 @@ func (p *Program) Next(s State, t ts.Tid) (ts.Step, ts.Status) {
 // local ones after it (with outcome 0, for Pick and StoreMaybe).
 func (p *Program) Apply(s State, t ts.Tid) State { return p.ApplyOutcome(s, t, 0) }
 
+// Outcomes returns the number of outcomes of thread t's next transition:
+// k for Pick(r, x, k), 2 for StoreMaybe, 1 otherwise.
+func (p *Program) Outcomes(s State, t ts.Tid) int {
+	in, ok := p.current(s.mem, t)
+	if !ok {
+		return 1
+	}
+	switch in.Kind {
+	case KPick:
+		return in.K
+	case KStoreMaybe:
+		return 2
+	}
+	return 1
+}
+
 // ApplyOutcome runs thread t's next transition with outcome c: Pick adds c
 // to the value read, StoreMaybe writes for c = 0 and loses the write for
 // c = 1; the other instructions have the one outcome 0.
@@ -433,15 +445,8 @@ func (p *Program) ApplyOutcome(s State, t ts.Tid, c int) State {
 	if !ok {
 		panic(fmt.Sprintf("tstest: Apply of thread %d, which has finished", t))
 	}
-	outcomes := 1
-	switch in.Kind {
-	case KPick:
-		outcomes = in.K
-	case KStoreMaybe:
-		outcomes = 2
-	}
-	if c < 0 || c >= outcomes {
-		panic(fmt.Sprintf("tstest: outcome %d of thread %d's %s, which has %d", c, t, p.instrString(in), outcomes))
+	if outcomes := p.Outcomes(s, t); c < 0 || c >= outcomes {
+		panic(fmt.Sprintf("tstest: outcome %d of thread %d's %s, which has %d", c, t, p.instrString(in), p.Outcomes(s, t)))
 	}
 	mem := make([]uint8, len(s.mem))
 	copy(mem, s.mem)

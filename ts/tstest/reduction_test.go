@@ -108,7 +108,11 @@ func (d dfs[S]) explore(ctx context.Context, sys ts.TransitionSystem[S], opt ts.
 					childSleep = append(childSleep, u)
 				}
 			}
-			for o := range steps[t].NumOutcomes() {
+			outs := 1
+			if chooser != nil {
+				outs = chooser.Outcomes(s, t)
+			}
+			for o := range outs {
 				sched = append(sched, ts.Move{Thread: t, Outcome: o})
 				res.Transitions++
 				child := sys.Apply(s, t)

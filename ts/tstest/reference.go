@@ -184,6 +184,15 @@ func collect[S any](ctx context.Context, sys ts.TransitionSystem[S], explore Exp
 	return out, err
 }
 
+// outcomes returns the number of outcomes of t's transition at s: 1 unless
+// the system is a ts.Chooser.
+func outcomes[S any](sys ts.TransitionSystem[S], s S, t ts.Tid) int {
+	if c, ok := sys.(ts.Chooser[S]); ok {
+		return c.Outcomes(s, t)
+	}
+	return 1
+}
+
 // apply takes move m at s: Apply for outcome 0, ApplyOutcome otherwise.
 func apply[S any](sys ts.TransitionSystem[S], s S, m ts.Move) S {
 	if m.Outcome == 0 {
@@ -225,12 +234,11 @@ func (w *walker[S]) walk(sched ts.Schedule) (final S, preempts int, err error) {
 		if t < 0 || int(t) >= w.n {
 			return final, 0, fmt.Errorf("schedule %v: step %d moves thread %d of %d", sched, i, t, w.n)
 		}
-		step, st := w.sys.Next(s, t)
-		if st != ts.Enabled {
+		if _, st := w.sys.Next(s, t); st != ts.Enabled {
 			return final, 0, fmt.Errorf("schedule %v: step %d moves thread %d, which is %v", sched, i, t, st)
 		}
-		if m.Outcome < 0 || m.Outcome >= step.NumOutcomes() {
-			return final, 0, fmt.Errorf("schedule %v: step %d takes outcome %d of %d", sched, i, m.Outcome, step.NumOutcomes())
+		if k := outcomes(w.sys, s, t); m.Outcome < 0 || m.Outcome >= k {
+			return final, 0, fmt.Errorf("schedule %v: step %d takes outcome %d of %d", sched, i, m.Outcome, k)
 		}
 		p := w.pre[i]
 		if i > 0 && sched[i-1].Thread != t {
@@ -272,7 +280,6 @@ func leastPreemptions[S any](ctx context.Context, sys ts.TransitionSystem[S], ke
 	dist[nodeKey{k0, -1}] = 0
 	buckets := [][]item{{{s0, k0, -1}}}
 	status := make([]ts.Status, n)
-	steps := make([]ts.Step, n)
 	for d := 0; d < len(buckets); d++ {
 		for i := 0; i < len(buckets[d]); i++ {
 			it := buckets[d][i]
@@ -289,7 +296,7 @@ func leastPreemptions[S any](ctx context.Context, sys ts.TransitionSystem[S], ke
 				continue
 			}
 			for t := range ts.Tid(n) {
-				steps[t], status[t] = sys.Next(it.s, t)
+				_, status[t] = sys.Next(it.s, t)
 			}
 			for t := range ts.Tid(n) {
 				if status[t] != ts.Enabled {
@@ -299,7 +306,7 @@ func leastPreemptions[S any](ctx context.Context, sys ts.TransitionSystem[S], ke
 				if it.last >= 0 && it.last != t && status[it.last] == ts.Enabled {
 					nd++
 				}
-				for o := range steps[t].NumOutcomes() {
+				for o := range outcomes(sys, it.s, t) {
 					c := apply(sys, it.s, ts.Move{Thread: t, Outcome: o})
 					ck := key(c)
 					nk := nodeKey{ck, t}
