@@ -409,8 +409,10 @@ type TransitionSystem[S any] interface {
 // them.
 type Chooser[S any] interface {
 	// Outcomes returns the number of outcomes of thread t's next transition
-	// at s, at least 1. Like the step, it depends only on the thread's own
-	// transitions: another thread's transition never changes it.
+	// at s, at least 1, also when t is Blocked or Idle (dynamic partial-order
+	// reduction plans the transitions of waiting threads too). Like the step,
+	// it depends only on the thread's own transitions: another thread's
+	// transition never changes it.
 	Outcomes(s S, t Tid) int
 	// ApplyOutcome returns the state after thread t takes outcome c of its
 	// next transition at s, 0 <= c < Outcomes(s, t). It follows Apply's

@@ -73,9 +73,9 @@ type Counts struct {
 }
 
 // Look fills steps and status with every thread's next step (marked) and
-// status at s, and outs with the number of outcomes of each enabled
-// thread's transition (1 for the others, and for every thread of a system
-// that is not a ts.Chooser). *current names the thread whose Next is
+// status at s, and outs with the number of outcomes of each unfinished
+// thread's transition (1 for finished threads, and for every thread of a
+// system that is not a ts.Chooser). *current names the thread whose Next is
 // running, for the violation a panic becomes; Look leaves it -1. A step or
 // status outside the defined values, or a number of outcomes below 1, is an
 // error wrapping ts.ErrBadStep; its Schedule is for the caller to fill
@@ -89,16 +89,16 @@ func (m *Model[S]) Look(s S, steps []ts.Step, status []ts.Status, outs []int, cu
 			return c, err
 		}
 		steps[t], status[t], outs[t] = m.Inv.Mark(step), st, 1
+		if m.Chooser != nil && st != ts.Finished {
+			if outs[t] = m.Chooser.Outcomes(s, t); outs[t] < 1 {
+				*current = -1
+				return c, &ts.SystemError{Err: ts.ErrBadStep, Thread: t,
+					Detail: fmt.Sprintf("Outcomes returned %d, want at least 1", outs[t])}
+			}
+		}
 		switch st {
 		case ts.Enabled:
 			c.Enabled++
-			if m.Chooser != nil {
-				if outs[t] = m.Chooser.Outcomes(s, t); outs[t] < 1 {
-					*current = -1
-					return c, &ts.SystemError{Err: ts.ErrBadStep, Thread: t,
-						Detail: fmt.Sprintf("Outcomes returned %d, want at least 1", outs[t])}
-				}
-			}
 			c.Moves += outs[t]
 		case ts.Blocked:
 			c.Blocked++
@@ -218,10 +218,10 @@ func sameAnswer(a ts.Step, as ts.Status, b ts.Step, bs ts.Status) bool {
 	return as == bs && (as == ts.Finished || a.Equal(b))
 }
 
-// sameOutcomes reports whether an enabled thread u has at s the number of
-// outcomes b recorded.
+// sameOutcomes reports whether an unfinished thread u has at s the number
+// of outcomes b recorded.
 func (m *Model[S]) sameOutcomes(s S, u ts.Tid, b Baseline) bool {
-	if m.Chooser == nil || b.Outs == nil || b.Status[u] != ts.Enabled {
+	if m.Chooser == nil || b.Outs == nil || b.Status[u] == ts.Finished {
 		return true
 	}
 	return m.Chooser.Outcomes(s, u) == b.Outs[u]

@@ -387,7 +387,7 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 			if o1 != o2 {
 				c.report(ts.ErrNondeterministic, t, sched, "two calls of Outcomes on one state returned %d and %d", o1, o2)
 			}
-			if ss1 == ts.Enabled && o1 < 1 {
+			if o1 < 1 {
 				c.report(ts.ErrBadStep, t, sched, "Outcomes returned %d, want at least 1", o1)
 				return nil
 			}
@@ -476,14 +476,14 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 				k := 1
 				if !c.safe(t, cs, "Next", func() {
 					step, st = c.sys.Next(ch.s, t)
-					if c.chooser != nil && st == ts.Enabled && status[t] == ts.Enabled {
+					if c.chooser != nil && st != ts.Finished && status[t] != ts.Finished {
 						k = c.chooser.Outcomes(ch.s, t)
 					}
 				}) {
 					continue
 				}
 				step = c.inv.Mark(step)
-				if st == ts.Enabled && status[t] == ts.Enabled && k != outs[t] {
+				if st != ts.Finished && status[t] != ts.Finished && k != outs[t] {
 					c.report(ErrStepChanged, t, sched, "its transition had %d outcomes, and %d after thread %d moved", outs[t], k, u)
 				}
 				switch {
