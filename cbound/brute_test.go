@@ -1,6 +1,7 @@
 package cbound
 
 import (
+	"context"
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
 )
@@ -91,7 +92,7 @@ func Within(m map[string]int, c int) int {
 // CBAt replays sched and returns, computed by the package's dynamic program,
 // CB(s, t) for every thread t enabled at the state s it reaches, and CB(s).
 func CBAt[S any](sys ts.TransitionSystem[S], sched ts.Schedule, memoCost int64) (map[ts.Tid]int, int, error) {
-	e, err := newHBSearch(nil, sys, Options{MemoCost: memoCost, eagerCache: true}, false)
+	e, err := newHBSearch(context.Background(), sys, Options{MemoCost: memoCost, eagerCache: true}, false)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -385,7 +385,7 @@ func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
 	en, bad := e.replayPrefix(p)
 	m.l1en[key] = enEntry{en, bad}
 	if m.cache != nil {
-		m.cache.Set(l2Key(key), memoVal{check: key.h2, en: en, bad: bad}, int64(64+8*len(en.Bytes())))
+		m.cache.Set(l2Key(key), memoVal{check: key.h2, en: en, bad: bad}, int64(64+8*len(en.Words())))
 		if m.eager {
 			m.cache.Wait()
 		}

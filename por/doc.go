@@ -8,10 +8,10 @@
 //   - [Sleep] (strategy name "sleep"): depth-first search with sleep sets
 //     (Godefroid). Never explores more executions than ts.Explore.
 //   - [DPOR] ("dpor"): dynamic partial-order reduction (Flanagan and
-//     Godefroid, POPL 2005) with vector clocks and sleep sets, the backtrack
-//     rule of PAPER-NOTES section 3 (blocked threads' next steps count;
-//     dependent, co-enabled transitions not happening before the thread; the
-//     set E) and the lock refinement of co-enabledness. inspect-2.3.1: 3
+//     Godefroid, POPL 2005) with vector clocks and sleep sets, their
+//     backtrack rule (blocked threads' next steps count; dependent,
+//     co-enabled transitions not happening before the thread; the set E)
+//     and the lock refinement of co-enabledness. inspect-2.3.1: 3
 //     executions; locks3: 6.
 //   - [ODPOR] ("odpor"): optimal DPOR with source sets and wakeup trees
 //     (Abdulla, Aronis, Jonsson and Sagonas, POPL 2014): one execution per
@@ -27,12 +27,40 @@
 // Every strategy reaches every terminal state (deadlocks included) that
 // ts.Explore reaches, and finds every violation it finds: failed checks
 // (assertions a thread evaluates over its own history, as weft's Checker
-// contract asks), deadlocks and panics. SDPOR is compared with
-// ts.ExploreStateful and calls OnTerminal once per distinct state. They do
-// not look for data races, and a global invariant over intermediate states
-// may be skipped (see ts.Checker). All of this is property-tested against the
-// reference searches on random programs with locks, awaits, atomic
-// read-modify-writes, branches and assertions (tstest.Programs).
+// contract asks), violated global invariants (ts.Invariant), deadlocks and
+// panics. SDPOR is compared with ts.ExploreStateful and calls OnTerminal
+// once per distinct state. They do not look for data races. All of this is
+// property-tested against the reference searches on random programs of the
+// whole model (tstest.Programs): locks, awaits, atomic read-modify-writes,
+// branches and assertions, transitions of several objects (ts.Step.Also),
+// transitions with several outcomes (ts.Chooser), threads that wait Idle,
+// objects with both synchronization and plain accesses, and invariants.
+//
+// The whole model is supported:
+//
+//   - A step of several objects is dependent with another step when any of
+//     its accesses is (ts.Dependent); its races are found on each object.
+//   - A transition with several outcomes is explored with each of them.
+//     Outcomes are different Mazurkiewicz traces, so ODPOR explores one
+//     execution per (trace, outcome choice); Sleep, DPOR and SDPOR take
+//     every outcome of a thread wherever they take the thread.
+//   - A global invariant declares what it reads (ts.InvariantReads); a
+//     transition that writes there counts as dependent with every other
+//     such transition, so no interleaving the invariant can tell apart is
+//     merged. Without InvariantReads every transition counts as writing
+//     what the invariant reads, which is sound and reduces nothing.
+//   - Threads that wait Idle end an execution normally; with
+//     Options.IgnoreDeadlocks no end is a deadlock, and Result.Finds says so.
+//
+// # The contract check
+//
+// Wherever a state had two moves or more, the search checks, when it leaves
+// the state, that the state is still what it was: the same hash (with
+// ts.Hasher, plus one thread's Next again, a different one at each depth),
+// or else every thread's next step again. An Apply that modified its
+// argument, or a Next that is not a function of the state, stops the search
+// with ts.ErrMutated or ts.ErrNondeterministic, as ts.Explore does, also
+// where the reduction took only one of the moves.
 //
 // Result.Executions counts executions that end in a terminal state or a
 // violation (and, for SDPOR, at a visited state); an execution cut because
@@ -56,7 +84,7 @@
 // # Where the papers were wrong or silent, and what we do
 //
 //   - The thesis's Figure 2.1 backtrack rule is a shortcut; we use Flanagan
-//     and Godefroid's, as the notes ask (with the happens-before test), but
+//     and Godefroid's (with the happens-before test), but
 //     for every racing transition, not only the latest: with sleep sets the
 //     latest-only rule lost a terminal state on a random program with an
 //     await (kept as a rapid regression file).

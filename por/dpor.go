@@ -12,7 +12,7 @@ import (
 // partial-order reduction for model checking software" (POPL 2005), with
 // happens-before tracked by vector clocks and with sleep sets, as Figure 2.1
 // of Yu Yang's thesis (Utah, 2009) presents it, but with the paper's
-// backtrack rule rather than the thesis's shortcut (PAPER-NOTES, section 3).
+// backtrack rule rather than the shortcut of Yang's thesis.
 //
 // At every state s of the execution S, for every thread p that has a next
 // step next(s,p), enabled or blocked, and for every transition i of S that is
@@ -23,7 +23,7 @@ import (
 // (see backtrackAt for which), or every enabled thread if E is empty. A frame
 // then explores its backtrack set, less the threads asleep.
 //
-// Flanagan and Godefroid take only the latest such i (the rule of the notes)
+// Flanagan and Godefroid take only the latest such i
 // and count on the exploration it starts to reach the earlier ones. With
 // sleep sets that exploration can be cut short: the thread it needs first
 // may be asleep there, its sleep covering other executions than the one
@@ -160,30 +160,37 @@ func (e *explorer[S]) addBacktrack(f *frame[S], q ts.Tid) {
 }
 
 // racesOf applies the backtrack rule to every transition that races with
-// thread p's step st (p's clock cp, p holding the locks hp): dependent, may be
-// co-enabled, and not happening before p. Flanagan and Godefroid take only the
-// latest and count on the exploration it starts to find the earlier ones;
-// with sleep sets that exploration may be cut (the thread it starts with can
-// be asleep), so we take them all, as source-DPOR does.
+// thread p's step st (p's clock cp, p holding the locks hp): dependent on one
+// of the objects st touches, may be co-enabled, and not happening before p.
+// Flanagan and Godefroid take only the latest and count on the exploration
+// it starts to find the earlier ones; with sleep sets that exploration may
+// be cut (the thread it starts with can be asleep), so we take them all, as
+// source-DPOR does. Along each object's chain the scan stops at the first
+// write that happens before p, since everything before it on the object does
+// too.
 func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
-	j, ok := e.objLast[st.Obj]
-	if !ok {
-		return
-	}
 	e.pendingStep = st
-	for ; j >= 0; j = e.ev[j].prevObj {
-		x := &e.ev[j]
-		if x.t != p && !ts.Dependent(x.step, st) {
+	for a := range st.NumAccesses() {
+		acc := st.At(a)
+		j, ok := e.objLast[acc.Obj]
+		if !ok {
 			continue
 		}
-		if e.covers(cp, j) {
-			if x.step.Op != ts.Read {
-				return
+		for ; j >= 0; j = e.ev[j].prevOn(acc.Obj) {
+			x := &e.ev[j]
+			op, _ := x.step.OpOn(acc.Obj)
+			if x.t != p && op == ts.Read && acc.Op == ts.Read {
+				continue // two reads
 			}
-			continue
-		}
-		if x.t != p && e.coEnabled(j, st, hp) {
-			e.backtrackAt(j, p, cp)
+			if e.covers(cp, j) {
+				if op != ts.Read {
+					break
+				}
+				continue
+			}
+			if x.t != p && e.coEnabled(j, st, hp) {
+				e.backtrackAt(j, p, cp)
+			}
 		}
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
+	"unsafe"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -15,9 +15,18 @@ import (
 
 // The four strategies share one depth-first engine: a stack of frames (the
 // states of the current execution) and, between frame i and frame i+1, the
-// event i (the transition taken), with its vector clock and the locks its
-// thread held. What differs is which threads a frame explores (mode) and
-// what the engine does at each state it reaches.
+// event i (the move taken: a thread and the outcome of its transition), with
+// its vector clock and the locks its thread held. What differs is which
+// moves a frame explores (mode) and what the engine does at each state it
+// reaches.
+//
+// A step may touch several objects: every per-object structure (the chains
+// of events per object behind the vector clocks, the race scans, the locks
+// held) takes each access of a step. A transition may have several outcomes:
+// Sleep, DPOR and SDPOR explore all outcomes of a thread they take, one
+// after the other, and a thread in a sleep or backtrack set stands for all of
+// them; ODPOR plans single events (a thread and an outcome), since two
+// outcomes are two Mazurkiewicz traces.
 
 type mode uint8
 
@@ -28,40 +37,60 @@ const (
 	modeSDPOR
 )
 
-var modeNames = [...]string{modeSleep: "sleep", modeDPOR: "dpor", modeODPOR: "odpor", modeSDPOR: "sdpor"}
-
 // event is one transition of the current execution.
 type event struct {
 	t          ts.Tid
+	out        int // the outcome taken
 	step       ts.Step
-	n          uint32   // the thread's n-th event, from 1
-	clock      hb.VC    // happens-before clock: clock[u] events of u happen before or are this one
-	prevObj    int32    // the previous event on the same object, or -1
-	prevThread int32    // the thread's previous event, or -1
-	held       []ts.Obj // locks the thread held before this step (a multiset)
+	n          uint32  // the thread's n-th event, from 1
+	clock      hb.VC   // happens-before clock: clock[u] events of u happen before or are this one
+	prev       []int32 // prev[i]: the previous event on the object of the step's i-th access, or -1
+	prevThread int32   // the thread's previous event, or -1
+	held       []ts.Obj
+}
+
+// prevOn returns the previous event on object o, which x touches.
+func (x *event) prevOn(o ts.Obj) int32 {
+	if x.step.Obj == o {
+		return x.prev[0]
+	}
+	for i, a := range x.step.Also {
+		if a.Obj == o {
+			return x.prev[i+1]
+		}
+	}
+	panic("por: event does not touch the object")
 }
 
 // frame is a state of the current execution.
 type frame[S any] struct {
 	state  S
 	hash   uint64
+	hashed bool // hash holds the state's hash, the baseline of the contract check
+	multi  bool // the state has two moves or more: the contract is checked at pop
 	steps  []ts.Step
 	status []ts.Status
+	outs   []int    // each unfinished thread's number of outcomes
 	count  []uint32 // events of each thread before this state
-	// sleep holds the threads asleep here and, as the search goes on, those
-	// explored from here (the two play the same part).
-	sleep bitset.BitSet
-	bt    bitset.BitSet // DPOR, SDPOR: the backtrack set
-	last  ts.Tid        // the thread whose transition reached this state, or -1
-	root  int32         // ODPOR: the wakeup tree's root node
-	cur   int32         // ODPOR: the child being explored, or -1
-	tried bool          // ODPOR: a branch has been taken from here
+	// sleep holds the threads asleep here with every outcome and, as the
+	// search goes on, those explored from here (the two play the same
+	// part). ODPOR keeps single outcomes of threads with several in
+	// psleep.
+	sleep  bitset.BitSet
+	psleep []wev
+	bt     bitset.BitSet // DPOR, SDPOR: the backtrack set
+	last   ts.Tid        // the thread whose transition reached this state, or -1
+	run    ts.Tid        // Sleep, DPOR, SDPOR: the thread whose outcomes are being taken, or -1
+	out    int           // its next outcome
+	root   int32         // ODPOR: the wakeup tree's root node
+	cur    int32         // ODPOR: the child being explored, or -1
+	tried  bool          // ODPOR: a branch has been taken from here
+	taken  []ts.Move     // the moves taken from here, for the contract check
 }
 
 type explorer[S any] struct {
+	m        *search.Model[S]
 	sys      ts.TransitionSystem[S]
-	checker  ts.Checker[S]
-	hasher   ts.Hasher[S]
 	ctx      context.Context
 	opt      Options
 	res      *ts.Result
@@ -79,23 +108,24 @@ type explorer[S any] struct {
 	held    [][]ts.Obj
 	zero    hb.VC
 
-	nextSleep bitset.BitSet // the sleep set of the state being visited
-	nextRoot  int32         // ODPOR: the wakeup subtree of the state being visited
+	nextSleep  bitset.BitSet // the sleep set of the state being visited
+	nextPsleep []wev         // ODPOR: its single outcomes asleep
+	nextRoot   int32         // ODPOR: the wakeup subtree of the state being visited
 
 	// ODPOR
 	wt          wtree
 	raceFrom    int   // the first event whose races have not been analysed
 	seqBuf      []wev // reused wakeup sequences
-	cands       []int32
+	cands       []cand
 	reinsert    [][]wev
 	replaySched ts.Schedule // feasibility replays
 	replays     int64
 	infeasible  int64               // wakeup-tree branches found not enabled
-	blockedObjs map[ts.Obj]struct{} // objects of steps seen Blocked
+	blockedObjs map[ts.Obj]struct{} // objects of steps seen waiting
 	strict      bool                // a check has failed: weak initials by initials only
 
 	// SDPOR
-	visited map[uint64]uint8 // 1 on the stack, 2 explored
+	visited map[uint64]uint8 // 1 on the stack, 2 explored, 3 explored and failing
 	graph   opGraph
 
 	init        bitset.BitSet // initials, reused
@@ -106,28 +136,36 @@ type explorer[S any] struct {
 	backtracks   int64
 	revisits     int64
 
-	current      ts.Tid
-	pushing      bool
-	lastProgress time.Time
+	current ts.Tid
+	pushing bool
 	search.Outcome
 }
 
+// cand is a race candidate of ODPOR's analysis: an event and the object on
+// which it races.
+type cand struct {
+	j int32
+	o ts.Obj
+}
+
 func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m mode) (ts.Result, error) {
-	res := ts.Result{Bound: ts.NoBound}
+	res := ts.Result{Bound: ts.NoBound, Finds: search.Finds(&opt.Options)}
+	if err := search.Context(ctx); err != nil {
+		return res, err
+	}
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
-	e := &explorer[S]{sys: sys, ctx: ctx, opt: opt, res: &res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1, lastProgress: time.Now()}
-	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
-	e.checker, _ = sys.(ts.Checker[S])
-	e.hasher, _ = sys.(ts.Hasher[S])
-	if m == modeSDPOR && e.hasher == nil {
-		return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
-	}
-	n, err := search.Threads(sys)
+	model, err := search.NewModel(sys)
 	if err != nil {
 		return res, err
 	}
+	e := &explorer[S]{m: model, sys: sys, ctx: ctx, opt: opt, res: &res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
+	if m == modeSDPOR && model.Hasher == nil {
+		return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
+	}
+	n := model.N
 	e.n = n
 	e.zero = hb.NewVC(n)
 	e.thrLast = make([]int32, n)
@@ -141,10 +179,14 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	if m == modeSDPOR {
 		e.visited = make(map[uint64]uint8)
 		e.graph.init()
+		e.States = func() int64 { return int64(len(e.visited)) }
 	}
-	err = e.run()
+	err = e.Drive(e.root, e.loop, e.panicked)
 	if e.visited != nil {
 		res.States = int64(len(e.visited))
+	}
+	if err == nil {
+		err = e.m.ThreadsAgain()
 	}
 	res.Stats = map[string]int64{"sleep-blocked": e.sleepBlocked}
 	switch m {
@@ -160,10 +202,6 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		res.Stats["graph-ops"] = int64(len(e.graph.ops))
 	}
 	return res, err
-}
-
-func (e *explorer[S]) run() error {
-	return e.Drive(e.root, e.loop, e.panicked)
 }
 
 // panicked turns a panic in user code into a violation (search.Outcome.Drive).
@@ -183,9 +221,10 @@ func (e *explorer[S]) panicked(any) {
 
 func (e *explorer[S]) root() {
 	e.nextSleep.ClearAll()
+	e.nextPsleep = e.nextPsleep[:0]
 	e.nextRoot = -1
 	if e.mode == modeODPOR {
-		e.nextRoot = e.wt.alloc(-1, ts.Step{})
+		e.nextRoot = e.wt.alloc(wev{t: -1})
 	}
 	e.visit(e.sys.Init(), -1)
 }
@@ -194,20 +233,39 @@ func (e *explorer[S]) root() {
 func (e *explorer[S]) loop() {
 	for e.depth > 0 && !e.Stop {
 		top := &e.stack[e.depth-1]
-		t := e.pick(top)
-		if t < 0 {
+		mv, ok := e.pick(top)
+		if !ok {
 			e.pop()
 			continue
 		}
 		if e.budgetSpent() {
 			return
 		}
-		e.take(top, t)
+		e.take(top, mv)
 	}
 }
 
-// pick returns the next thread to explore from the top frame, or -1.
-func (e *explorer[S]) pick(f *frame[S]) ts.Tid {
+// pick returns the next move to explore from frame f, if any.
+func (e *explorer[S]) pick(f *frame[S]) (ts.Move, bool) {
+	if e.mode == modeODPOR {
+		return e.pickWakeup(f)
+	}
+	if f.run >= 0 && f.out < f.outs[f.run] {
+		mv := ts.Move{Thread: f.run, Outcome: f.out}
+		f.out++
+		return mv, true
+	}
+	t := e.pickThread(f)
+	if t < 0 {
+		return ts.Move{}, false
+	}
+	f.run, f.out = t, 1
+	return ts.Move{Thread: t}, true
+}
+
+// pickThread returns the next thread Sleep, DPOR or SDPOR explores from f,
+// or -1.
+func (e *explorer[S]) pickThread(f *frame[S]) ts.Tid {
 	switch e.mode {
 	case modeSleep:
 		// The thread that moved last first (no preemption), then by number:
@@ -229,22 +287,27 @@ func (e *explorer[S]) pick(f *frame[S]) ts.Tid {
 				return ts.Tid(u)
 			}
 		}
-	case modeODPOR:
-		return e.pickWakeup(f)
 	}
 	return -1
 }
 
-// take explores thread t's transition from the top frame.
-func (e *explorer[S]) take(top *frame[S], t ts.Tid) {
+// take explores move mv from the top frame.
+func (e *explorer[S]) take(top *frame[S], mv ts.Move) {
 	k := e.depth - 1
-	// The child's sleep set: the threads asleep or explored here whose
-	// steps are independent of t's.
+	t := mv.Thread
+	// The child's sleep set: the threads (and, for ODPOR, single outcomes)
+	// asleep or explored here whose steps are independent of t's.
 	e.nextSleep.ClearAll()
+	e.nextPsleep = e.nextPsleep[:0]
 	if e.mode != modeSDPOR {
 		for u, ok := top.sleep.NextSet(0); ok; u, ok = top.sleep.NextSet(u + 1) {
 			if ts.Tid(u) != t && !ts.Dependent(top.steps[u], top.steps[t]) {
 				e.nextSleep.Set(u)
+			}
+		}
+		for _, x := range top.psleep {
+			if x.t != t && !ts.Dependent(x.step, top.steps[t]) {
+				e.nextPsleep = append(e.nextPsleep, x)
 			}
 		}
 	}
@@ -255,30 +318,41 @@ func (e *explorer[S]) take(top *frame[S], t ts.Tid) {
 	if e.mode == modeODPOR {
 		e.nextRoot = top.cur
 	}
-	e.sched = append(e.sched[:k], ts.Move{Thread: t})
-	e.pushEvent(t, top.steps[t])
+	top.taken = append(top.taken, mv)
+	e.sched = append(e.sched[:k], mv)
+	e.pushEvent(t, mv.Outcome, top.steps[t])
 	e.current, e.pushing = t, true
-	child := e.sys.Apply(top.state, t)
-	e.res.Transitions++
-	if e.hasher != nil {
-		if h := e.hasher.Hash(top.state); h != top.hash {
-			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:k].Clone(),
-				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
-			return
-		}
+	var child S
+	if mv.Outcome == 0 {
+		child = e.sys.Apply(top.state, t)
+	} else {
+		child = e.m.Chooser.ApplyOutcome(top.state, t, mv.Outcome)
 	}
+	e.res.Transitions++
 	if !e.visit(child, t) {
 		e.popEvent()
 	}
 	e.current, e.pushing = -1, false
 }
 
-// pop removes the top frame and the event that reached it.
+// pop removes the top frame and the event that reached it, after checking
+// the contract where the state had several moves.
 func (e *explorer[S]) pop() {
+	f := &e.stack[e.depth-1]
+	if f.multi {
+		// Checked wherever the search could have taken another move, as
+		// ts.Explore does, also where the reduction took only one.
+		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status, Outs: f.outs}
+		if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], f.taken, &e.current); err != nil {
+			e.Fail(err)
+			return
+		}
+	}
 	e.depth--
-	f := &e.stack[e.depth]
 	if e.visited != nil {
-		e.visited[f.hash] = 2
+		if e.visited[f.hash] == 1 {
+			e.visited[f.hash] = 2
+		}
 	}
 	if e.mode == modeODPOR && e.depth == 0 {
 		e.wt.free(f.root)
@@ -288,18 +362,47 @@ func (e *explorer[S]) pop() {
 	}
 }
 
-// pushEvent appends thread t's transition with step st to the execution,
-// computing its clock: program order, and per object the dependent accesses
-// before it (a read follows the last write; a write follows the last write and
-// every read since).
-func (e *explorer[S]) pushEvent(t ts.Tid, st ts.Step) {
+// chunk is how many frames or events the engine allocates at once: their
+// slices come from shared arrays, so that a search allocates a few times per
+// chunk of depth, never per transition.
+const chunk = 32
+
+// growStack adds a chunk of frames to the stack.
+func (e *explorer[S]) growStack() {
+	n := e.n
+	steps := make([]ts.Step, chunk*n)
+	status := make([]ts.Status, chunk*n)
+	outs := make([]int, chunk*n)
+	count := make([]uint32, chunk*n)
+	taken := make([]ts.Move, chunk*(n+1))
+	for i := range chunk {
+		e.stack = append(e.stack, frame[S]{steps: steps[i*n : (i+1)*n : (i+1)*n], status: status[i*n : (i+1)*n : (i+1)*n],
+			outs: outs[i*n : (i+1)*n : (i+1)*n], count: count[i*n : (i+1)*n : (i+1)*n], taken: taken[i*(n+1) : i*(n+1) : (i+1)*(n+1)]})
+	}
+}
+
+// growEvents adds a chunk of event slots to the store.
+func (e *explorer[S]) growEvents() {
+	n := e.n
+	clocks := make([]uint32, chunk*n)
+	prevs := make([]int32, chunk*2)
+	for i := range chunk {
+		e.evStore = append(e.evStore, event{clock: hb.VC(clocks[i*n : (i+1)*n : (i+1)*n]), prev: prevs[2*i : 2*i : 2*i+2]})
+	}
+}
+
+// pushEvent appends thread t's transition with step st and outcome out to
+// the execution, computing its clock: program order, and per object it
+// touches the dependent accesses before it (a read follows the last write; a
+// write follows the last write and every read since).
+func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	i := len(e.ev)
 	if i == len(e.evStore) {
-		e.evStore = append(e.evStore, event{clock: hb.NewVC(e.n)})
+		e.growEvents()
 	}
 	e.ev = e.evStore[:i+1]
 	x := &e.ev[i]
-	x.t, x.step = t, st
+	x.t, x.out, x.step = t, out, st
 	x.prevThread = e.thrLast[t]
 	if p := x.prevThread; p >= 0 {
 		x.n = e.ev[p].n + 1
@@ -309,36 +412,43 @@ func (e *explorer[S]) pushEvent(t ts.Tid, st ts.Step) {
 		x.clock.CopyFrom(e.zero)
 	}
 	x.clock[t] = x.n
-	prev, ok := e.objLast[st.Obj]
-	if !ok {
-		prev = -1
-	}
-	x.prevObj = prev
-	for j := prev; j >= 0; j = e.ev[j].prevObj {
-		y := &e.ev[j]
-		if ts.Dependent(y.step, st) {
-			x.clock.Join(y.clock)
-		}
-		if y.step.Op != ts.Read {
-			break // everything earlier on the object happens before y
-		}
-	}
-	e.objLast[st.Obj] = int32(i)
-	e.thrLast[t] = int32(i)
+	x.prev = x.prev[:0]
 	x.held = append(x.held[:0], e.held[t]...)
-	switch st.Op {
-	case ts.Acquire:
-		e.held[t] = append(e.held[t], st.Obj)
-	case ts.Release:
-		e.held[t] = removeLock(e.held[t], st.Obj)
+	for a := range st.NumAccesses() {
+		acc := st.At(a)
+		prev, ok := e.objLast[acc.Obj]
+		if !ok {
+			prev = -1
+		}
+		x.prev = append(x.prev, prev)
+		for j := prev; j >= 0; j = e.ev[j].prevOn(acc.Obj) {
+			y := &e.ev[j]
+			op, _ := y.step.OpOn(acc.Obj)
+			if op != ts.Read || acc.Op != ts.Read {
+				x.clock.Join(y.clock)
+			}
+			if op != ts.Read {
+				break // everything earlier on the object happens before y
+			}
+		}
+		e.objLast[acc.Obj] = int32(i)
+		switch acc.Op {
+		case ts.Acquire:
+			e.held[t] = append(e.held[t], acc.Obj)
+		case ts.Release:
+			e.held[t] = removeLock(e.held[t], acc.Obj)
+		}
 	}
+	e.thrLast[t] = int32(i)
 }
 
 // popEvent removes the last event of the execution.
 func (e *explorer[S]) popEvent() {
 	i := len(e.ev) - 1
 	x := &e.ev[i]
-	e.objLast[x.step.Obj] = x.prevObj
+	for a := range x.step.NumAccesses() {
+		e.objLast[x.step.At(a).Obj] = x.prev[a]
+	}
 	e.thrLast[x.t] = x.prevThread
 	e.held[x.t] = append(e.held[x.t][:0], x.held...)
 	e.ev = e.ev[:i]
@@ -354,6 +464,12 @@ func removeLock(held []ts.Obj, l ts.Obj) []ts.Obj {
 		}
 	}
 	return held
+}
+
+// acquires reports whether step st acquires lock l.
+func acquires(st ts.Step, l ts.Obj) bool {
+	op, ok := st.OpOn(l)
+	return ok && op == ts.Acquire
 }
 
 // clockOf returns thread t's clock: that of its last event.
@@ -377,38 +493,16 @@ func (e *explorer[S]) covers(c hb.VC, j int32) bool {
 func (e *explorer[S]) coEnabled(j int32, st ts.Step, hp []ts.Obj) bool {
 	x := &e.ev[j]
 	for _, l := range x.held {
-		if slices.Contains(hp, l) || (st.Op == ts.Acquire && st.Obj == l) {
+		if slices.Contains(hp, l) || acquires(st, l) {
 			return false
 		}
 	}
-	return !(x.step.Op == ts.Acquire && slices.Contains(hp, x.step.Obj))
-}
-
-// latestRace returns the latest event of the execution that is dependent and
-// may be co-enabled with thread p's step st and does not happen before p (by
-// p's clock cp), or -1: the event Flanagan and Godefroid's backtrack rule
-// reverses.
-func (e *explorer[S]) latestRace(p ts.Tid, st ts.Step, cp hb.VC, hp []ts.Obj) int32 {
-	j, ok := e.objLast[st.Obj]
-	if !ok {
-		return -1
-	}
-	for ; j >= 0; j = e.ev[j].prevObj {
-		x := &e.ev[j]
-		if x.t != p && !ts.Dependent(x.step, st) {
-			continue // two reads
-		}
-		if e.covers(cp, j) {
-			if x.step.Op != ts.Read {
-				return -1 // everything earlier on the object happens before p too
-			}
-			continue
-		}
-		if x.t != p && e.coEnabled(j, st, hp) {
-			return j
+	for a := range x.step.NumAccesses() {
+		if acc := x.step.At(a); acc.Op == ts.Acquire && slices.Contains(hp, acc.Obj) {
+			return false
 		}
 	}
-	return -1
+	return true
 }
 
 // visit processes a state reached by thread last (or the initial state) and
@@ -421,19 +515,26 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", k)})
 		return false
 	}
-	var h uint64
-	if e.hasher != nil {
-		e.current = -1
-		h = e.hasher.Hash(s)
-	}
 	if e.depth == len(e.stack) {
-		e.stack = append(e.stack, frame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), count: make([]uint32, e.n)})
+		e.growStack()
+		if !e.memoryOK() {
+			return false
+		}
 	}
 	f := &e.stack[e.depth]
-	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
+	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
 	if err != nil {
 		e.Fail(search.WithSchedule(err, e.sched[:k]))
 		return false
+	}
+	var h uint64
+	hashed := false
+	if e.m.Hasher != nil && (e.visited != nil || c.Moves > 1) {
+		// SDPOR's visited table needs every state's hash; the stateless
+		// strategies take one only where they may come back to the state,
+		// as the baseline of the contract check.
+		e.current = -1
+		h, hashed = e.m.Hasher.Hash(s), true
 	}
 	if e.visited != nil {
 		switch e.visited[h] {
@@ -452,11 +553,8 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		e.visited[h] = 2 // 1 once its frame is pushed
 	}
 	e.current = -1
-	var failed error
-	if e.checker != nil {
-		failed = e.checker.Check(s)
-	}
-	ends := failed != nil || enabled == 0
+	failed := e.m.Check(s)
+	ends := failed != nil || c.Enabled == 0
 	if failed != nil {
 		e.strict = true // see ODPOR's documentation
 	}
@@ -474,29 +572,30 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		if e.visited != nil {
 			e.visited[h] = 3
 		}
-	}
-	if failed != nil {
 		e.endExecution()
-		e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: last}, e.sched[:k])
+		failed.Thread = last
+		e.violation(failed, e.sched[:k])
 		return false
 	}
-	if enabled == 0 {
+	if c.Enabled == 0 {
 		e.endExecution()
-		if e.opt.OnTerminal != nil {
-			e.opt.OnTerminal(s, e.sched[:k])
-		}
-		if blocked > 0 {
+		search.Terminal(&e.Outcome, s, e.sched[:k])
+		if search.Deadlock(c, &e.opt.Options) {
 			e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched[:k])
 			return false
 		}
 		e.res.Executions++
 		return false
 	}
-	f.state, f.hash, f.last = s, h, last
+	f.state, f.hash, f.hashed, f.last, f.multi = s, h, hashed, last, c.Moves > 1
+	f.run, f.out = -1, 0
+	f.taken = f.taken[:0]
 	f.sleep.ClearAll()
+	f.psleep = f.psleep[:0]
 	f.bt.ClearAll()
 	if e.mode != modeSDPOR {
 		f.sleep.InPlaceUnion(&e.nextSleep)
+		f.psleep = append(f.psleep, e.nextPsleep...)
 	}
 	if k > 0 {
 		prev := &e.stack[e.depth-1]
@@ -505,43 +604,78 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	} else {
 		clear(f.count)
 	}
-	first := ts.Tid(-1)
-	if last >= 0 && f.status[last] == ts.Enabled && !f.sleep.Test(uint(last)) {
-		first = last // no preemption first
-	} else {
-		for t := range ts.Tid(e.n) {
-			if f.status[t] == ts.Enabled && !f.sleep.Test(uint(t)) {
-				first = t
-				break
-			}
-		}
-	}
 	switch e.mode {
-	case modeDPOR, modeSDPOR:
-		if first >= 0 {
+	case modeSleep, modeDPOR, modeSDPOR:
+		first := e.freeChoice(f)
+		if first < 0 {
+			// Every enabled thread is asleep: what follows was explored from
+			// an equivalent execution.
+			e.sleepBlocked++
+			e.endExecution()
+			return false
+		}
+		if e.mode != modeSleep {
 			f.bt.Set(uint(first))
 		}
 	case modeODPOR:
 		f.root, f.cur, f.tried = e.nextRoot, -1, false
-		if e.wt.nodes[f.root].first < 0 && first >= 0 {
-			e.wt.addChild(f.root, first, f.steps[first])
+		if e.wt.nodes[f.root].first < 0 {
+			if t := e.freeChoice(f); t >= 0 {
+				e.addOutcomes(f, f.root, t)
+			}
 		}
 		if e.wt.nodes[f.root].first < 0 {
-			first = -1
+			e.sleepBlocked++
+			e.endExecution()
+			return false
 		}
-	}
-	if first < 0 {
-		// Every enabled thread is asleep: what follows was explored from
-		// an equivalent execution.
-		e.sleepBlocked++
-		e.endExecution()
-		return false
 	}
 	if e.visited != nil {
 		e.visited[h] = 1
 	}
 	e.depth++
 	return true
+}
+
+// freeChoice returns the thread a frame explores when nothing is planned:
+// the one that moved last if it can go on, else the first enabled thread
+// with an outcome not asleep, or -1.
+func (e *explorer[S]) freeChoice(f *frame[S]) ts.Tid {
+	if l := f.last; l >= 0 && f.status[l] == ts.Enabled && e.awake(f, l) {
+		return l
+	}
+	for t := range ts.Tid(e.n) {
+		if f.status[t] == ts.Enabled && e.awake(f, t) {
+			return t
+		}
+	}
+	return -1
+}
+
+// awake reports whether some outcome of thread t is not asleep at f.
+func (e *explorer[S]) awake(f *frame[S], t ts.Tid) bool {
+	if f.sleep.Test(uint(t)) {
+		return false
+	}
+	for c := range f.outs[t] {
+		if !e.asleep(f, t, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// asleep reports whether thread t's outcome c is asleep at f.
+func (e *explorer[S]) asleep(f *frame[S], t ts.Tid, c int) bool {
+	if f.sleep.Test(uint(t)) {
+		return true
+	}
+	for _, x := range f.psleep {
+		if x.t == t && x.out == c {
+			return true
+		}
+	}
+	return false
 }
 
 // failureRaces handles the end of an execution at a failed check. The
@@ -592,22 +726,23 @@ func (e *explorer[S]) violation(v *ts.Violation, sched ts.Schedule) {
 }
 
 // budgetSpent reports whether a limit or the context stops the search before
-// the next transition, and reports progress.
+// the next transition (reporting progress on the way), and checks the memory
+// budget now and then.
 func (e *explorer[S]) budgetSpent() bool {
 	if e.Spent() {
 		return true
 	}
-	if e.opt.Progress != nil && e.res.Transitions&1023 == 0 && e.res.Transitions > 0 {
-		every := e.opt.ProgressEvery
-		if every == 0 {
-			every = time.Second
-		}
-		if now := time.Now(); now.Sub(e.lastProgress) >= every {
-			e.lastProgress = now
-			r := *e.res
-			r.States = int64(len(e.visited))
-			e.opt.Progress(r)
-		}
-	}
-	return false
+	return e.res.Transitions&4095 == 0 && !e.memoryOK()
+}
+
+// memoryOK fails the search if what it keeps passes Limits.Memory: frames,
+// events with their clocks, the wakeup-tree pool, SDPOR's table and graph.
+func (e *explorer[S]) memoryOK() bool {
+	n := int64(e.n)
+	frameBytes := int64(unsafe.Sizeof(frame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+4) + 2*(n+63)/8
+	eventBytes := int64(unsafe.Sizeof(event{})) + 4*n + 16
+	used := int64(cap(e.stack))*frameBytes + int64(cap(e.evStore))*eventBytes +
+		int64(cap(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) +
+		int64(len(e.visited))*24 + int64(len(e.graph.ops))*64 + int64(len(e.graph.edges))*24
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d events, %d wakeup nodes, %d states", len(e.stack), len(e.evStore), len(e.wt.nodes), len(e.visited)))
 }

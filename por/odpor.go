@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -61,6 +62,35 @@ import (
 // state, but some are cut by sleep sets (980 cut runs over 3000 random
 // programs with assertions).
 //
+// # Several objects and outcomes
+//
+// A step that touches several objects races with the events on each of
+// them; the candidates of all its objects are reversed as one set (only the
+// latest, those that happen before no other candidate). A transition with
+// several outcomes gives one event per outcome: different outcomes are
+// different Mazurkiewicz traces, so wakeup-tree nodes and sleep-set entries
+// are (thread, outcome) events, and a weak initial must match the outcome.
+// Where a state has nothing planned, the thread the search takes freely is
+// taken with every outcome, as sibling branches. A branch planned by a
+// reversal takes only the outcome of the event it reverses: the races of a
+// transition are those of its step, which is the same for every outcome, so
+// the execution of each other outcome finds the same race and plans its own
+// reversal. For that, the sequence that reverses a race e ⋖ e' is
+// notdep(e) up to e' only, then e' (the paper takes the events of notdep(e)
+// after e' too): an event after e' with several outcomes would otherwise be
+// fixed to the outcome this execution took, and the executions of its other
+// outcomes, which share e', do not analyse the race again. Any continuation
+// of the shorter sequence reverses the race, so nothing is lost; the
+// package's property tests check both that and optimality. A waiting thread's
+// pending step, never taken, is reversed once per outcome.
+//
+// A step that blocks and touches several objects (an await reading two
+// variables, an acquire of two locks) can need a reversal the paper's rule
+// never makes: the latest race is not reversible (the step cannot run
+// there), and the earlier races it hid, on the step's other objects, are
+// reversed directly; a sequence that cannot run because it takes the other
+// candidates first is tried without them.
+//
 // The analysis relies on the independence contract of package por (see the
 // package documentation). A system that breaks it can leave a planned branch
 // not enabled; ODPOR then drops that branch, plans its continuation again
@@ -72,10 +102,11 @@ func ODPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) 
 }
 
 // pickWakeup finishes the branch just explored from f, if any, and returns
-// the thread of the next branch of f's wakeup tree, or -1.
-func (e *explorer[S]) pickWakeup(f *frame[S]) ts.Tid {
+// the event of the next branch of f's wakeup tree.
+func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 	if f.cur >= 0 {
-		f.sleep.Set(uint(e.wt.nodes[f.cur].t))
+		x := e.wt.nodes[f.cur].wev
+		e.sleepOn(f, x)
 		e.wt.remove(f.root, f.cur)
 		f.cur = -1
 	}
@@ -86,19 +117,19 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) ts.Tid {
 			// nothing had been planned.
 			f.tried = true
 			if t := e.freeChoice(f); t >= 0 {
-				e.wt.addChild(f.root, t, f.steps[t])
+				e.addOutcomes(f, f.root, t)
 				continue
 			}
 			e.sleepBlocked++
 		}
 		if c < 0 {
-			return -1
+			return ts.Move{}, false
 		}
-		t := e.wt.nodes[c].t
+		x := e.wt.nodes[c].wev
 		switch {
-		case f.sleep.Test(uint(t)):
+		case e.asleep(f, x.t, x.out):
 			e.wt.remove(f.root, c) // covered
-		case f.status[t] != ts.Enabled:
+		case f.status[x.t] != ts.Enabled || x.out >= f.outs[x.t]:
 			// Infeasible here, which the race analysis avoids on systems
 			// that keep the independence contract: insert what lies below
 			// it again, without it.
@@ -111,17 +142,42 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) ts.Tid {
 			e.reinsert = seqs[:0]
 		default:
 			f.cur, f.tried = c, true
-			return t
+			return ts.Move{Thread: x.t, Outcome: x.out}, true
+		}
+	}
+}
+
+// sleepOn puts event x to sleep at f once its branch is explored: the thread
+// itself when it has one outcome, else the outcome.
+func (e *explorer[S]) sleepOn(f *frame[S], x wev) {
+	if f.outs[x.t] == 1 {
+		f.sleep.Set(uint(x.t))
+		return
+	}
+	f.psleep = append(f.psleep, x)
+}
+
+// addOutcomes makes node explore thread t with each of its outcomes at f that
+// is not asleep, as sibling branches.
+func (e *explorer[S]) addOutcomes(f *frame[S], node int32, t ts.Tid) {
+	for c := range f.outs[t] {
+		if !e.asleep(f, t, c) {
+			e.wt.addChild(node, wev{t: t, out: c, step: f.steps[t]})
 		}
 	}
 }
 
 // insertAt inserts the wakeup sequence w into the wakeup tree of the frame
-// i, unless a thread asleep there is a weak initial of w.
+// i, unless an event asleep there is a weak initial of w.
 func (e *explorer[S]) insertAt(i int, w []wev) {
 	f := &e.stack[i]
 	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
-		if weakInitial(ts.Tid(u), f.steps[u], w, e.strict) {
+		if weakInitial(ts.Tid(u), anyOutcome, f.steps[u], w, e.strict) {
+			return
+		}
+	}
+	for _, x := range f.psleep {
+		if weakInitial(x.t, x.out, x.step, w, e.strict) {
 			return
 		}
 	}
@@ -137,7 +193,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 			if level == 0 && f.status[x.t] != ts.Enabled {
 				continue // not enabled here: not an initial of anything
 			}
-			if weakInitial(x.t, x.step, w, e.strict) {
+			if weakInitial(x.t, x.out, x.step, w, e.strict) {
 				w = withoutFirst(w, x.t)
 				if level == 0 && c == f.cur {
 					return // the branch being explored
@@ -148,7 +204,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 		}
 		if !matched {
 			for _, x := range w {
-				node = e.wt.addChild(node, x.t, x.step)
+				node = e.wt.addChild(node, x)
 			}
 			e.backtracks++
 			return
@@ -160,14 +216,14 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 	}
 }
 
-// notdep appends to dst the transitions of the execution after event i, up to
+// notdep appends to dst the events of the execution after event i, up to
 // event end (excluded), that do not happen after event i.
 func (e *explorer[S]) notdep(dst []wev, i, end int32) []wev {
 	xi := &e.ev[i]
 	for j := i + 1; j < end; j++ {
 		y := &e.ev[j]
 		if y.clock[xi.t] < xi.n {
-			dst = append(dst, wev{y.t, y.step})
+			dst = append(dst, wev{t: y.t, out: y.out, step: y.step})
 		}
 	}
 	return dst
@@ -183,92 +239,200 @@ func (e *explorer[S]) races() {
 		if x.prevThread >= 0 {
 			cq = e.ev[x.prevThread].clock
 		}
-		e.reverse(x.t, x.step, cq, x.prevObj, end)
+		e.reverse(x.t, x.out, 1, x.step, cq, k, end)
 	}
 	e.raceFrom = int(end)
 }
 
-// reverse inserts the wakeup sequences that reverse the races of thread p's
-// step st (an event of the execution, or a step p never takes because the
-// execution ends with p blocked), given p's clock cq before st and from, the
-// latest event on st's object before st. end is the length of the execution.
-//
-// The races of st are with the events on its object that are dependent with
-// it, by another thread, and do not happen before p; of those only the
-// latest ones (that happen before no other) are reversed, as the paper does:
-// the executions that reversal starts reverse the earlier ones. A race is
-// reversed by the sequence notdep(j).st at the state before event j; it must
-// be feasible there. A lock acquire is always feasible before the previous
-// acquire of its lock (the lock is free there, and nothing in notdep(j)
-// takes it); other steps that may block (an await: a read of a
-// synchronization variable, or any step on an object seen Blocked) are
-// checked by replaying the sequence. If st cannot be taken before j (j
-// enabled it), it races with no event between j and st either, so the
-// search goes back along the object to the latest event before which it
-// can.
-func (e *explorer[S]) reverse(p ts.Tid, st ts.Step, cq hb.VC, from, end int32) {
-	e.cands = e.cands[:0]
-	switch st.Op {
-	case ts.Release:
-		// A release races with nothing reversible: whatever follows it on
-		// the lock cannot come before it.
-		return
-	case ts.Acquire:
-		for j := from; j >= 0; j = e.ev[j].prevObj {
-			y := &e.ev[j]
-			if y.step.Op != ts.Acquire {
-				continue
-			}
-			if y.t != p && !e.covers(cq, j) {
-				w := e.notdep(e.seqBuf[:0], j, end)
-				e.seqBuf = append(w, wev{p, st})
-				e.insertAt(int(j), e.seqBuf)
-			}
-			return
-		}
-		return
+// chainStart returns the latest event on object o before event k, or before
+// the end of the execution when k is -1 (a step not taken), or -1.
+func (e *explorer[S]) chainStart(o ts.Obj, k int32) int32 {
+	if k >= 0 {
+		return e.ev[k].prevOn(o)
 	}
-	for j := from; j >= 0; j = e.ev[j].prevObj {
-		y := &e.ev[j]
-		if y.t != p && ts.Dependent(y.step, st) && !e.covers(cq, j) {
-			e.cands = append(e.cands, j)
+	j, ok := e.objLast[o]
+	if !ok {
+		return -1
+	}
+	return j
+}
+
+// reverse inserts the wakeup sequences that reverse the races of thread p's
+// step st: the event k of the execution (with outcome out; outs is 1), or,
+// when k is -1, a step p never takes because the execution ends with p
+// waiting (once for each of its outs outcomes from out). cq is p's clock
+// before st, and end the length of the execution.
+//
+// The races of st are, on each object it touches, with the events that are
+// dependent with it there, by another thread, and do not happen before p;
+// of those only the latest ones (that happen before no other) are reversed,
+// as the paper does: the executions that reversal starts reverse the earlier
+// ones. A race is reversed by the sequence notdep(j).st at the state before
+// event j; it must be feasible there. A lock acquire is always feasible before
+// the previous acquire of its lock (the lock is free there, and nothing in
+// notdep(j) takes it) when it is the step's only access; other steps that may
+// block (an await: a read of a synchronization variable, any step on an
+// object seen waiting, any step of several objects that acquires a lock)
+// are checked by replaying the sequence. If st cannot be taken before j (j
+// enabled it), it races with no event between j and st on that object
+// either, so the search goes back along the object to the latest event
+// before which it can.
+func (e *explorer[S]) reverse(p ts.Tid, out, outs int, st ts.Step, cq hb.VC, k, end int32) {
+	e.cands = e.cands[:0]
+	for a := range st.NumAccesses() {
+		acc := st.At(a)
+		switch acc.Op {
+		case ts.Release:
+			// A release races with nothing reversible: whatever follows it
+			// on the lock cannot come before it.
+			continue
+		case ts.Acquire:
+			for j := e.chainStart(acc.Obj, k); j >= 0; j = e.ev[j].prevOn(acc.Obj) {
+				y := &e.ev[j]
+				if op, _ := y.step.OpOn(acc.Obj); op != ts.Acquire {
+					continue
+				}
+				if y.t != p && !e.covers(cq, j) {
+					e.cands = append(e.cands, cand{j, acc.Obj})
+				}
+				break
+			}
+			continue
 		}
-		if y.step.Op != ts.Read {
-			break
+		for j := e.chainStart(acc.Obj, k); j >= 0; j = e.ev[j].prevOn(acc.Obj) {
+			y := &e.ev[j]
+			op, _ := y.step.OpOn(acc.Obj)
+			if y.t != p && (op != ts.Read || acc.Op != ts.Read) && !e.covers(cq, j) {
+				e.cands = append(e.cands, cand{j, acc.Obj})
+			}
+			if op != ts.Read {
+				break
+			}
 		}
 	}
 	check := e.mayBlock(st)
-	for _, j := range e.cands {
-		direct := true
-		for _, j2 := range e.cands {
-			if j2 != j && e.covers(e.ev[j2].clock, j) {
-				direct = false
-				break
-			}
+	// notdep stops at the racing event: the events after it are left to the
+	// search, so that a later event with several outcomes is not fixed to
+	// the outcome this execution took (which would lose the traces of its
+	// other outcomes: their executions do not analyse this race again).
+	upTo := end
+	if k >= 0 {
+		upTo = k
+	}
+	failed := false
+	for ci, c := range e.cands {
+		if e.direct(ci) && !e.reverseFrom(c, p, out, outs, st, cq, upTo, check) {
+			failed = true
 		}
-		if !direct {
-			continue
-		}
-		for j >= 0 {
-			w := e.notdep(e.seqBuf[:0], j, end)
-			e.seqBuf = w
-			if got, ok := e.feasible(j, w, p, st, check); ok {
-				e.seqBuf = append(e.seqBuf, wev{p, got})
-				e.insertAt(int(j), e.seqBuf)
-				break
+	}
+	if failed {
+		// A reversal that cannot run where it should (a step that blocks)
+		// leaves the races it would have made the search reverse later, on
+		// the step's other objects: reverse them here.
+		for ci, c := range e.cands {
+			if !e.direct(ci) && !e.seenBefore(ci) {
+				e.reverseFrom(c, p, out, outs, st, cq, upTo, check)
 			}
-			j = e.earlierRace(j, p, st, cq)
 		}
 	}
 }
 
-// earlierRace returns the latest event before event j on st's object that is
-// dependent with thread p's step st and does not happen before p (clock
-// cq), or -1.
-func (e *explorer[S]) earlierRace(j int32, p ts.Tid, st ts.Step, cq hb.VC) int32 {
-	for j = e.ev[j].prevObj; j >= 0; j = e.ev[j].prevObj {
+// seenBefore reports whether candidate ci's event is an earlier candidate's
+// too (found on another object).
+func (e *explorer[S]) seenBefore(ci int) bool {
+	for cj := range ci {
+		if e.cands[cj].j == e.cands[ci].j {
+			return true
+		}
+	}
+	return false
+}
+
+// direct reports whether candidate ci is one of the latest races: not found
+// on an earlier object, and happening before no other candidate.
+func (e *explorer[S]) direct(ci int) bool {
+	if e.seenBefore(ci) {
+		return false
+	}
+	c := e.cands[ci]
+	for _, c2 := range e.cands {
+		if c2.j != c.j && e.covers(e.ev[c2.j].clock, c.j) {
+			return false
+		}
+	}
+	return true
+}
+
+// reverseFrom reverses the race of candidate c with thread p's step st,
+// going back along c's object to the latest event before which st can run,
+// and reports whether st could run before c's own event (if not, the races
+// on st's other objects that c's event hid are left unreversed). A sequence notdep(j).st that cannot run
+// because notdep(j) holds the other candidates (a step of several objects
+// racing on each, as an acquire of two locks held by two threads) is tried
+// again without them and what happens after them.
+func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, cq hb.VC, upTo int32, check bool) bool {
+	for j := c.j; j >= 0; j = e.earlierRace(j, c.o, p, st, cq) {
+		w := e.notdep(e.seqBuf[:0], j, upTo)
+		e.seqBuf = w
+		got, ok := e.feasible(j, w, p, st, check)
+		if !ok && len(e.cands) > 1 {
+			if w2, cut := e.withoutCands(w, j); cut {
+				e.seqBuf = w2
+				got, ok = e.feasible(j, w2, p, st, check)
+			}
+		}
+		if ok {
+			n := len(e.seqBuf)
+			for o := out; o < out+outs; o++ {
+				e.seqBuf = append(e.seqBuf[:n], wev{t: p, out: o, step: got})
+				e.insertAt(int(j), e.seqBuf)
+			}
+			return j == c.j
+		}
+	}
+	return false
+}
+
+// withoutCands removes in place from w = notdep(j) the events that are
+// candidates later than j or happen after one, and reports whether it
+// removed any.
+func (e *explorer[S]) withoutCands(w []wev, j int32) ([]wev, bool) {
+	// w holds the events after j not happening after j, in order; walk
+	// them again to know their indices.
+	xi := &e.ev[j]
+	n, cut := 0, false
+	idx := j + 1
+	for i := range w {
+		for e.ev[idx].clock[xi.t] >= xi.n {
+			idx++ // happens after j: not in w
+		}
+		y := &e.ev[idx]
+		idx++
+		drop := false
+		for _, c := range e.cands {
+			if c.j > j && e.covers(y.clock, c.j) {
+				drop = true
+				break
+			}
+		}
+		if drop {
+			cut = true
+			continue
+		}
+		w[n] = w[i]
+		n++
+	}
+	return w[:n], cut
+}
+
+// earlierRace returns the latest event before event j on object o (which
+// step st of thread p touches) that is dependent with st there and does not
+// happen before p (clock cq), or -1.
+func (e *explorer[S]) earlierRace(j int32, o ts.Obj, p ts.Tid, st ts.Step, cq hb.VC) int32 {
+	mine, _ := st.OpOn(o)
+	for j = e.ev[j].prevOn(o); j >= 0; j = e.ev[j].prevOn(o) {
 		y := &e.ev[j]
-		if !ts.Dependent(y.step, st) {
+		if op, _ := y.step.OpOn(o); op == ts.Read && mine == ts.Read {
 			continue
 		}
 		if e.covers(cq, j) {
@@ -285,15 +449,24 @@ func (e *explorer[S]) earlierRace(j int32, p ts.Tid, st ts.Step, cq hb.VC) int32
 // from the state before event j, and returns the step it takes there. Unless
 // check is set it trusts that p's step st is enabled there, as it is for
 // steps that never block. A panic in the replay is reported as a violation
-// (its schedule is real) and makes the sequence infeasible.
+// (its schedule is real) and makes the sequence infeasible. A replay that
+// does not see the steps the execution saw means the system broke the
+// contract, or that the state stored at j was modified: the state is
+// checked, and a modified one stops the search with the error.
 func (e *explorer[S]) feasible(j int32, w []wev, p ts.Tid, st ts.Step, check bool) (got ts.Step, ok bool) {
 	if !check {
 		return st, true
+	}
+	if e.Cancelled() {
+		return st, false
 	}
 	e.replays++
 	sched := append(e.replaySched[:0], e.sched[:j]...)
 	defer func() {
 		if r := recover(); r != nil {
+			if cb, isCB := r.(*ts.CallbackError); isCB {
+				panic(cb)
+			}
 			e.violation(&ts.Violation{Kind: ts.Panic, Thread: sched[len(sched)-1].Thread}, sched)
 			ok = false
 		}
@@ -301,86 +474,92 @@ func (e *explorer[S]) feasible(j int32, w []wev, p ts.Tid, st ts.Step, check boo
 	}()
 	s := e.stack[j].state
 	for _, x := range w {
-		sched = append(sched, ts.Move{Thread: x.t})
-		if got, status := e.sys.Next(s, x.t); status != ts.Enabled || !got.Equal(x.step) {
+		sched = append(sched, ts.Move{Thread: x.t, Outcome: x.out})
+		if got, status := e.m.Next(s, x.t); status != ts.Enabled || !got.Equal(x.step) {
+			e.checkFrame(int(j))
 			return got, false // the system is not what the analysis assumed
 		}
-		s = e.sys.Apply(s, x.t)
+		s = e.m.Apply(s, ts.Move{Thread: x.t, Outcome: x.out})
 	}
 	sched = append(sched, ts.Move{Thread: p})
-	got, status := e.sys.Next(s, p)
+	got, status := e.m.Next(s, p)
 	return got, status == ts.Enabled
+}
+
+// checkFrame checks that the state of frame i is still what it was when the
+// frame was pushed, and stops the search with the error if not.
+func (e *explorer[S]) checkFrame(i int) {
+	f := &e.stack[i]
+	b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status, Outs: f.outs}
+	if err := e.m.Unchanged(f.state, b, e.sched[:i], f.taken, &e.current); err != nil {
+		e.Fail(err)
+	}
 }
 
 // pending analyses, where an execution ends at the state of frame f (not
 // pushed yet), the next steps of the threads that have not finished: steps
 // the execution does not take, whose races the analysis of its events cannot
-// see. In a deadlock those are the blocked threads; at a failed check, every
-// thread still running. Under KeepGoing with a Checker, executions end at
-// failed checks before every thread has made its racing steps, so the
-// blocked threads of every state are analysed too.
+// see. In a deadlock (or an end where threads wait, Idle) those are the
+// waiting threads; at a failed check, every thread still running. Under
+// KeepGoing with a Checker, executions end at failed checks before every
+// thread has made its racing steps, so the waiting threads of every state
+// are analysed too.
 func (e *explorer[S]) pending(f *frame[S], ends bool) {
 	end := int32(len(e.ev))
 	for p := range ts.Tid(e.n) {
 		st := f.status[p]
-		if st == ts.Blocked {
-			e.blockedObjs[f.steps[p].Obj] = struct{}{}
+		if st.Waiting() {
+			for a := range f.steps[p].NumAccesses() {
+				e.blockedObjs[f.steps[p].At(a).Obj] = struct{}{}
+			}
 		}
 		if st == ts.Finished || (!ends && (st == ts.Enabled || !e.strict)) {
 			continue
 		}
-		from, ok := e.objLast[f.steps[p].Obj]
-		if !ok {
-			continue
-		}
-		e.reverse(p, f.steps[p], e.clockOf(p), from, end)
+		e.reverse(p, 0, f.outs[p], f.steps[p], e.clockOf(p), -1, end)
 	}
 }
 
-// rootChild returns f's wakeup-tree child of thread q, or -1.
-func (e *explorer[S]) rootChild(f *frame[S], q ts.Tid) int32 {
-	for c := e.wt.nodes[f.root].first; c >= 0; c = e.wt.nodes[c].next {
-		if e.wt.nodes[c].t == q {
-			return c
+// addRootChild makes f explore thread q with every outcome, as adding q to a
+// backtrack set does, except the outcomes asleep or already branches.
+func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
+	for c := range f.outs[q] {
+		if e.asleep(f, q, c) || e.rootChild(f, q, c) >= 0 {
+			continue
+		}
+		e.wt.addChild(f.root, wev{t: q, out: c, step: f.steps[q]})
+		e.backtracks++
+	}
+}
+
+// rootChild returns f's wakeup-tree child for thread q's outcome c, or -1.
+func (e *explorer[S]) rootChild(f *frame[S], q ts.Tid, c int) int32 {
+	for n := e.wt.nodes[f.root].first; n >= 0; n = e.wt.nodes[n].next {
+		if x := &e.wt.nodes[n]; x.t == q && x.out == c {
+			return n
 		}
 	}
 	return -1
-}
-
-// addRootChild makes f explore thread q, as adding q to a backtrack set
-// does, unless q is asleep or already a branch.
-func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
-	if f.sleep.Test(uint(q)) || e.rootChild(f, q) >= 0 {
-		return
-	}
-	e.wt.addChild(f.root, q, f.steps[q])
-	e.backtracks++
 }
 
 // mayBlock reports whether step st may be disabled, so that whether it can
 // be taken after a sequence has to be checked (by replay): a read of a
-// synchronization variable (an await) or any step on an object on which some
-// step has been seen Blocked. (A lock acquire may block too; the race
-// analysis knows where it cannot.)
+// synchronization variable (an await), any step on an object on which some
+// step has been seen waiting, or a step of several objects that acquires a
+// lock. (A lone lock acquire may block too; the race analysis knows where it
+// cannot.)
 func (e *explorer[S]) mayBlock(st ts.Step) bool {
-	if st.Op == ts.Read && st.Sync {
-		return true
-	}
-	_, ok := e.blockedObjs[st.Obj]
-	return ok
-}
-
-// freeChoice returns the thread a frame explores when nothing is planned:
-// the one that moved last if it can go on, else the first enabled thread not
-// asleep, or -1.
-func (e *explorer[S]) freeChoice(f *frame[S]) ts.Tid {
-	if l := f.last; l >= 0 && f.status[l] == ts.Enabled && !f.sleep.Test(uint(l)) {
-		return l
-	}
-	for t := range ts.Tid(e.n) {
-		if f.status[t] == ts.Enabled && !f.sleep.Test(uint(t)) {
-			return t
+	for a := range st.NumAccesses() {
+		acc := st.At(a)
+		if acc.Op == ts.Read && acc.Sync {
+			return true
+		}
+		if acc.Op == ts.Acquire && !st.Single() {
+			return true
+		}
+		if _, ok := e.blockedObjs[acc.Obj]; ok {
+			return true
 		}
 	}
-	return -1
+	return false
 }

@@ -45,25 +45,31 @@ func SDPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) 
 	return run(ctx, sys, opt, modeSDPOR)
 }
 
-// opKey is a visible operation: a thread and its step.
+// opKey is a visible operation: a thread and its step (every access of it).
 type opKey struct {
 	t    ts.Tid
 	step ts.Step
 }
 
-// opID is the comparable identity of a single-object visible operation.
-type opID struct {
-	t    ts.Tid
-	obj  ts.Obj
-	op   ts.Op
-	sync bool
+// fingerprint hashes an operation for the graph's index; equal operations
+// have equal fingerprints, and the index compares operations that collide.
+func (k opKey) fingerprint() uint64 {
+	h := uint64(k.t)*0x9e3779b97f4a7c15 + 1
+	for i := range k.step.NumAccesses() {
+		a := k.step.At(i)
+		v := uint64(uint32(a.Obj))<<8 | uint64(a.Op)<<1
+		if a.Sync {
+			v |= 1
+		}
+		h = (h ^ v) * 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+	}
+	return h
 }
-
-func (k opKey) id() opID { return opID{k.t, k.step.Obj, k.step.Op, k.step.Sync} }
 
 // opGraph is the visible-operation dependency graph.
 type opGraph struct {
-	ids   map[opID]int32
+	ids   map[uint64]int32 // by fingerprint, then by fingerprint+1, ... on a collision
 	ops   []opKey
 	adj   [][]int32
 	edges map[uint64]struct{}
@@ -73,16 +79,24 @@ type opGraph struct {
 }
 
 func (g *opGraph) init() {
-	g.ids = make(map[opID]int32)
+	g.ids = make(map[uint64]int32)
 	g.edges = make(map[uint64]struct{})
 }
 
 func (g *opGraph) id(k opKey) int32 {
-	if i, ok := g.ids[k.id()]; ok {
-		return i
+	f := k.fingerprint()
+	for {
+		i, ok := g.ids[f]
+		if !ok {
+			break
+		}
+		if op := g.ops[i]; op.t == k.t && op.step.Equal(k.step) {
+			return i
+		}
+		f++
 	}
 	i := int32(len(g.ops))
-	g.ids[k.id()] = i
+	g.ids[f] = i
 	g.ops = append(g.ops, k)
 	g.adj = append(g.adj, nil)
 	g.seen = append(g.seen, 0)

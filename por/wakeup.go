@@ -5,8 +5,9 @@ import "github.com/weftlab/weft/ts"
 // Wakeup trees: section 6 of Abdulla, Aronis, Jonsson and Sagonas, "Optimal
 // dynamic partial order reduction" (POPL 2014).
 //
-// A wakeup tree at a state is an ordered tree of sequences of transitions
-// (each a thread and its step) that the search must explore from there:
+// A wakeup tree at a state is an ordered tree of sequences of events (each a
+// thread, the outcome of its transition and its step) that the search must
+// explore from there:
 // every leaf is a wakeup sequence, inserted to reverse a race, and the
 // children of a node are ordered by insertion, the first being the next to
 // explore. Inserting a sequence w descends from the root through the first
@@ -15,17 +16,18 @@ import "github.com/weftlab/weft/ts"
 // already in the tree starts an execution equivalent to one starting with w,
 // and w is dropped; otherwise what is left of w becomes a new branch.
 
-// wev is a transition of a wakeup sequence.
+// wev is an event of a wakeup sequence: a thread, the outcome of its
+// transition, and its step. Two outcomes of one transition are two events.
 type wev struct {
 	t    ts.Tid
+	out  int
 	step ts.Step
 }
 
-// wnode is a node of a wakeup tree: its transition, its first child and its
-// next sibling (indices in the pool, -1 for none).
+// wnode is a node of a wakeup tree: its event, its first child and its next
+// sibling (indices in the pool, -1 for none).
 type wnode struct {
-	t           ts.Tid
-	step        ts.Step
+	wev
 	first, next int32
 }
 
@@ -36,20 +38,20 @@ type wtree struct {
 	spare []int32
 }
 
-func (w *wtree) alloc(t ts.Tid, st ts.Step) int32 {
+func (w *wtree) alloc(x wev) int32 {
 	if n := len(w.spare); n > 0 {
 		i := w.spare[n-1]
 		w.spare = w.spare[:n-1]
-		w.nodes[i] = wnode{t: t, step: st, first: -1, next: -1}
+		w.nodes[i] = wnode{wev: x, first: -1, next: -1}
 		return i
 	}
-	w.nodes = append(w.nodes, wnode{t: t, step: st, first: -1, next: -1})
+	w.nodes = append(w.nodes, wnode{wev: x, first: -1, next: -1})
 	return int32(len(w.nodes) - 1)
 }
 
-// addChild appends a child (t, st) to parent's children and returns it.
-func (w *wtree) addChild(parent int32, t ts.Tid, st ts.Step) int32 {
-	c := w.alloc(t, st)
+// addChild appends a child event x to parent's children and returns it.
+func (w *wtree) addChild(parent int32, x wev) int32 {
+	c := w.alloc(x)
 	p := &w.nodes[parent]
 	if p.first < 0 {
 		p.first = c
@@ -96,7 +98,7 @@ func (w *wtree) free1(c int32) {
 // subtree (c excluded).
 func (w *wtree) leaves(c int32, prefix []wev, dst [][]wev) [][]wev {
 	for ch := w.nodes[c].first; ch >= 0; ch = w.nodes[ch].next {
-		seq := append(append([]wev(nil), prefix...), wev{w.nodes[ch].t, w.nodes[ch].step})
+		seq := append(append([]wev(nil), prefix...), w.nodes[ch].wev)
 		if w.nodes[ch].first < 0 {
 			dst = append(dst, seq)
 		} else {
@@ -106,20 +108,28 @@ func (w *wtree) leaves(c int32, prefix []wev, dst [][]wev) [][]wev {
 	return dst
 }
 
-// weakInitial reports whether thread q, whose next step is st, is a weak
-// initial of the sequence w: either q's first transition in w has no
-// dependent transition before it in w, so it can go first; or q has no
-// transition in w and st is independent of all of w, so it can go first
-// without changing w's outcome.
+// anyOutcome, as the outcome of weakInitial, stands for every outcome of a
+// thread: a thread asleep with all of them.
+const anyOutcome = -1
+
+// weakInitial reports whether the event of thread q with outcome out (or any
+// outcome, for anyOutcome), whose step is st, is a weak initial of the
+// sequence w: either q's first event in w is that event and has no
+// dependent event before it in w, so it can go first; or q has no event in w
+// and st is independent of all of w, so it can go first without changing w's
+// outcome (whatever its own outcome).
 //
 // The second case holds with blocking steps too: a step independent of all
 // of w is neither enabled nor disabled by it. It needs every execution to
 // run on until no thread can move, which a failed check under KeepGoing
 // breaks; initialsOnly then keeps to the first case.
-func weakInitial(q ts.Tid, st ts.Step, w []wev, initialsOnly bool) bool {
+func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool {
 	for j, x := range w {
 		if x.t != q {
 			continue
+		}
+		if out != anyOutcome && x.out != out {
+			return false // another event of q
 		}
 		for _, y := range w[:j] {
 			if ts.Dependent(y.step, x.step) {
@@ -139,7 +149,7 @@ func weakInitial(q ts.Tid, st ts.Step, w []wev, initialsOnly bool) bool {
 	return true
 }
 
-// withoutFirst removes q's first transition from w, in place.
+// withoutFirst removes q's first event from w, in place.
 func withoutFirst(w []wev, q ts.Tid) []wev {
 	for j, x := range w {
 		if x.t == q {

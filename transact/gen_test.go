@@ -41,10 +41,9 @@ const (
 )
 
 type lInstr struct {
-	op       lOp
-	r, x, k  int8
-	to       int8
-	isLocked bool // inside a lock block (generation only)
+	op      lOp
+	r, x, k int8
+	to      int8
 }
 
 const (

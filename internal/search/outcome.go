@@ -52,8 +52,9 @@ func (o *Outcome) Record(v *ts.Violation) {
 }
 
 // Terminal hands a terminal state and the schedule that reached it to
-// OnTerminal, if set.
-func (o *Outcome) Terminal(state any, sched ts.Schedule) {
+// OnTerminal, if set. It is a function, not a method, so that the state is
+// boxed only when there is a callback to hand it to.
+func Terminal[S any](o *Outcome, state S, sched ts.Schedule) {
 	if o.Opt.OnTerminal != nil {
 		Callback("OnTerminal", func() { o.Opt.OnTerminal(state, sched) })
 	}
