@@ -110,14 +110,57 @@
 // of both counts, per bound b <= c, the terminal HB classes with CB <= b, so
 // one run at bound c gives the cb-por2 figures of every smaller bound.
 //
+// # ICB and cb-dfs on the whole model
+//
+// ICB and cb-dfs take every system ts.Explore takes: steps of several
+// objects, transitions with several outcomes (the outcome of the running
+// thread's transition is the environment's choice, never a preemption;
+// preempting to a thread takes each of its outcomes), threads that wait
+// Idle (an end where only Idle threads wait is not a deadlock), global
+// invariants, and Options.IgnoreDeadlocks. Wherever a state had two moves or
+// more, its state is checked when the search leaves it (the same hash, or
+// every thread's next step again), and a queued preemption checks its state
+// when it is run, so an Apply that modifies its argument or a Next that is
+// not a function of the state stops the search with ts.ErrMutated or
+// ts.ErrNondeterministic. Cancellation is seen within 100 ms even when every
+// Apply takes 100 µs (tested); Progress, Limits (Memory included) and the caller's
+// callbacks behave as in ts.Explore.
+//
 // # Sync-only scheduling
 //
-// With Options.SyncOnly, ICB places scheduling points only before
-// synchronization steps (lock operations and accesses to variables marked
-// Step.Sync) and checks every execution it explores for data races. An
-// execution with a race is reported as a violation of kind ts.DataRace; when
-// there is none, sync-only search reaches every terminal state, deadlock and
-// assertion failure the full search reaches (ICB paper, section 3.1 and
-// Theorems 2-3), with far fewer transitions. It preserves nothing more: a
-// property over intermediate states between two data accesses is not seen.
+// With Options.SyncOnly, ICB places scheduling points only before steps on
+// synchronization objects and checks every explored execution for data
+// races. A synchronization object is one that some step accesses as
+// synchronization (a lock, or an access marked Step.Sync), one on which a
+// step was seen blocked or waiting Idle (an await not marked Sync), and the
+// global invariant's read set (ts.InvariantReads: without it, every step).
+// Every access to such an object is a scheduling point, also a plain one: a
+// variable written plainly and awaited with a Sync read has all its
+// interleavings explored. Objects are learned as their steps are seen; when
+// one is learned after the search has passed a state without making it a
+// scheduling point, the search starts again (Result.Stats["restarts"],
+// "restart-transitions"), and violations already reported are not reported
+// twice.
+//
+// A data race is two accesses of different threads to one object, at least
+// one a write, neither a synchronization access, that program order and
+// synchronization accesses do not order (package hb's Detector). An
+// execution with a race is reported as a violation of kind ts.DataRace, and
+// Result.Finds includes data races.
+//
+// A check that fails (or a panic) right after a plain step ends the
+// execution there, before the other threads' later steps; the state before
+// that step then becomes a scheduling point, so the interleavings in which
+// the others run first are explored too.
+//
+// What it preserves, for every program it accepts: it reports a data race
+// exactly when some execution of the full search has one (by the definition
+// above), and when it reports none it reaches every terminal state,
+// deadlock, failed check and invariant failure the full search reaches (ICB
+// paper, section 3.1 and Theorems 2-3, extended as above), with no more
+// transitions, apart from those of restarts. All of this is property-tested
+// against ts.Explore on random programs of the whole model, with objects of
+// both kinds of access and assertions between scheduling points. It
+// preserves nothing more: a property over intermediate states between two
+// plain accesses, other than a declared invariant, is not seen.
 package cbound

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/internal/search"
@@ -14,13 +15,14 @@ import (
 // Qadeer, "Iterative context bounding for systematic testing of multithreaded
 // programs" (PLDI 2007).
 //
-// A work item is a state and the thread to run there. Running the same
-// thread on is free; switching away from a thread that is still enabled is a
-// preemption, and the item it makes goes to the next iteration's queue;
-// switching away from a blocked or finished thread is free. So iteration c
-// explores exactly the executions with c preemptions, every execution with c
-// preemptions comes before any with c+1, and the first violation found has
-// the fewest preemptions of any.
+// A work item is a state and the move to take there. Running the same
+// thread on is free, with any outcome of its transition (ts.Chooser: the
+// environment's choice is not a preemption); switching away from a thread
+// that is still enabled is a preemption, and the item it makes goes to the
+// next iteration's queue; switching away from a blocked, idle or finished
+// thread is free. So iteration c explores exactly the executions with c
+// preemptions, every execution with c preemptions comes before any with
+// c+1, and the first violation found has the fewest preemptions of any.
 //
 // Invariant: the queue of iteration c holds the items reached by exactly c
 // preemptions, and every item reached by at most c preemptions has been run
@@ -34,7 +36,9 @@ import (
 //
 // Result.Coverage holds, per bound 0..c, the executions explored with at most
 // that many preemptions, the distinct terminal states (by hash, when the
-// system has one) and the distinct (state, thread) items cached.
+// system has one; states where OnTerminal is called: violations of a check
+// or an invariant are not terminal states) and the distinct (state, thread)
+// items cached.
 func ICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	return runICB(ctx, sys, opt, false)
 }
@@ -52,25 +56,33 @@ func DFS[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (t
 }
 
 func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, dfs bool) (ts.Result, error) {
-	res := ts.Result{Bound: opt.Bound}
+	res := ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}
+	if opt.SyncOnly {
+		res.Finds = res.Finds.With(ts.DataRace)
+	}
+	if err := search.Context(ctx); err != nil {
+		return res, err
+	}
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
 	opt = opt.resolved()
 	res.Bound = opt.Bound
-	e := &icb[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs}
-	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
-	e.checker, _ = sys.(ts.Checker[S])
-	e.hasher, _ = sys.(ts.Hasher[S])
-	n, err := search.Threads(sys)
+	m, err := search.NewModel(sys)
 	if err != nil {
 		return res, err
 	}
-	e.n = n
+	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
+	e.States = func() int64 { return int64(len(e.cache)) }
 	if opt.SyncOnly {
-		e.det = hb.NewDetector(n)
+		e.det = hb.NewDetector(e.n)
+		// A step that writes what the invariant reads is a scheduling
+		// point: the invariant may tell its interleavings apart.
+		e.syncObjs = map[ts.Obj]struct{}{ts.InvariantObj: {}}
+		e.reported = make(map[string]struct{})
 	}
-	if e.hasher != nil {
+	if m.Hasher != nil {
 		e.terminals = make(map[uint64]struct{})
 		if !opt.NoCache && !opt.SyncOnly {
 			e.cache = make(map[cacheKey]struct{})
@@ -78,6 +90,12 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	}
 	err = e.run()
 	res.States = int64(len(e.cache))
+	if err == nil {
+		err = m.ThreadsAgain()
+	}
+	if opt.SyncOnly {
+		res.Stats = map[string]int64{"sync-objects": int64(len(e.syncObjs) - 1), "restarts": e.restarts, "restart-transitions": e.wasted}
+	}
 	return res, err
 }
 
@@ -87,11 +105,11 @@ type cacheKey struct {
 	last ts.Tid
 }
 
-// schedNode is a link of a schedule shared by queued items: the thread of the
-// last transition and the node of the prefix before it.
+// schedNode is a link of a schedule shared by queued items: the move of the
+// last transition, its step, and the node of the prefix before it.
 type schedNode struct {
 	parent int32
-	t      ts.Tid
+	mv     ts.Move
 	step   ts.Step
 }
 
@@ -101,33 +119,40 @@ const (
 )
 
 // icbItem is a preemption waiting for the next iteration: at state (reached
-// by the schedule of node), run thread t.
+// by the schedule of node), take move mv, whose step was step.
 type icbItem[S any] struct {
-	state S
-	hash  uint64
-	node  int32
-	t     ts.Tid
+	state  S
+	hash   uint64
+	hashed bool
+	node   int32
+	mv     ts.Move
+	step   ts.Step
 }
 
 type icbFrame[S any] struct {
 	state   S
 	hash    uint64
+	hashed  bool
 	steps   []ts.Step
 	status  []ts.Status
-	last    ts.Tid  // the thread that moved into this state, or -1
-	next    ts.Tid  // the next free choice to try
-	tried   bool    // a child has been taken
-	pathLen int     // transitions from the initial state
-	node    int32   // schedule node of the path here, or unsetNode
-	in      ts.Step // the step of the transition that reached this state
-	pre     int     // preemptions on the path here (DFS mode)
+	outs    []int
+	taken   []ts.Move // the moves taken from here, for the contract check
+	multi   bool      // two moves or more: the contract is checked at pop
+	last    ts.Tid    // the thread that moved into this state, or -1
+	next    ts.Tid    // the thread of the next move to try
+	nextOut int       // the outcome of the next move to try
+	phase   uint8     // 0: the running thread's outcomes; 1: the others
+	queued  bool      // the preemptions from here have been queued (ICB)
+	point   bool      // sync-only: made a scheduling point after the fact
+	pathLen int       // transitions from the initial state
+	node    int32     // schedule node of the path here, or unsetNode
+	in      ts.Step   // the step of the transition that reached this state
+	pre     int       // preemptions on the path here (DFS mode)
 }
 
 type icb[S any] struct {
+	m        *search.Model[S]
 	sys      ts.TransitionSystem[S]
-	checker  ts.Checker[S]
-	hasher   ts.Hasher[S]
-	ctx      context.Context
 	opt      Options
 	res      *ts.Result
 	n        int
@@ -145,7 +170,14 @@ type icb[S any] struct {
 	steps    []ts.Step   // the step of each transition of sched
 	baseNode int32       // schedule node of the running item's state
 
-	det *hb.Detector // SyncOnly: the race detector, reused
+	// Sync-only mode.
+	det      *hb.Detector        // the race detector, reused
+	syncObjs map[ts.Obj]struct{} // objects whose accesses are scheduling points
+	skipped  bool                // a state was not made a scheduling point
+	restart  bool                // syncObjs grew after a skip: search again
+	restarts int64
+	wasted   int64               // transitions taken before the last restart
+	reported map[string]struct{} // violations reported before a restart
 
 	dfs     bool    // cb-dfs: preemptions are children, not queued items
 	pre     int     // DFS mode: preemptions of the transition being taken
@@ -158,13 +190,24 @@ type icb[S any] struct {
 
 func (e *icb[S]) run() error {
 	if e.dfs {
-		e.Drive(e.root, e.loop, e.panicked)
+		e.Drive(e.root, e.dfsLoop, e.panicked)
 		if !e.Stop {
 			e.coverDFS()
 		}
 		return e.Err
 	}
 	return e.Drive(e.root, e.iterate, e.panicked)
+}
+
+// dfsLoop is cb-dfs's loop, with the restarts of sync-only mode.
+func (e *icb[S]) dfsLoop() {
+	for {
+		e.loop()
+		if !e.restart || e.Stop {
+			return
+		}
+		e.again()
+	}
 }
 
 // iterate runs the iterations, from where the search is: the rest of the
@@ -175,6 +218,10 @@ func (e *icb[S]) iterate() {
 		e.loop()
 		if e.Stop {
 			return
+		}
+		if e.restart {
+			e.again()
+			continue
 		}
 		if len(e.queue) > 0 {
 			it := e.queue[0]
@@ -195,6 +242,22 @@ func (e *icb[S]) iterate() {
 	}
 }
 
+// again starts the search over after sync-only mode learned a new
+// synchronization object: the executions explored so far may lack
+// scheduling points before its accesses. The work done stays counted in
+// Transitions; violations already reported are not reported again.
+func (e *icb[S]) again() {
+	e.restart, e.skipped = false, false
+	e.restarts++
+	e.wasted = e.res.Transitions
+	e.res.Executions, e.res.Coverage = 0, e.res.Coverage[:0]
+	e.queue, e.next, e.nodes = e.queue[:0], e.next[:0], e.nodes[:0]
+	e.byBound = e.byBound[:0]
+	e.c = 0
+	clear(e.terminals)
+	e.root()
+}
+
 // panicked turns a panic in user code into a violation (search.Outcome.Drive).
 func (e *icb[S]) panicked(any) {
 	sched := e.sched
@@ -202,100 +265,153 @@ func (e *icb[S]) panicked(any) {
 		sched = sched[:e.stack[e.depth-1].pathLen]
 	}
 	t := e.current
+	if e.pushing && e.opt.SyncOnly && e.depth > 0 {
+		e.plainEnd(&e.stack[e.depth-1], t)
+	}
 	e.current, e.pushing = -1, false
 	e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched)
 }
 
 func (e *icb[S]) root() {
 	e.sched, e.steps, e.baseNode, e.depth, e.pre = e.sched[:0], e.steps[:0], noNode, 0, 0
-	e.visit(e.sys.Init(), -1, ts.Step{})
+	e.visit(e.m.Sys.Init(), -1, ts.Step{})
 	if e.depth > 0 {
 		e.stack[0].node = noNode
 	}
 }
 
-// runItem starts the search of a preemption: the item's thread moves at the
-// item's state.
+// runItem starts the search of a preemption: the item's move is taken at
+// the item's state.
 func (e *icb[S]) runItem(it *icbItem[S]) {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
 	for n := it.node; n != noNode; n = e.nodes[n].parent {
-		e.sched = append(e.sched, ts.Move{Thread: e.nodes[n].t})
+		e.sched = append(e.sched, e.nodes[n].mv)
 		e.steps = append(e.steps, e.nodes[n].step)
 	}
 	slices.Reverse(e.sched)
 	slices.Reverse(e.steps)
 	e.baseNode, e.depth = it.node, 0
-	if e.Spent() {
+	if e.budgetSpent() {
 		return
 	}
-	e.current, e.pushing = it.t, true
-	step, _ := e.sys.Next(it.state, it.t)
-	e.sched = append(e.sched, ts.Move{Thread: it.t})
-	e.steps = append(e.steps, step)
-	child := e.sys.Apply(it.state, it.t)
+	e.sched = append(e.sched, it.mv)
+	e.steps = append(e.steps, it.step)
+	e.current, e.pushing = it.mv.Thread, true
+	child := e.m.Apply(it.state, it.mv)
 	e.res.Transitions++
-	if !e.unchanged(it.state, it.hash, it.t) {
+	if !e.itemUnchanged(it) {
 		return
 	}
-	e.visit(child, it.t, step)
+	e.visit(child, it.mv.Thread, it.step)
 	e.current, e.pushing = -1, false
 }
 
-// loop is the depth-first search of one item: free choices branch, the
-// running thread goes on, preemptions are queued for the next iteration.
-func (e *icb[S]) loop() {
-	for e.depth > 0 && !e.Stop {
-		top := &e.stack[e.depth-1]
-		t := ts.Tid(-1)
-		e.pre = top.pre
-		if top.last >= 0 && top.status[top.last] == ts.Enabled {
-			if !top.tried {
-				top.tried = true
-				t = top.last
-				if !e.dfs {
-					e.queuePreemptions(top)
-				}
-			} else if e.dfs && e.mayPreempt(top) {
-				for int(top.next) < e.n && (top.next == top.last || top.status[top.next] != ts.Enabled) {
-					top.next++
-				}
-				if int(top.next) < e.n {
-					t = top.next
-					top.next++
-					e.pre = top.pre + 1
-				}
-			}
-		} else {
-			for int(top.next) < e.n && top.status[top.next] != ts.Enabled {
-				top.next++
-			}
-			if int(top.next) < e.n {
-				t = top.next
-				top.next++
-			}
+// itemUnchanged checks that taking an item's move left the item's state
+// alone: the same hash, or else the same step for the item's thread.
+func (e *icb[S]) itemUnchanged(it *icbItem[S]) bool {
+	path := e.sched[:len(e.sched)-1]
+	e.current = -1
+	if it.hashed {
+		if h := e.m.Hasher.Hash(it.state); h != it.hash {
+			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
+				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", it.hash, h)})
+			return false
 		}
-		if t < 0 {
-			e.depth--
+	}
+	e.current = it.mv.Thread
+	step, st := e.m.Next(it.state, it.mv.Thread)
+	e.current = -1
+	if st != ts.Enabled || !step.Equal(it.step) {
+		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
+			Detail: fmt.Sprintf("thread %d's next step at the state before its transition changed from %v to %v %v (an Apply that modified its argument, or a Next that is not a function of the state)", it.mv.Thread, it.step, step, st)})
+		return false
+	}
+	return true
+}
+
+// nextMove returns the next move to take from top, and whether it is a
+// preemption (DFS mode; ICB queues those instead), or ok false when top is
+// done.
+func (e *icb[S]) nextMove(top *icbFrame[S]) (mv ts.Move, preempt, ok bool) {
+	running := top.last >= 0 && top.status[top.last] == ts.Enabled
+	if running && top.phase == 0 {
+		if top.nextOut < top.outs[top.last] {
+			top.nextOut++
+			return ts.Move{Thread: top.last, Outcome: top.nextOut - 1}, false, true
+		}
+		top.phase, top.nextOut = 1, 0
+		if !e.dfs {
+			return ts.Move{}, false, false
+		}
+		if !e.mayPreempt(top) {
+			return ts.Move{}, false, false
+		}
+	}
+	for int(top.next) < e.n {
+		u := top.next
+		if u == top.last && running || top.status[u] != ts.Enabled || top.nextOut >= top.outs[u] {
+			top.next++
+			top.nextOut = 0
 			continue
 		}
-		if e.Spent() {
+		top.nextOut++
+		return ts.Move{Thread: u, Outcome: top.nextOut - 1}, running, true
+	}
+	return ts.Move{}, false, false
+}
+
+// loop is the depth-first search of one item: free choices branch, the
+// running thread goes on, preemptions are queued for the next iteration (or,
+// in DFS mode, are children with one more preemption).
+func (e *icb[S]) loop() {
+	for e.depth > 0 && !e.Stop && !e.restart {
+		top := &e.stack[e.depth-1]
+		if !e.dfs && !top.queued && top.last >= 0 && top.status[top.last] == ts.Enabled {
+			top.queued = true
+			e.queuePreemptions(top)
+		}
+		mv, preempt, ok := e.nextMove(top)
+		if !ok {
+			if !e.pop(top) {
+				return
+			}
+			continue
+		}
+		e.pre = top.pre
+		if preempt {
+			e.pre++
+		}
+		if e.budgetSpent() {
 			return
 		}
-		e.sched = append(e.sched[:top.pathLen], ts.Move{Thread: t})
+		t := mv.Thread
+		top.taken = append(top.taken, mv)
+		e.sched = append(e.sched[:top.pathLen], mv)
 		e.steps = append(e.steps[:top.pathLen], top.steps[t])
 		e.current, e.pushing = t, true
-		child := e.sys.Apply(top.state, t)
+		child := e.m.Apply(top.state, mv)
 		e.res.Transitions++
-		if !e.unchanged(top.state, top.hash, t) {
-			return
-		}
 		e.visit(child, t, top.steps[t])
 		e.current, e.pushing = -1, false
 	}
 }
 
-// queuePreemptions queues, for the next iteration, every other enabled
-// thread taking over from top's running thread.
+// pop leaves the top frame, after checking the contract where the state had
+// two moves or more, and reports whether the search goes on.
+func (e *icb[S]) pop(top *icbFrame[S]) bool {
+	if top.multi {
+		b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
+		if err := e.m.Unchanged(top.state, b, e.sched[:top.pathLen], top.taken, &e.current); err != nil {
+			e.Fail(err)
+			return false
+		}
+	}
+	e.depth--
+	return true
+}
+
+// queuePreemptions queues, for the next iteration, every move of another
+// enabled thread taking over from top's running thread.
 func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
 	if !e.mayPreempt(top) {
 		return
@@ -308,12 +424,16 @@ func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
 		if node == unsetNode {
 			node = e.nodeOf(e.depth - 1)
 		}
-		e.next = append(e.next, icbItem[S]{state: top.state, hash: top.hash, node: node, t: u})
+		for c := range top.outs[u] {
+			e.next = append(e.next, icbItem[S]{state: top.state, hash: top.hash, hashed: top.hashed, node: node,
+				mv: ts.Move{Thread: u, Outcome: c}, step: top.steps[u]})
+		}
 	}
 }
 
 // mayPreempt reports whether another thread may preempt top's running
-// thread within the bound.
+// thread within the bound: in sync-only mode, only before a step on a
+// synchronization object, or where a violation was reached without one.
 func (e *icb[S]) mayPreempt(top *icbFrame[S]) bool {
 	pre := e.c
 	if e.dfs {
@@ -322,7 +442,66 @@ func (e *icb[S]) mayPreempt(top *icbFrame[S]) bool {
 	if e.opt.Bound != Unbounded && pre >= e.opt.Bound {
 		return false
 	}
-	return !e.opt.SyncOnly || top.steps[top.last].IsSync() // no scheduling point before a data access
+	if !e.opt.SyncOnly || top.point || e.onSyncObj(top.steps[top.last]) {
+		return true
+	}
+	for u, st := range top.status {
+		if st == ts.Enabled && ts.Tid(u) != top.last {
+			e.skipped = true // a preemption was possible and not taken
+			break
+		}
+	}
+	return false
+}
+
+// onSyncObj reports whether step st touches a synchronization object.
+func (e *icb[S]) onSyncObj(st ts.Step) bool {
+	for a := range st.NumAccesses() {
+		if _, ok := e.syncObjs[st.At(a).Obj]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// learn adds to the synchronization objects those of the steps of a state
+// that the search had not seen as such: every object a synchronization
+// access touches, and every object of a step seen blocked (an await not
+// marked Sync). If the search has already passed a state without making it
+// a scheduling point, it must start again.
+func (e *icb[S]) learn(steps []ts.Step, status []ts.Status) {
+	for u := range steps {
+		if status[u] == ts.Finished {
+			continue
+		}
+		st := steps[u]
+		for a := range st.NumAccesses() {
+			acc := st.At(a)
+			if !acc.IsSync() && !status[u].Waiting() {
+				continue
+			}
+			if _, ok := e.syncObjs[acc.Obj]; !ok {
+				e.syncObjs[acc.Obj] = struct{}{}
+				if e.skipped {
+					e.restart = true
+				}
+			}
+		}
+	}
+}
+
+// plainEnd is called where thread t's move from frame f ended its execution
+// with a violation. If f was passed without a scheduling point (sync-only
+// mode), the violation may hide what other threads would do had they run
+// first, so f becomes a scheduling point: its preemptions are explored too.
+func (e *icb[S]) plainEnd(f *icbFrame[S], t ts.Tid) {
+	if f.last != t || f.point || e.onSyncObj(f.steps[t]) {
+		return
+	}
+	f.point = true
+	if !e.dfs && f.queued {
+		e.queuePreemptions(f)
+	}
 }
 
 // nodeOf materializes the schedule node of the path to stack[i].
@@ -335,7 +514,7 @@ func (e *icb[S]) nodeOf(i int) int32 {
 	if i > 0 {
 		parent = e.nodeOf(i - 1)
 	}
-	e.nodes = append(e.nodes, schedNode{parent: parent, t: f.last, step: f.in})
+	e.nodes = append(e.nodes, schedNode{parent: parent, mv: e.sched[f.pathLen-1], step: f.in})
 	f.node = int32(len(e.nodes) - 1)
 	return f.node
 }
@@ -349,10 +528,20 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", pathLen)})
 		return
 	}
+	if e.depth == len(e.stack) {
+		e.stack = append(e.stack, icbFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), outs: make([]int, e.n)})
+	}
+	f := &e.stack[e.depth]
+	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
+	if err != nil {
+		e.Fail(search.WithSchedule(err, e.sched))
+		return
+	}
 	var h uint64
-	if e.hasher != nil {
+	hashed := false
+	if e.m.Hasher != nil && (e.cache != nil || e.terminals != nil) {
 		e.current = -1
-		h = e.hasher.Hash(s)
+		h, hashed = e.m.Hasher.Hash(s), true
 		if e.cache != nil {
 			k := cacheKey{h, last}
 			if _, seen := e.cache[k]; seen {
@@ -361,43 +550,34 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 			e.cache[k] = struct{}{}
 		}
 	}
-	if e.depth == len(e.stack) {
-		e.stack = append(e.stack, icbFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n)})
-	}
-	f := &e.stack[e.depth]
-	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
-	if err != nil {
-		e.Fail(search.WithSchedule(err, e.sched))
-		return
-	}
-	terminal := enabled == 0
-	if terminal {
-		if e.terminals != nil {
-			e.terminals[h] = struct{}{}
-		}
+	if e.opt.SyncOnly {
+		e.learn(f.steps, f.status)
 	}
 	e.current = -1
-	var failed error
-	if e.checker != nil {
-		failed = e.checker.Check(s)
-	}
+	failed := e.m.Check(s)
+	terminal := c.Enabled == 0
 	if e.opt.SyncOnly && (terminal || failed != nil) {
 		// Every execution is checked for races where it ends; a race is
 		// reported first, as it may be the cause of what follows.
+		if failed != nil && e.depth > 0 {
+			e.plainEnd(&e.stack[e.depth-1], last)
+		}
 		if e.raced() && e.Stop {
 			e.countExecution()
 			return
 		}
 	}
 	if failed != nil {
-		e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: last}, e.sched)
+		failed.Thread = last
+		e.violation(failed, e.sched)
 		return
 	}
-	if terminal && e.opt.OnTerminal != nil {
-		e.opt.OnTerminal(s, e.sched)
-	}
 	if terminal {
-		if blocked > 0 {
+		if e.terminals != nil {
+			e.terminals[h] = struct{}{}
+		}
+		search.Terminal(&e.Outcome, s, e.sched)
+		if search.Deadlock(c, &e.opt.Options) {
 			e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched)
 			return
 		}
@@ -405,28 +585,65 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		return
 	}
 	f.pre = e.pre
-	f.state, f.hash, f.last, f.next, f.tried, f.pathLen, f.node, f.in = s, h, last, 0, false, pathLen, unsetNode, in
+	f.state, f.hash, f.hashed, f.last, f.multi = s, h, hashed, last, c.Moves > 1
+	f.next, f.nextOut, f.phase, f.queued, f.point = 0, 0, 0, false, false
+	f.pathLen, f.node, f.in = pathLen, unsetNode, in
+	f.taken = f.taken[:0]
+	if f.multi && !hashed && e.m.Hasher != nil {
+		e.current = -1
+		f.hash, f.hashed = e.m.Hasher.Hash(s), true
+	}
 	e.depth++
 }
 
-// unchanged reports whether Apply left the state it was given alone, as far
-// as its hash can tell.
-func (e *icb[S]) unchanged(s S, h uint64, t ts.Tid) bool {
-	if e.hasher == nil {
+// raced checks the execution that just ended (e.sched, e.steps) for data
+// races and reports the first as a violation. Sync-only search is sound only
+// with this check (ICB paper, Theorems 2 and 3): an execution that holds no
+// race reaches, through sync-only scheduling points, every terminal state the
+// full search reaches; one that holds a race is itself the bug.
+func (e *icb[S]) raced() bool {
+	e.det.Reset()
+	for i, mv := range e.sched {
+		races := e.det.Step(mv.Thread, e.steps[i])
+		if len(races) == 0 {
+			continue
+		}
+		sched := e.sched[:i+1]
+		if e.seen(sched) {
+			return false
+		}
+		run, err := ts.ReplayWith(e.sys, sched.Clone(), e.opt.Options)
+		if err != nil {
+			e.Fail(err)
+			return true
+		}
+		e.Record(&ts.Violation{Kind: ts.DataRace, Err: races[0], Thread: mv.Thread, Trace: run.Trace})
 		return true
 	}
-	if h2 := e.hasher.Hash(s); h2 != h {
-		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:len(e.sched)-1].Clone(),
-			Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", h, h2)})
+	return false
+}
+
+// seen reports whether a violation with this schedule was reported before
+// a restart, and remembers it.
+func (e *icb[S]) seen(sched ts.Schedule) bool {
+	if e.reported == nil {
 		return false
 	}
-	return true
+	k := sched.String()
+	if _, ok := e.reported[k]; ok {
+		return true
+	}
+	e.reported[k] = struct{}{}
+	return false
 }
 
 // violation counts the execution a violation ends, confirms the violation by
 // replaying its schedule and records it.
 func (e *icb[S]) violation(v *ts.Violation, sched ts.Schedule) {
 	e.countExecution()
+	if e.seen(sched) {
+		return
+	}
 	search.Confirm(&e.Outcome, e.sys, v, sched)
 }
 
@@ -440,6 +657,28 @@ func (e *icb[S]) countExecution() {
 		}
 		e.byBound[e.pre]++
 	}
+}
+
+// budgetSpent reports whether a limit or the context stops the search before
+// the next transition (reporting progress on the way), and checks the memory
+// budget now and then.
+func (e *icb[S]) budgetSpent() bool {
+	if e.Spent() {
+		return true
+	}
+	return e.res.Transitions&4095 == 0 && !e.memoryOK()
+}
+
+// memoryOK fails the search if what it keeps passes Limits.Memory: the
+// frames, the queued items (the states they hold are counted by their Go
+// size only), the schedule nodes and the cache.
+func (e *icb[S]) memoryOK() bool {
+	n := int64(e.n)
+	frameBytes := int64(unsafe.Sizeof(icbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8)
+	itemBytes := int64(unsafe.Sizeof(icbItem[S]{}))
+	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
+		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(len(e.cache)+len(e.terminals))*48
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d queued items, %d schedule nodes, %d cached items", len(e.stack), len(e.queue)+len(e.next), len(e.nodes), len(e.cache)))
 }
 
 // coverDFS fills the coverage per bound of a cb-dfs search that ended on its

@@ -21,23 +21,47 @@ func bounded(f func(context.Context, ts.TransitionSystem[tstest.State], cbound.O
 	}
 }
 
+// ignoring is bounded keeping opt's IgnoreDeadlocks, which the reference
+// search is given too.
+func ignoring(f func(context.Context, ts.TransitionSystem[tstest.State], cbound.Options) (ts.Result, error), opt cbound.Options) tstest.Explorer[tstest.State] {
+	return func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
+		o.IgnoreDeadlocks = opt.IgnoreDeadlocks
+		opt.Options = o
+		return f(ctx, sys, opt)
+	}
+}
+
 // noHash hides the system's Hash, so that ICB runs without its cache.
 type noHash struct{ *tstest.Program }
 
 func (s noHash) Hash() {} // shadows Program.Hash with a method of another signature
 
-// On random programs, ICB (with and without its cache) and cb-dfs reach
-// exactly the terminal states and violations of the executions with at most
-// c preemptions, for c in 0..3.
+// On random programs of the whole model (steps of several objects,
+// outcomes, idle threads, invariants, objects with both synchronization and
+// plain accesses), ICB (with and without its cache) and cb-dfs reach exactly
+// the terminal states and violations of the executions with at most c
+// preemptions, for c in 0..3, also when deadlocks are not looked for.
 func TestBoundedReachesExactlyTheBoundedStates(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
 		c := rapid.IntRange(0, 3).Draw(t, "bound")
-		ropt := tstest.ReductionOptions{Bound: c}
-		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: cbound.AtMost(c)}), ropt)
-		tstest.CheckReduction(t, p, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: cbound.AtMost(c), NoCache: true}), ropt)
-		tstest.CheckReduction[tstest.State](t, noHash{p}, bounded(cbound.ICB[tstest.State], cbound.Options{Bound: cbound.AtMost(c)}), ropt)
-		tstest.CheckReduction(t, p, bounded(cbound.DFS[tstest.State], cbound.Options{Bound: cbound.AtMost(c)}), ropt)
+		ignore := rapid.IntRange(0, 3).Draw(t, "ignoreDeadlocks") == 0
+		ropt := tstest.ReductionOptions{Bound: c, IgnoreDeadlocks: ignore}
+		with := func(o cbound.Options) cbound.Options {
+			o.IgnoreDeadlocks = ignore
+			return o
+		}
+		for _, o := range []cbound.Options{{Bound: cbound.AtMost(c)}, {Bound: cbound.AtMost(c), NoCache: true}} {
+			if rep := tstest.CheckReduction(t, p, ignoring(cbound.ICB[tstest.State], with(o)), ropt); len(rep.Errors) > 0 {
+				t.Fatalf("icb %+v: %d discrepancies", o, len(rep.Errors))
+			}
+		}
+		if rep := tstest.CheckReduction[tstest.State](t, noHash{p}, ignoring(cbound.ICB[tstest.State], with(cbound.Options{Bound: cbound.AtMost(c)})), ropt); len(rep.Errors) > 0 {
+			t.Fatalf("icb without Hash: %d discrepancies", len(rep.Errors))
+		}
+		if rep := tstest.CheckReduction(t, p, ignoring(cbound.DFS[tstest.State], with(cbound.Options{Bound: cbound.AtMost(c)})), ropt); len(rep.Errors) > 0 {
+			t.Fatalf("cb-dfs: %d discrepancies", len(rep.Errors))
+		}
 	})
 }
 
@@ -46,7 +70,7 @@ func TestBoundedReachesExactlyTheBoundedStates(t *testing.T) {
 // brute force.
 func TestICBFirstViolationHasFewestPreemptions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(t, "program")
 		fewest := -1
 		byBound := map[int]int64{}
 		_, err := ts.Explore(context.Background(), p, ts.Options{

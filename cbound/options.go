@@ -46,9 +46,10 @@ type Options struct {
 	// computed at run time.
 	Bound int
 
-	// SyncOnly places scheduling points only before synchronization steps
-	// (Step.IsSync) and checks every explored execution for data races
-	// (ICB paper, section 3.1). ICB only.
+	// SyncOnly places scheduling points only before steps on
+	// synchronization objects and checks every explored execution for data
+	// races (ICB paper, section 3.1; see the package documentation for the
+	// exact rules and what it preserves). ICB only.
 	SyncOnly bool
 
 	// NoCache turns the cache of visited (state, thread) work items off even

@@ -34,6 +34,7 @@ type Access struct {
 // Race is an error, so that it can be the Err of a ts.Violation of kind
 // ts.DataRace.
 type Race struct {
+	Obj           ts.Obj // the object both access (a step may touch several)
 	First, Second Access
 }
 
@@ -41,16 +42,26 @@ type Race struct {
 // operation and index in the execution.
 func (r Race) Error() string {
 	return fmt.Sprintf("data race on o%d: T%d %v at step %d and T%d %v at step %d",
-		r.Second.Step.Obj, r.First.Thread, r.First.Step.Op, r.First.Index,
-		r.Second.Thread, r.Second.Step.Op, r.Second.Index)
+		r.Obj, r.First.Thread, opOn(r.First.Step, r.Obj), r.First.Index,
+		r.Second.Thread, opOn(r.Second.Step, r.Obj), r.Second.Index)
 }
 
-// Detector finds the data races of an execution fed to it one access at a
-// time. Synchronization accesses ([ts.Step.IsSync]) to one object are totally
-// ordered in execution order, each acting as an acquire and a release of the
-// object's clock; data accesses are checked against the last data accesses of
-// every other thread. A synchronization access and a data access of one
-// object never form a race.
+func opOn(st ts.Step, o ts.Obj) ts.Op {
+	op, _ := st.OpOn(o)
+	return op
+}
+
+// Detector finds the data races of an execution fed to it one step at a
+// time. Synchronization accesses ([ts.Access.IsSync]) to one object are
+// totally ordered in execution order, each acting as an acquire and a
+// release of the object's clock; data (plain) accesses are checked against
+// the last data accesses of every other thread. An object may have both: a
+// synchronization access and a data access never form a race, but two data
+// accesses of an object that also sees synchronization accesses do, unless
+// something orders them. A step of several objects (ts.Step.Also) acquires
+// the clocks of all its synchronization objects, then makes its data
+// accesses, then releases; the mark of a global invariant's read set
+// (ts.InvariantObj) is not an access and is skipped.
 //
 // After its first execution has shown it the objects, a Detector allocates
 // nothing, also across Reset. The zero Detector is not usable; call
@@ -92,7 +103,7 @@ func (d *Detector) Reset() {
 	d.races = d.races[:0]
 }
 
-// Len returns the number of accesses fed since the last Reset.
+// Len returns the number of steps fed since the last Reset.
 func (d *Detector) Len() int { return d.index }
 
 // Clock returns thread t's vector clock: how many events of each thread
@@ -100,11 +111,11 @@ func (d *Detector) Len() int { return d.index }
 // not keep or change it.
 func (d *Detector) Clock(t ts.Tid) VC { return VC(d.clocks[int(t)*d.n : (int(t)+1)*d.n]) }
 
-// Step feeds the next access of the execution, by thread t, and returns the
-// races it completes: one for each other thread whose accesses to the object
-// race with it, paired with that thread's last such access, in thread order.
-// The slice is the detector's and is overwritten by the next call. It panics
-// if t is out of range.
+// Step feeds the next step of the execution, by thread t, and returns the
+// races it completes: one for each object and other thread whose accesses
+// race with it, paired with that thread's last such access, in access and
+// thread order. The slice is the detector's and is overwritten by the next
+// call. It panics if t is out of range.
 func (d *Detector) Step(t ts.Tid, st ts.Step) []Race {
 	if t < 0 || int(t) >= d.n {
 		panic(fmt.Sprintf("hb: Detector.Step: thread %d of %d", t, d.n))
@@ -115,22 +126,47 @@ func (d *Detector) Step(t ts.Tid, st ts.Step) []Race {
 	n := d.n
 	c := d.clocks[int(t)*n : (int(t)+1)*n]
 	c[t]++
-	if st.IsSync() {
-		i, fresh := d.syncs.slot(st.Obj)
-		if fresh {
-			d.sclock = zeroed(d.sclock, i, n)
+	k := st.NumAccesses()
+	for a := range k {
+		if acc := st.At(a); acc.IsSync() && acc.Obj != ts.InvariantObj {
+			VC(c).Join(d.syncClock(acc.Obj))
 		}
-		l := d.sclock[i*n : (i+1)*n]
-		VC(c).Join(l)
-		copy(l, c)
-		return d.races
 	}
-	i, fresh := d.datas.slot(st.Obj)
+	for a := range k {
+		acc := st.At(a)
+		if acc.IsSync() || acc.Obj == ts.InvariantObj {
+			continue
+		}
+		d.data(t, idx, st, acc, c)
+	}
+	for a := range k {
+		if acc := st.At(a); acc.IsSync() && acc.Obj != ts.InvariantObj {
+			copy(d.syncClock(acc.Obj), c)
+		}
+	}
+	return d.races
+}
+
+// syncClock returns the clock of synchronization object o.
+func (d *Detector) syncClock(o ts.Obj) []uint32 {
+	n := d.n
+	i, fresh := d.syncs.slot(o)
+	if fresh {
+		d.sclock = zeroed(d.sclock, i, n)
+	}
+	return d.sclock[i*n : (i+1)*n]
+}
+
+// data checks thread t's data access acc, of step st at index idx, against
+// the other threads' last data accesses of its object, and records it.
+func (d *Detector) data(t ts.Tid, idx int, st ts.Step, acc ts.Access, c []uint32) {
+	n := d.n
+	i, fresh := d.datas.slot(acc.Obj)
 	if fresh {
 		d.recs = zeroed(d.recs, i, n)
 	}
 	row := d.recs[i*n : (i+1)*n]
-	write := st.Op != ts.Read
+	write := acc.Op != ts.Read
 	for u := range row {
 		if u == int(t) {
 			continue
@@ -138,11 +174,11 @@ func (d *Detector) Step(t ts.Tid, st ts.Step) []Race {
 		r := &row[u]
 		switch {
 		case write && r.acc != 0 && r.accClk > c[u]:
-			d.races = append(d.races, Race{
+			d.races = append(d.races, Race{Obj: acc.Obj,
 				First:  Access{Thread: ts.Tid(u), Index: int(r.acc) - 1, Step: r.accStep},
 				Second: Access{Thread: t, Index: idx, Step: st}})
 		case !write && r.wr != 0 && r.wrClk > c[u]:
-			d.races = append(d.races, Race{
+			d.races = append(d.races, Race{Obj: acc.Obj,
 				First:  Access{Thread: ts.Tid(u), Index: int(r.wr) - 1, Step: r.wrStep},
 				Second: Access{Thread: t, Index: idx, Step: st}})
 		}
@@ -152,7 +188,6 @@ func (d *Detector) Step(t ts.Tid, st ts.Step) []Race {
 	if write {
 		r.wr, r.wrClk, r.wrStep = int32(idx)+1, c[t], st
 	}
-	return d.races
 }
 
 // zeroed returns xs with room for block i of n elements, that block zero.
