@@ -58,7 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var f flags
 	fs.StringVar(&f.model, "model", "", "explore one `model` (name or name-N; see -list); default: every model")
 	fs.StringVar(&f.strategy, "strategy", "", "search `strategy` (see -list); default: the best one for each model")
-	fs.IntVar(&f.bound, "bound", -1, "preemption `bound` C for the bounded strategies (default 2)")
+	f.bound = -1
+	fs.Var(boundFlag{&f.bound}, "bound", "preemption `bound` C for the bounded strategies (default 2)")
 	fs.BoolVar(&f.syncOnly, "sync-only", false, "schedule only before synchronization steps and check every execution for data races (icb)")
 	fs.BoolVar(&f.list, "list", false, "list the models and strategies")
 	fs.BoolVar(&f.trace, "trace", false, "print the violating schedule, one step a line")
@@ -483,4 +484,24 @@ func compare(ctx context.Context, stdout, stderr io.Writer, m model, n int, f fl
 	row("verdict", verdictOf)
 	tw.Flush()
 	return 0
+}
+
+// boundFlag is -bound: an int that is -1 until set, printed empty then, so
+// that the usage shows the real default (2) and not the sentinel.
+type boundFlag struct{ p *int }
+
+func (b boundFlag) String() string {
+	if b.p == nil || *b.p < 0 {
+		return ""
+	}
+	return strconv.Itoa(*b.p)
+}
+
+func (b boundFlag) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	*b.p = v
+	return nil
 }
