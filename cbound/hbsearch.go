@@ -149,6 +149,9 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 }
 
 func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (ts.Result, error) {
+	if err := search.Context(ctx); err != nil {
+		return ts.Result{Bound: opt.Bound}, err
+	}
 	if err := opt.validate(); err != nil {
 		return ts.Result{Bound: opt.Bound}, err
 	}
@@ -174,6 +177,9 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 		}
 	}
 	res.Stats["search.stuck"] = e.stuck
+	if e.Err == nil {
+		return *res, search.ThreadsStill(sys, e.n)
+	}
 	return *res, e.Err
 }
 

@@ -46,9 +46,12 @@ func (o Options) validate() error { return o.Options.Validate() }
 // *ts.SystemError for a broken system or a run longer than limits.MaxDepth.
 // The sequences are what Explore verifies at every state it visits.
 func Unroll[S any](sys ts.TransitionSystem[S], limits ts.Limits) ([][]Access, error) {
-	u, err := unroll(sys, limits.MaxDepth())
+	u, err := unroll(context.Background(), sys, limits)
 	if err != nil {
 		return nil, err
+	}
+	if u.limited {
+		return nil, fmt.Errorf("%w: the unrolling run reached Limits.Transitions (%d) before every thread finished", ErrNotStraightLine, limits.Transitions)
 	}
 	if u.err != nil {
 		return nil, u.err
@@ -66,9 +69,11 @@ type unrolled struct {
 	// err wraps ErrNotStraightLine when some thread did not finish.
 	err         error
 	transitions int64
+	limited     bool // stopped at Limits.Transitions
 }
 
-func unroll[S any](sys ts.TransitionSystem[S], maxDepth int) (u unrolled, err error) {
+func unroll[S any](ctx context.Context, sys ts.TransitionSystem[S], limits ts.Limits) (u unrolled, err error) {
+	maxDepth := limits.MaxDepth()
 	n, err := search.Threads(sys)
 	if err != nil {
 		return u, err
@@ -116,6 +121,13 @@ func unroll[S any](sys ts.TransitionSystem[S], maxDepth int) (u unrolled, err er
 			}
 			return u, nil
 		}
+		if limits.Transitions > 0 && u.transitions >= limits.Transitions {
+			u.limited = true
+			return u, nil
+		}
+		if u.transitions&255 == 0 && ctx.Err() != nil {
+			return u, search.Cancelled(ctx)
+		}
 		if len(u.sched) >= maxDepth {
 			return u, &ts.SystemError{Err: ts.ErrDepth, Thread: -1, Schedule: u.sched.Clone(),
 				Detail: fmt.Sprintf("the unrolling run reached %d transitions; raise Limits.Depth if the system does terminate", len(u.sched))}
@@ -161,14 +173,21 @@ func unroll[S any](sys ts.TransitionSystem[S], maxDepth int) (u unrolled, err er
 // rule out).
 func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	res := ts.Result{Bound: ts.NoBound}
+	if err := search.Context(ctx); err != nil {
+		return res, err
+	}
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
 	maxDepth := opt.Limits.MaxDepth()
-	u, err := unroll(sys, maxDepth)
-	res.Transitions += u.transitions
+	m, err := search.NewModel(sys)
 	if err != nil {
 		return res, err
+	}
+	u, err := unroll(ctx, sys, opt.Limits)
+	res.Transitions += u.transitions
+	if err != nil || u.limited {
+		return res, err // a limit: an incomplete result, as for the search's
 	}
 	if u.first != nil && !opt.KeepGoing {
 		res.Executions = 1
@@ -178,9 +197,9 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 		}
 		res.Violations, res.Violation = 1, rv
 		if opt.OnViolation != nil {
-			opt.OnViolation(rv)
+			err = search.Protect(func() { search.Callback("OnViolation", func() { opt.OnViolation(rv) }) })
 		}
-		return res, nil
+		return res, err
 	}
 	if u.err != nil {
 		return res, u.err
@@ -188,8 +207,12 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err := ctx.Err(); err != nil {
 		return res, fmt.Errorf("weft: search cancelled: %w", err)
 	}
+	if len(u.threads) != m.N {
+		return res, &ts.SystemError{Err: ts.ErrNondeterministic, Thread: -1,
+			Detail: fmt.Sprintf("Threads() returned %d, then %d", m.N, len(u.threads))}
+	}
 	a := Analyze(u.threads)
-	e := &explorer[S]{sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: maxDepth, current: -1,
+	e := &explorer[S]{m: m, sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: maxDepth, current: -1,
 		threads: u.threads, tp: a.TP, n: len(u.threads)}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
@@ -206,6 +229,9 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	err = e.run()
 	res.Stats["refused"] = e.refused
 	res.Stats["dead-ends"] = e.deadEnds
+	if err == nil {
+		err = m.ThreadsAgain()
+	}
 	return res, err
 }
 
@@ -218,10 +244,12 @@ type frame[S any] struct {
 	last    ts.Tid // thread of the last event, or -1
 	next    ts.Tid // next thread to try
 	tried   bool   // a move has been taken from here
+	multi   bool   // two threads or more enabled: the contract is checked at pop
 	pathLen int    // real transitions from the initial state
 }
 
 type explorer[S any] struct {
+	m        *search.Model[S]
 	sys      ts.TransitionSystem[S]
 	checker  ts.Checker[S]
 	hasher   ts.Hasher[S]
@@ -305,6 +333,9 @@ func (e *explorer[S]) loop() {
 			if !top.tried {
 				e.deadEnds++ // a thread has not ended, yet no move is allowed
 			}
+			if top.multi && !e.unchanged(top) {
+				return
+			}
 			e.depth--
 			continue
 		}
@@ -314,11 +345,7 @@ func (e *explorer[S]) loop() {
 			e.end(top, u)
 			continue
 		}
-		if spent, err := search.BudgetSpent(e.ctx, &e.opt.Options, e.res); spent {
-			if err != nil {
-				e.Fail(err)
-			}
-			e.Stop = true
+		if e.Spent() {
 			return
 		}
 		e.sched = append(e.sched[:top.pathLen], ts.Move{Thread: u})
@@ -340,6 +367,19 @@ func (e *explorer[S]) loop() {
 	}
 }
 
+// unchanged checks, where the search leaves a state with two threads or more
+// enabled (whether or not the pairs let it take both), that the state is what it was (its hash, or every thread's step):
+// an Apply that modified its argument, or a Next that is not a function of
+// the state, stops the search with the error.
+func (e *explorer[S]) unchanged(f *frame[S]) bool {
+	b := search.Baseline{Hash: f.hash, Hashed: e.hasher != nil, Steps: f.steps, Status: f.status}
+	if err := e.m.Unchanged(f.state, b, e.sched[:f.pathLen], nil, &e.current); err != nil {
+		e.Fail(err)
+		return false
+	}
+	return true
+}
+
 // movable reports whether thread u has a next event at f in the real system:
 // an enabled access, or its end event once it has finished.
 func (e *explorer[S]) movable(f *frame[S], u ts.Tid) bool {
@@ -356,7 +396,7 @@ func (e *explorer[S]) movable(f *frame[S], u ts.Tid) bool {
 // end takes thread u's virtual end event from top: the state is unchanged.
 func (e *explorer[S]) end(top *frame[S], u ts.Tid) {
 	f := e.push()
-	f.state, f.hash, f.last, f.next, f.tried, f.pathLen = top.state, top.hash, u, 0, false, top.pathLen
+	f.state, f.hash, f.last, f.next, f.tried, f.multi, f.pathLen = top.state, top.hash, u, 0, false, false, top.pathLen
 	copy(f.steps, top.steps)
 	copy(f.status, top.status)
 	copy(f.pos, top.pos)
@@ -370,9 +410,7 @@ func (e *explorer[S]) end(top *frame[S], u ts.Tid) {
 
 // terminal ends an execution whose every thread has ended.
 func (e *explorer[S]) terminal(f *frame[S]) {
-	if e.opt.OnTerminal != nil {
-		e.opt.OnTerminal(f.state, e.sched[:f.pathLen])
-	}
+	search.Terminal(&e.Outcome, f.state, e.sched[:f.pathLen])
 	e.res.Executions++
 }
 
@@ -412,7 +450,7 @@ func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
 		e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched[:pathLen])
 		return
 	}
-	f.state, f.hash, f.last, f.next, f.tried, f.pathLen = s, h, last, 0, false, pathLen
+	f.state, f.hash, f.last, f.next, f.tried, f.multi, f.pathLen = s, h, last, 0, false, enabled > 1, pathLen
 	e.depth++
 }
 

@@ -2,6 +2,7 @@ package transact
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -33,7 +34,12 @@ import (
 // (a state and the threads' phase bits); Result.Stats holds the counts named
 // by the Stat constants.
 func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
-	res := ts.Result{Bound: ts.NoBound}
+	// Deadlocks met are real and reported, but the reduction runs
+	// transactions whole and does not promise to meet them all.
+	res := ts.Result{Bound: ts.NoBound, Finds: search.Finds(&opt.Options).Without(ts.Deadlock)}
+	if err := search.Context(ctx); err != nil {
+		return res, err
+	}
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
@@ -45,11 +51,16 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err != nil {
 		return res, err
 	}
-	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates)
+	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates, opt.Limits)
 	res.Stats = map[string]int64{}
 	if disc != nil {
+		// The pass's transitions count against Limits.Transitions too.
 		res.Stats[StatInferStates] = disc.States
 		res.Stats[StatInferTransitions] = disc.Transitions
+		res.Transitions = disc.Transitions
+	}
+	if errors.Is(err, ErrInferLimit) {
+		return res, nil // a limit: an incomplete result, nothing explored
 	}
 	if err != nil {
 		return res, err
@@ -64,6 +75,9 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	e.checker, _ = sys.(ts.Checker[S])
 	e.lastProgress = time.Now()
 	err = e.run()
+	if err == nil {
+		err = search.ThreadsStill(sys, n)
+	}
 	res.States = int64(len(e.records))
 	res.Stats[StatEnds] = e.ends
 	res.Stats[StatForced] = e.forced
@@ -312,9 +326,7 @@ func (e *engine[S]) newState(s S, h uint64, d int, last ts.Tid) (int32, bool) {
 		return r, false
 	}
 	e.reported[h] = struct{}{}
-	if e.opt.OnTerminal != nil {
-		e.opt.OnTerminal(s, e.sched[:d])
-	}
+	search.Terminal(&e.Outcome, s, e.sched[:d])
 	if blocked > 0 {
 		e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched[:d], h, false)
 		return r, false
@@ -387,9 +399,34 @@ func (e *engine[S]) finish(d int) {
 	if !q.explored {
 		e.res.Executions++ // the reduced search ends an execution here
 	}
+	if !e.sameSteps(d) {
+		return
+	}
 	e.records[q.rec].onStack = false
 	var zero S
 	q.state = zero
+}
+
+// sameSteps checks, where the search leaves the state of stack slot d for
+// good, that every thread's next step there is still the one read when the
+// state was stored: Apply's modifications show in the hash (checked after
+// every transition), a Next that is not a function of the state shows here.
+func (e *engine[S]) sameSteps(d int) bool {
+	q := &e.stack[d]
+	for u := range ts.Tid(e.n) {
+		e.current = u
+		step, st := e.sys.Next(q.state, u)
+		was, wasSt := e.steps[d*e.n+int(u)], e.status[d*e.n+int(u)]
+		if st == wasSt && (st == ts.Finished || step.Equal(was)) {
+			continue
+		}
+		e.current = -1
+		e.Fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: u, Schedule: e.sched[:d].Clone(),
+			Detail: fmt.Sprintf("thread %d's next step at a state of unchanged hash was %v %v, now %v %v (Next is not a function of the state)", u, was, wasSt, step, st)})
+		return false
+	}
+	e.current = -1
+	return true
 }
 
 // force reports that the proviso forces all threads at stack slot d.
@@ -397,7 +434,8 @@ func (e *engine[S]) force(d int, why Reason) {
 	e.forced++
 	if e.opt.OnForce != nil {
 		q := &e.stack[d]
-		e.opt.OnForce(Force{Reason: why, Thread: q.tid, State: q.state, Schedule: e.sched[:d]})
+		f := Force{Reason: why, Thread: q.tid, State: q.state, Schedule: e.sched[:d]}
+		search.Callback("OnForce", func() { e.opt.OnForce(f) })
 	}
 }
 

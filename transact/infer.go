@@ -10,6 +10,7 @@ import (
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/internal/watch"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -74,7 +75,9 @@ func (c Class) String() string {
 // state, as it is when the state records lock owners. Check the inferred
 // movers with [VerifyMovers] on a small instance if in doubt.
 type Discipline struct {
-	objs []objInfo
+	// objs is keyed by object id; a map, so that cost follows the objects a
+	// system touches, not how large its ids are.
+	objs map[ts.Obj]*objInfo
 	// States and Transitions count the pass's work.
 	States, Transitions int64
 }
@@ -87,15 +90,16 @@ type objInfo struct {
 	written bool
 	lock    bool           // acquired or released
 	data    bool           // read or written
-	held    *bitset.BitSet // locks held at every data access so far
+	held    *bitset.BitSet // locks held at every data access so far, by dense lock index
 }
 
 // Class returns what the pass found about object o.
 func (d *Discipline) Class(o ts.Obj) Class {
-	if o < 0 || int(o) >= len(d.objs) {
+	info, ok := d.objs[o]
+	if !ok {
 		return Unused
 	}
-	return d.objs[o].class
+	return info.class
 }
 
 // Guard returns a lock held at every access of a Protected object.
@@ -151,7 +155,7 @@ func (d *Discipline) Format(names ts.ObjNamer) string {
 		if info.class == Unused {
 			continue
 		}
-		l := fmt.Sprintf("%s: %v", name(ts.Obj(o)), info.class)
+		l := fmt.Sprintf("%s: %v", name(o), info.class)
 		if info.class == Protected {
 			l += " by " + name(info.guard)
 		}
@@ -166,7 +170,16 @@ type InferOptions struct {
 	// MaxStates caps the states explored; 0 means DefaultInferStates. A
 	// system with more is an error wrapping ErrInfer.
 	MaxStates int
+	// Limits.Transitions caps the transitions of the pass: reaching it is
+	// an error wrapping ErrInfer and ErrInferLimit, returned with the
+	// Discipline so far (for its counts). The context given to Infer
+	// cancels the pass.
+	Limits ts.Limits
 }
+
+// ErrInferLimit is wrapped by the error of an inference pass stopped at
+// InferOptions.Limits; Explore turns it into an incomplete result.
+var ErrInferLimit = errors.New("transact: the inference pass reached its transition limit")
 
 // Infer explores every reachable state of sys once (a stateful depth-first
 // search, which needs ts.Hasher) and returns the lock discipline its
@@ -174,6 +187,9 @@ type InferOptions struct {
 // as no search does. A panic in user code stops the pass on that branch only:
 // the search that follows reports it.
 func Infer[S any](ctx context.Context, sys ts.TransitionSystem[S], opt InferOptions) (*Discipline, error) {
+	if err := search.Context(ctx); err != nil {
+		return nil, err
+	}
 	if opt.MaxStates < 0 {
 		return nil, fmt.Errorf("%w: negative MaxStates %d", ts.ErrBadOptions, opt.MaxStates)
 	}
@@ -189,22 +205,28 @@ func Infer[S any](ctx context.Context, sys ts.TransitionSystem[S], opt InferOpti
 	if max == 0 {
 		max = DefaultInferStates
 	}
-	p := &inferPass[S]{sys: sys, hasher: hasher, n: n, d: &Discipline{}, visited: make(map[uint64]struct{})}
+	p := &inferPass[S]{sys: sys, hasher: hasher, n: n, d: &Discipline{objs: make(map[ts.Obj]*objInfo)}, limits: opt.Limits,
+		visited: make(map[uint64]struct{}), lockIdx: make(map[ts.Obj]uint)}
 	p.checker, _ = sys.(ts.Checker[S])
 	p.held = make([]*bitset.BitSet, n)
 	for t := range p.held {
 		p.held[t] = bitset.New(0)
 	}
 	if err := p.run(ctx, max); err != nil {
+		if errors.Is(err, ErrInferLimit) {
+			return p.d, err // its work so far, for the caller's count
+		}
 		return nil, err
 	}
-	for o := range p.d.objs {
-		p.d.objs[o].classify()
+	for _, info := range p.d.objs {
+		info.classify(p.locks)
 	}
 	return p.d, nil
 }
 
-func (info *objInfo) classify() {
+// classify decides the object's class; locks maps dense lock indices back
+// to lock objects.
+func (info *objInfo) classify(locks []ts.Obj) {
 	switch {
 	case !info.lock && !info.data:
 		info.class = Unused
@@ -217,7 +239,7 @@ func (info *objInfo) classify() {
 	case info.held != nil && info.held.Any():
 		info.class = Protected
 		g, _ := info.held.NextSet(0)
-		info.guard = ts.Obj(g)
+		info.guard = locks[g]
 	default:
 		info.class = Racy
 	}
@@ -230,7 +252,7 @@ type inferFrame[S any] struct {
 	steps  []ts.Step
 	// undo of the lock operation that reached this state
 	undoT    ts.Tid
-	undoObj  ts.Obj
+	undoIdx  uint // the lock's dense index
 	undoOp   ts.Op
 	undoHeld bool
 }
@@ -242,7 +264,10 @@ type inferPass[S any] struct {
 	n       int
 	d       *Discipline
 	visited map[uint64]struct{}
-	held    []*bitset.BitSet // locks each thread holds on the current path
+	held    []*bitset.BitSet // locks each thread holds on the current path, by dense index
+	limits  ts.Limits
+	lockIdx map[ts.Obj]uint // a lock's dense index
+	locks   []ts.Obj        // the lock of each dense index
 	stack   []inferFrame[S]
 	depth   int
 	current ts.Tid
@@ -255,11 +280,14 @@ func (p *inferPass[S]) run(ctx context.Context, max int) error {
 	if err != nil {
 		return err
 	}
+	w := watch.Start(ctx, false, 0)
+	defer w.Stop()
 	for p.depth > 0 {
-		if p.d.Transitions&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("weft: search cancelled: %w", err)
-			}
+		if w.Cancelled() {
+			return search.Cancelled(ctx)
+		}
+		if p.limits.Transitions > 0 && p.d.Transitions >= p.limits.Transitions {
+			return fmt.Errorf("%w: %w (%d); declare the movers (transact.Movers) or raise the limit", ErrInfer, ErrInferLimit, p.limits.Transitions)
 		}
 		top := &p.stack[p.depth-1]
 		t := top.next
@@ -300,11 +328,11 @@ func (p *inferPass[S]) protect(f func()) (ok bool) {
 
 // record notes that thread t took step.
 func (p *inferPass[S]) record(t ts.Tid, step ts.Step) {
-	o := int(step.Obj)
-	for len(p.d.objs) <= o {
-		p.d.objs = append(p.d.objs, objInfo{first: -1})
+	info, ok := p.d.objs[step.Obj]
+	if !ok {
+		info = &objInfo{first: -1}
+		p.d.objs[step.Obj] = info
 	}
-	info := &p.d.objs[o]
 	if info.first < 0 {
 		info.first = t
 	} else if info.first != t {
@@ -354,17 +382,29 @@ func (p *inferPass[S]) visit(s S, last ts.Tid, step ts.Step, max int) error {
 	f.state, f.next, f.undoT = s, 0, -1
 	if last >= 0 && (step.Op == ts.Acquire || step.Op == ts.Release) {
 		hs := p.held[last]
-		f.undoT, f.undoObj, f.undoOp, f.undoHeld = last, step.Obj, step.Op, hs.Test(uint(step.Obj))
-		hs.SetTo(uint(step.Obj), step.Op == ts.Acquire)
+		i := p.lockIndex(step.Obj)
+		f.undoT, f.undoIdx, f.undoOp, f.undoHeld = last, i, step.Op, hs.Test(i)
+		hs.SetTo(i, step.Op == ts.Acquire)
 	}
 	p.depth++
 	return nil
 }
 
+// lockIndex returns lock o's dense index, giving it the next one if new.
+func (p *inferPass[S]) lockIndex(o ts.Obj) uint {
+	i, ok := p.lockIdx[o]
+	if !ok {
+		i = uint(len(p.locks))
+		p.lockIdx[o] = i
+		p.locks = append(p.locks, o)
+	}
+	return i
+}
+
 func (p *inferPass[S]) pop() {
 	f := &p.stack[p.depth-1]
 	if f.undoT >= 0 {
-		p.held[f.undoT].SetTo(uint(f.undoObj), f.undoHeld)
+		p.held[f.undoT].SetTo(f.undoIdx, f.undoHeld)
 	}
 	var zero S
 	f.state = zero
@@ -374,7 +414,7 @@ func (p *inferPass[S]) pop() {
 // resolveMovers returns the movers of sys: its declarations when it
 // implements Movers, and otherwise those of its inferred discipline, which it
 // returns too.
-func resolveMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], maxStates int) (moverFunc[S], *Discipline, error) {
+func resolveMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], maxStates int, limits ts.Limits) (moverFunc[S], *Discipline, error) {
 	if m, ok := sys.(Movers[S]); ok {
 		return func(s S, t ts.Tid, _ ts.Step, _ ts.Status) Mover {
 			mv := m.Mover(s, t)
@@ -384,9 +424,9 @@ func resolveMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], maxSt
 			return mv
 		}, nil, nil
 	}
-	d, err := Infer(ctx, sys, InferOptions{MaxStates: maxStates})
+	d, err := Infer(ctx, sys, InferOptions{MaxStates: maxStates, Limits: limits})
 	if err != nil {
-		return nil, nil, err
+		return nil, d, err
 	}
 	return func(_ S, _ ts.Tid, step ts.Step, st ts.Status) Mover { return d.Mover(step, st) }, d, nil
 }

@@ -55,6 +55,9 @@ type Options struct {
 
 	// InferStates caps the exhaustive pass that infers movers for a system
 	// that does not declare them (see Infer); 0 means DefaultInferStates.
+	// The pass's transitions count in Result.Transitions and against
+	// Limits.Transitions, and the context cancels it: a limit reached
+	// during the pass gives an incomplete result with nothing explored.
 	InferStates int
 
 	// OnForce, if set, is called at each state where the proviso forces all

@@ -80,6 +80,9 @@ func (e *MoverError) Unwrap() error { return ErrMover }
 // violating state is a sink, and a commutation diagram whose first step
 // reaches one is not checked: the search reports the violation there.
 func VerifyMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], opt VerifyOptions) (err error) {
+	if err := search.Context(ctx); err != nil {
+		return err
+	}
 	if opt.MaxStates < 0 {
 		return fmt.Errorf("%w: negative MaxStates %d", ts.ErrBadOptions, opt.MaxStates)
 	}
@@ -95,7 +98,7 @@ func VerifyMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Ve
 	if limit == 0 {
 		limit = DefaultVerifyStates
 	}
-	mover, _, err := resolveMovers(ctx, sys, limit)
+	mover, _, err := resolveMovers(ctx, sys, limit, ts.Limits{})
 	if err != nil {
 		return err
 	}

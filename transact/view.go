@@ -85,6 +85,9 @@ type ViewOptions struct {
 // ts.Hasher. Its movers are sys's declarations ([Movers]) or, when it has
 // none, inferred by [Infer], which explores sys exhaustively first.
 func NewView[S any](ctx context.Context, sys ts.TransitionSystem[S], opt ViewOptions) (*View[S], error) {
+	if err := search.Context(ctx); err != nil {
+		return nil, err
+	}
 	if opt.InferStates < 0 {
 		return nil, fmt.Errorf("%w: negative InferStates %d", ts.ErrBadOptions, opt.InferStates)
 	}
@@ -96,7 +99,7 @@ func NewView[S any](ctx context.Context, sys ts.TransitionSystem[S], opt ViewOpt
 	if err != nil {
 		return nil, err
 	}
-	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates)
+	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates, ts.Limits{})
 	if err != nil {
 		return nil, err
 	}

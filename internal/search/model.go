@@ -156,14 +156,19 @@ func Finds(opt *ts.Options) ts.Kinds { return ts.FindsOf(*opt) }
 
 // ThreadsAgain asks Threads once more, at the end of a search: a count that
 // changed makes everything the search did suspect.
-func (m *Model[S]) ThreadsAgain() error {
-	n, err := threads(m.Sys)
+func (m *Model[S]) ThreadsAgain() error { return ThreadsStill(m.Sys, m.N) }
+
+// ThreadsStill asks Threads once more, at the end of a search that found n
+// threads at its start, and returns an error wrapping ts.ErrNondeterministic
+// if the count changed.
+func ThreadsStill[S any](sys ts.TransitionSystem[S], n int) error {
+	now, err := threads(sys)
 	if err != nil {
 		return err
 	}
-	if n != m.N {
+	if now != n {
 		return &ts.SystemError{Err: ts.ErrNondeterministic, Thread: -1,
-			Detail: fmt.Sprintf("Threads() returned %d, then %d", m.N, n)}
+			Detail: fmt.Sprintf("Threads() returned %d, then %d", n, now)}
 	}
 	return nil
 }

@@ -76,11 +76,18 @@ func Confirm[S any](o *Outcome, sys ts.TransitionSystem[S], v *ts.Violation, sch
 	o.Record(rv)
 }
 
-// start begins watching the context and the progress interval, once.
-func (o *Outcome) start() {
+// start begins watching the context and the progress interval, once, and
+// reports whether there is a context to watch: a nil one stops the search
+// with an error wrapping ts.ErrBadOptions.
+func (o *Outcome) start() bool {
+	if o.Ctx == nil {
+		o.Fail(fmt.Errorf("%w: nil context", ts.ErrBadOptions))
+		return false
+	}
 	if o.watch == nil {
 		o.watch = watch.Start(o.Ctx, o.Opt.Progress != nil, o.Opt.ProgressEvery)
 	}
+	return true
 }
 
 // End stops watching the context and the progress interval. Drive calls it;
@@ -98,7 +105,9 @@ func (o *Outcome) End() {
 // progress interval has passed. It costs an atomic load or two: call it
 // before every transition, replays included.
 func (o *Outcome) Spent() bool {
-	o.start()
+	if !o.start() {
+		return true
+	}
 	l := o.Opt.Limits
 	if (l.Transitions > 0 && o.Res.Transitions >= l.Transitions) ||
 		(l.Executions > 0 && o.Res.Executions >= l.Executions) {
@@ -123,7 +132,9 @@ func (o *Outcome) Spent() bool {
 // so; for loops that must not count against the limits (a replay that
 // counts its transitions once it is done).
 func (o *Outcome) Cancelled() bool {
-	o.start()
+	if !o.start() {
+		return true
+	}
 	if o.watch.Cancelled() {
 		o.Fail(Cancelled(o.Ctx))
 		return true
@@ -159,7 +170,9 @@ func (o *Outcome) MemoryOK(used int64, what string) bool {
 // driven around it is the same, and is here once.
 func (o *Outcome) Drive(root, loop func(), panicked func(p any)) error {
 	defer o.End()
-	o.start()
+	if !o.start() {
+		return o.Err
+	}
 	o.protect(root, panicked)
 	for !o.Stop && !o.protect(loop, panicked) {
 		// a panic became a violation; with KeepGoing the search goes on
