@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,6 +155,133 @@ func TestEveryStrategyCancelsPromptly(t *testing.T) {
 		}
 		if !errors.Is(err, context.DeadlineExceeded) || d > 150*time.Millisecond {
 			t.Errorf("%s: %v after %v", name, err, d)
+		}
+	}
+}
+
+// cpc and cycle run transactions whole and do not promise to meet every
+// deadlock: on philosophers-3, which deadlocks, they say so instead of a
+// bare "ok", in the text and in the JSON.
+func TestTransactionsSayDeadlocksAreNotLookedFor(t *testing.T) {
+	for _, strat := range []string{"cpc", "cycle"} {
+		var out, errs strings.Builder
+		if code := run(context.Background(), []string{"-q", "-model", "philosophers-3", "-strategy", strat}, &out, &errs); code != 0 {
+			t.Fatalf("%s: exit %d: %s", strat, code, errs.String())
+		}
+		if !strings.Contains(out.String(), "deadlocks not looked for") {
+			t.Errorf("%s: %q does not say deadlocks were not looked for", strat, out.String())
+		}
+		out.Reset()
+		if code := run(context.Background(), []string{"-q", "-json", "-model", "philosophers-3", "-strategy", strat}, &out, &errs); code != 0 {
+			t.Fatalf("%s -json: exit %d: %s", strat, code, errs.String())
+		}
+		var doc struct {
+			Finds []string `json:"finds"`
+		}
+		if err := json.Unmarshal([]byte(out.String()), &doc); err != nil || len(doc.Finds) == 0 || slices.Contains(doc.Finds, "deadlock") {
+			t.Errorf("%s -json: finds %v (%v), want no deadlock", strat, doc.Finds, err)
+		}
+	}
+}
+
+// locked is two threads that each take lock L, write X and release L, with
+// object ids as large as a system may use: a strategy's cost must follow
+// the objects touched, not the size of their ids.
+type locked struct{}
+
+const bigLock, bigX = ts.Obj(1 << 30), ts.Obj(1<<30 + 1)
+
+type lockedState struct {
+	pc     [2]uint8
+	holder int8 // -1: free
+}
+
+func (locked) Init() lockedState { return lockedState{holder: -1} }
+func (locked) Threads() int      { return 2 }
+func (locked) Next(s lockedState, t ts.Tid) (ts.Step, ts.Status) {
+	switch s.pc[t] {
+	case 0:
+		if s.holder >= 0 {
+			return ts.Step{Obj: bigLock, Op: ts.Acquire}, ts.Blocked
+		}
+		return ts.Step{Obj: bigLock, Op: ts.Acquire}, ts.Enabled
+	case 1:
+		return ts.Step{Obj: bigX, Op: ts.Write}, ts.Enabled
+	case 2:
+		return ts.Step{Obj: bigLock, Op: ts.Release}, ts.Enabled
+	}
+	return ts.Step{}, ts.Finished
+}
+func (locked) Apply(s lockedState, t ts.Tid) lockedState {
+	switch s.pc[t] {
+	case 0:
+		s.holder = int8(t)
+	case 2:
+		s.holder = -1
+	}
+	s.pc[t]++
+	return s
+}
+func (locked) Hash(s lockedState) uint64 {
+	return uint64(s.pc[0])<<16 | uint64(s.pc[1])<<8 | uint64(uint8(s.holder))
+}
+
+func TestEveryStrategyLargeObjectIDs(t *testing.T) {
+	for _, name := range everyStrategy() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		res, err := explore[lockedState](ctx, locked{}, config{strategy: name, bound: -1,
+			opt: ts.Options{Limits: ts.Limits{Memory: 64 << 20}}})
+		cancel()
+		if errors.Is(err, ts.ErrBadOptions) || errors.Is(err, ts.ErrUnsupported) {
+			continue
+		}
+		if err != nil || !res.Complete || res.Violation != nil {
+			t.Errorf("%s: %v, %v", name, res, err)
+		}
+	}
+}
+
+// many is a system of 4,096 threads of which two write one object each and
+// the others finish at once: cost must follow the work, not the threads.
+type many struct{}
+
+func (many) Init() [2]bool { return [2]bool{} }
+func (many) Threads() int  { return 4096 }
+func (many) Next(s [2]bool, t ts.Tid) (ts.Step, ts.Status) {
+	if t >= 2 || s[t] {
+		return ts.Step{}, ts.Finished
+	}
+	return ts.Step{Obj: 0, Op: ts.Write}, ts.Enabled
+}
+func (many) Apply(s [2]bool, t ts.Tid) [2]bool { s[t] = true; return s }
+func (many) Hash(s [2]bool) uint64 {
+	var h uint64
+	if s[0] {
+		h |= 1
+	}
+	if s[1] {
+		h |= 2
+	}
+	return h
+}
+
+// mat is left out: its pair analysis is quadratic in the threads (GenMAT on
+// every pair, idle threads included) and takes over 30 s here, not
+// cancellable; recorded as open work on issue 11 item 9.
+func TestEveryStrategyManyIdleThreads(t *testing.T) {
+	for _, name := range everyStrategy() {
+		if name == "mat" {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		start := time.Now()
+		res, err := explore[[2]bool](ctx, many{}, config{strategy: name, bound: -1})
+		cancel()
+		if errors.Is(err, ts.ErrBadOptions) || errors.Is(err, ts.ErrUnsupported) {
+			continue
+		}
+		if err != nil || !res.Complete || res.Executions < 1 {
+			t.Errorf("%s: %v, %v after %v", name, res, err, time.Since(start))
 		}
 	}
 }
