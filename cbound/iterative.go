@@ -12,7 +12,11 @@ import (
 // search finds a violation, so the violation it reports is reached within
 // the fewest preemptions of any (no execution with fewer reaches one), while
 // each bound explores one execution per terminal HB class. The bound must be
-// given: Unbounded is refused.
+// given: Unbounded is refused. Under KeepGoing every bound up to
+// Options.Bound is explored; Result.Violation stays the first violation
+// found, with the fewest preemptions, and Violations counts those of every
+// bound (a violation is found again at each bound above its own). Limits
+// hold for the whole run.
 //
 // Each bound's search starts afresh (the lower bounds are explored again, as
 // in iterative deepening); Result counts the work of all of them, and its
@@ -29,18 +33,34 @@ func IterativePOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Op
 	for c := 0; c <= opt.Bound; c++ {
 		o := opt
 		o.Bound = AtMost(c)
-		if o.Limits.Transitions > 0 {
-			o.Limits.Transitions -= total.Transitions
+		// The limits hold for the whole run: a bound starts with what the
+		// earlier ones left, and a budget spent at the end of a bound stops
+		// the run there (a zero left would read as "no limit").
+		if l := opt.Limits.Transitions; l > 0 {
+			if total.Transitions >= l {
+				total.Complete = false
+				return total, nil
+			}
+			o.Limits.Transitions = l - total.Transitions
 		}
-		if o.Limits.Executions > 0 {
-			o.Limits.Executions -= total.Executions
+		if l := opt.Limits.Executions; l > 0 {
+			if total.Executions >= l {
+				total.Complete = false
+				return total, nil
+			}
+			o.Limits.Executions = l - total.Executions
 		}
 		res, err := POR(ctx, sys, o)
 		res.Transitions += total.Transitions
 		res.Executions += total.Executions
 		res.Violations += total.Violations
+		if total.Violation != nil {
+			res.Violation = total.Violation // the first, with the fewest preemptions
+		}
 		total = res
-		if err != nil || res.Violation != nil || !res.Complete {
+		// Under KeepGoing every bound is explored: a violation stops the
+		// run only when the search stops at its first.
+		if err != nil || (res.Violation != nil && !opt.KeepGoing) || !res.Complete {
 			return total, err
 		}
 	}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/weftlab/weft/mat"
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
+)
+
+// No strategy gives a silent wrong answer on the whole model (steps of
+// several objects, outcomes, idle threads, invariants): on random programs,
+// each either refuses the program up front with an error wrapping
+// ts.ErrUnsupported (or ts.ErrBadOptions, for what it needs and the program
+// lacks) or reaches exactly the terminal states and violations of the
+// reference search (within the bound, for the bounded ones). The
+// unsound transaction reduction, which misses bugs by design, is left out.
+func TestEveryStrategyOnTheWholeModel(t *testing.T) {
+	supported := map[string]int{}
+	rapid.Check(t, func(rt *rapid.T) {
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(rt, "program")
+		deadlocks := blocks(p)
+		for _, s := range strategies {
+			if s.name == "unsound" {
+				continue
+			}
+			bound := ts.NoBound
+			if s.bounded {
+				bound = defaultBound
+			}
+			explore := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
+				return explore(ctx, sys, config{strategy: s.name, bound: -1, opt: o})
+			}
+			probe, err := explore(context.Background(), p, ts.Options{KeepGoing: true})
+			if errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions) || errors.Is(err, mat.ErrNotStraightLine) {
+				continue // refused up front, with the reason
+			}
+			if !probe.Finds.Has(ts.Deadlock) && deadlocks {
+				continue // a strategy that says it does not promise deadlocks
+			}
+			stateful := s.hashed && s.name != "mat"
+			opaque := s.name == "cpc" || s.name == "cycle" || s.name == "sym"
+			rep := tstest.CheckReduction(rt, p, explore, tstest.ReductionOptions{Bound: bound, Stateful: stateful, Opaque: opaque})
+			if len(rep.Errors) > 0 {
+				rt.Fatalf("%s: %d discrepancies", s.name, len(rep.Errors))
+			}
+			supported[s.name]++
+		}
+	})
+	t.Logf("programs accepted and checked, by strategy: %v", supported)
+}
+
+// blocks reports whether some execution of p ends with a thread blocked.
+func blocks(p *tstest.Program) bool {
+	found := false
+	_, _ = ts.Explore(context.Background(), p, ts.Options{KeepGoing: true, OnViolation: func(v *ts.Violation) {
+		found = found || v.Kind == ts.Deadlock
+	}})
+	return found
+}
