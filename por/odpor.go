@@ -75,13 +75,15 @@ import (
 // reversal takes only the outcome of the event it reverses: the races of a
 // transition are those of its step, which is the same for every outcome, so
 // the execution of each other outcome finds the same race and plans its own
-// reversal. For that, the sequence that reverses a race e ⋖ e' is
-// notdep(e) up to e' only, then e' (the paper takes the events of notdep(e)
-// after e' too): an event after e' with several outcomes would otherwise be
-// fixed to the outcome this execution took, and the executions of its other
-// outcomes, which share e', do not analyse the race again. Any continuation
-// of the shorter sequence reverses the race, so nothing is lost; the
-// package's property tests check both that and optimality. A waiting thread's
+// reversal. For that, on a system with outcomes (a ts.Chooser), the
+// sequence that reverses a race e ⋖ e' is notdep(e) up to e' only, then e'
+// (the paper takes the events of notdep(e) after e' too): an event after e'
+// with several outcomes would otherwise be fixed to the outcome this
+// execution took, and the executions of its other outcomes, which share e',
+// do not analyse the race again. Any continuation of the shorter sequence
+// reverses the race, so nothing is lost; the package's property tests check
+// both that and optimality, and the paper's sequence on systems without
+// outcomes. A waiting thread's
 // pending step, never taken, is reversed once per outcome.
 //
 // A step that blocks and touches several objects (an await reading two
@@ -311,12 +313,13 @@ func (e *explorer[S]) reverse(p ts.Tid, out, outs int, st ts.Step, cq hb.VC, k, 
 		}
 	}
 	check := e.mayBlock(st)
-	// notdep stops at the racing event: the events after it are left to the
-	// search, so that a later event with several outcomes is not fixed to
-	// the outcome this execution took (which would lose the traces of its
-	// other outcomes: their executions do not analyse this race again).
+	// With outcomes, notdep stops at the racing event: the events after it
+	// are left to the search, so that a later event with several outcomes
+	// is not fixed to the outcome this execution took (which would lose the
+	// traces of its other outcomes: their executions do not analyse this
+	// race again). Without, it is the paper's.
 	upTo := end
-	if k >= 0 {
+	if k >= 0 && e.m.Chooser != nil {
 		upTo = k
 	}
 	failed := false
