@@ -28,59 +28,15 @@ func icbStrategies[S any]() map[string]func(context.Context, ts.TransitionSystem
 	}
 }
 
-// counters is a two-thread system over a slice of counters; its knobs break
-// the contract in ways that only show when the search comes back to a
-// state: an Apply that increments in place, a Next on a counter shared by
-// every call, a thread count that drifts.
-type counters struct {
-	mutate, drift bool
-	calls         *int
-}
-
-func (s counters) Init() []int { return []int{0, 0} }
-func (s counters) Threads() int {
-	if s.drift {
-		*s.calls++
-		if *s.calls > 1 {
-			return 3
-		}
-	}
-	return 2
-}
-func (s counters) Next(st []int, t ts.Tid) (ts.Step, ts.Status) {
-	if int(t) >= len(st) || st[t] >= 2 {
-		return ts.Step{}, ts.Finished
-	}
-	step := ts.Step{Obj: ts.Obj(t), Op: ts.Write}
-	if s.calls != nil && !s.drift {
-		*s.calls++
-		step.Obj = ts.Obj(*s.calls) // never the same twice
-	}
-	return step, ts.Enabled
-}
-func (s counters) Apply(st []int, t ts.Tid) []int {
-	if s.mutate {
-		st[t]++
-		return st
-	}
-	c := append([]int(nil), st...)
-	c[t]++
-	return c
-}
-
-// Every mode notices what ts.Explore notices, without Hash.
+// Every mode notices what ts.Explore notices of a broken contract, without
+// Hash: an Apply that modifies its argument, a Next that is not a function
+// of the state, a thread count that changes.
 func TestICBContractBreaches(t *testing.T) {
 	for name, f := range icbStrategies[[]int]() {
-		if _, err := f(context.Background(), counters{mutate: true}, ts.Options{}); !errors.Is(err, ts.ErrMutated) {
-			t.Errorf("%s, in-place Apply: %v", name, err)
-		}
-		calls := 0
-		if _, err := f(context.Background(), counters{calls: &calls}, ts.Options{}); !errors.Is(err, ts.ErrNondeterministic) && !errors.Is(err, ts.ErrMutated) {
-			t.Errorf("%s, Next on a global counter: %v", name, err)
-		}
-		calls = 0
-		if _, err := f(context.Background(), counters{drift: true, calls: &calls}, ts.Options{}); !errors.Is(err, ts.ErrNondeterministic) {
-			t.Errorf("%s, drifting Threads: %v", name, err)
+		for _, b := range tstest.Breaches {
+			if _, err := f(context.Background(), tstest.Broken(b, false), ts.Options{}); !b.Noticed(err) {
+				t.Errorf("%s, %v: %v", name, b, err)
+			}
 		}
 	}
 }

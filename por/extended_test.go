@@ -147,74 +147,15 @@ func TestInvariantNotHidden(t *testing.T) {
 	}
 }
 
-// sliceState is a two-thread system over a slice of counters; its knobs
-// break the contract in ways that only show when the search comes back to a
-// state: an Apply that increments in place, a Next on a counter shared by
-// every call, a thread count that drifts.
-type sliceState struct {
-	mutate, drift bool
-	calls         *int
-}
-
-func (s sliceState) Init() []int { return []int{0, 0} }
-func (s sliceState) Threads() int {
-	if s.drift {
-		*s.calls++
-		if *s.calls > 1 {
-			return 3
-		}
-	}
-	return 2
-}
-func (s sliceState) Next(st []int, t ts.Tid) (ts.Step, ts.Status) {
-	if int(t) >= len(st) {
-		return ts.Step{}, ts.Finished
-	}
-	if st[t] >= 2 {
-		return ts.Step{}, ts.Finished
-	}
-	step := ts.Step{Obj: ts.Obj(t), Op: ts.Write}
-	if s.calls != nil && !s.drift {
-		*s.calls++
-		step.Obj = ts.Obj(*s.calls % 2)
-	}
-	return step, ts.Enabled
-}
-func (s sliceState) Apply(st []int, t ts.Tid) []int {
-	if s.mutate {
-		st[t]++
-		return st
-	}
-	c := append([]int(nil), st...)
-	c[t]++
-	return c
-}
-
-type hashedSlice struct{ sliceState }
-
-func (hashedSlice) Hash(st []int) uint64 { return uint64(st[0])*31 + uint64(st[1]) + 7 }
-
-// Every strategy notices what ts.Explore notices, without Hash (SDPOR needs
-// it): an Apply that modifies its argument, a Next that is not a function of
-// the state, a thread count that changes.
+// Every strategy notices what ts.Explore notices of a broken contract,
+// without Hash (SDPOR needs it): an Apply that modifies its argument, a Next
+// that is not a function of the state, a thread count that changes.
 func TestContractBreaches(t *testing.T) {
 	for _, s := range strategies[[]int]() {
-		mk := func(ss sliceState) ts.TransitionSystem[[]int] {
-			if s.name == "sdpor" {
-				return hashedSlice{ss}
+		for _, b := range tstest.Breaches {
+			if _, err := s.f(context.Background(), tstest.Broken(b, s.name == "sdpor"), por.Options{}); !b.Noticed(err) {
+				t.Errorf("%s, %v: %v", s.name, b, err)
 			}
-			return ss
-		}
-		if _, err := s.f(context.Background(), mk(sliceState{mutate: true}), por.Options{}); !errors.Is(err, ts.ErrMutated) {
-			t.Errorf("%s, in-place Apply: %v", s.name, err)
-		}
-		calls := 0
-		if _, err := s.f(context.Background(), mk(sliceState{calls: &calls}), por.Options{}); !errors.Is(err, ts.ErrNondeterministic) {
-			t.Errorf("%s, Next on a global counter: %v", s.name, err)
-		}
-		calls = 0
-		if _, err := s.f(context.Background(), mk(sliceState{drift: true, calls: &calls}), por.Options{}); !errors.Is(err, ts.ErrNondeterministic) {
-			t.Errorf("%s, drifting Threads: %v", s.name, err)
 		}
 	}
 }

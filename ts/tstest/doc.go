@@ -17,6 +17,14 @@
 // reductions rely on exactly these properties. [CheckConformance] returns
 // the breaches instead, as errors naming the thread and the schedule.
 //
+// # Broken systems
+//
+// [Broken] returns tiny systems that break the contract in one way each
+// ([Breaches]: an Apply that modifies its argument, a Next that is not a
+// function of the state, a thread count that changes), with or without
+// ts.Hasher, and [Breach.Noticed] says whether a search's error shows it
+// noticed. Every weft strategy is tested on them; test yours the same way.
+//
 // # Random programs
 //
 // [Program] is a small interpreter of concurrent programs (shared variables,
