@@ -3,7 +3,6 @@ package cbound
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -125,7 +124,6 @@ type hbSearch[S any] struct {
 	markNanos int64 // time in Mark, with Options.timeMark
 	stuck     int64 // frames left with enabled threads and no child searched
 	maxCB     int32
-	lastProg  time.Time
 }
 
 func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (*hbSearch[S], error) {
@@ -138,7 +136,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 	e := &hbSearch[S]{sys: sys, ctx: ctx, opt: opt, res: &ts.Result{Bound: opt.Bound}, n: n,
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
 		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1,
-		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), lastProg: time.Now()}
+		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n)}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
@@ -370,9 +368,7 @@ func (e *hbSearch[S]) visit(s S, t ts.Tid, step ts.Step) {
 		e.leaf(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: t}, true)
 	case top.enabled == 0:
 		top.leaf = true
-		if e.opt.OnTerminal != nil {
-			e.opt.OnTerminal(s, e.sched)
-		}
+		search.Terminal(&e.Outcome, s, e.sched)
 		var v *ts.Violation
 		if top.enabled < e.n && e.blocked(top) {
 			v = &ts.Violation{Kind: ts.Deadlock, Thread: t}
@@ -504,7 +500,6 @@ func (e *hbSearch[S]) leaf(v *ts.Violation, failed bool) {
 		w, _ := e.witness(via)
 		e.report(v, w, e.sched)
 	}
-	e.progress()
 }
 
 // report confirms a violation by replaying a schedule and records it. It
@@ -548,20 +543,4 @@ func (e *hbSearch[S]) cutAtViolation(w ts.Schedule) (out ts.Schedule) {
 		}
 	}
 	return w
-}
-
-func (e *hbSearch[S]) progress() {
-	if e.opt.Progress == nil || e.res.Executions&255 != 0 {
-		return
-	}
-	every := e.opt.ProgressEvery
-	if every == 0 {
-		every = time.Second
-	}
-	if now := time.Now(); now.Sub(e.lastProg) >= every {
-		e.lastProg = now
-		r := *e.res
-		r.States = int64(e.table.Len())
-		e.opt.Progress(r)
-	}
 }

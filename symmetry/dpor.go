@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
-	"time"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -55,11 +54,18 @@ import (
 // Result.Stats["pruned"] the branches skipped as symmetric and
 // Stats["backtracks"] the threads added to backtrack sets.
 func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
-	res := ts.Result{Bound: ts.NoBound}
+	res := ts.Result{Bound: ts.NoBound, Finds: search.Finds(&opt.Options)}
+	if err := search.Context(ctx); err != nil {
+		return res, err
+	}
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
-	e := &dpor[S]{sys: sys, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1, lastProgress: time.Now()}
+	m, err := search.NewModel(sys)
+	if err != nil {
+		return res, err
+	}
+	e := &dpor[S]{m: m, sys: sys, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
@@ -73,6 +79,10 @@ func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 	if err != nil {
 		return res, err
 	}
+	if n != m.N {
+		return res, &ts.SystemError{Err: ts.ErrNondeterministic, Thread: -1,
+			Detail: fmt.Sprintf("Threads() returned %d, then %d", m.N, n)}
+	}
 	e.n = n
 	e.last = make([]int32, n)
 	for i := range e.last {
@@ -81,6 +91,9 @@ func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 	e.zero = make([]uint32, n)
 	e.held = make([][]ts.Obj, n)
 	err = e.run()
+	if err == nil {
+		err = m.ThreadsAgain()
+	}
 	res.Stats = map[string]int64{"pruned": e.pruned, "backtracks": e.backtracks}
 	return res, err
 }
@@ -92,6 +105,7 @@ type dporFrame[S any] struct {
 	steps  []ts.Step
 	status []ts.Status
 	sig    []uint64      // signatures of the threads taken (or skipped) here
+	multi  bool          // two threads or more enabled: the contract is checked at pop
 	bt     bitset.BitSet // the backtrack set
 	done   bitset.BitSet // threads taken or skipped here
 }
@@ -106,6 +120,7 @@ type dporEvent struct {
 }
 
 type dpor[S any] struct {
+	m        *search.Model[S]
 	sys      ts.TransitionSystem[S]
 	checker  ts.Checker[S]
 	hasher   ts.Hasher[S]
@@ -126,10 +141,9 @@ type dpor[S any] struct {
 
 	pruned, backtracks int64
 
-	current      ts.Tid // thread whose user code runs, or -1
-	pushing      bool   // the running call belongs to the transition last pushed
-	sigPanic     bool   // the running call is Signature
-	lastProgress time.Time
+	current  ts.Tid // thread whose user code runs, or -1
+	pushing  bool   // the running call belongs to the transition last pushed
+	sigPanic bool   // the running call is Signature
 	search.Outcome
 }
 
@@ -169,6 +183,9 @@ func (e *dpor[S]) loop() {
 		top := &e.stack[e.depth-1]
 		t, ok := e.pick(top)
 		if !ok {
+			if top.multi && !e.unchanged(top) {
+				return
+			}
 			e.depth--
 			if e.depth > 0 {
 				e.popEvent()
@@ -200,8 +217,20 @@ func (e *dpor[S]) loop() {
 		}
 		e.current, e.pushing = -1, false
 		e.popEvent()
-		e.progress()
 	}
+}
+
+// unchanged checks, where the search leaves a state with two threads or more
+// enabled (whether or not it took both), that the state is what it was: its
+// hash, or every thread's step. An Apply that modified its argument, or a
+// Next that is not a function of the state, stops the search.
+func (e *dpor[S]) unchanged(f *dporFrame[S]) bool {
+	b := search.Baseline{Hash: f.hash, Hashed: e.hasher != nil, Steps: f.steps, Status: f.status}
+	if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], nil, &e.current); err != nil {
+		e.Fail(err)
+		return false
+	}
+	return true
 }
 
 // pick returns the lowest thread of top's backtrack set not done yet.
@@ -310,9 +339,7 @@ func (e *dpor[S]) visit(s S, last ts.Tid) bool {
 		return false
 	}
 	if enabled == 0 {
-		if e.opt.OnTerminal != nil {
-			e.opt.OnTerminal(s, path)
-		}
+		search.Terminal(&e.Outcome, s, path)
 		if blocked > 0 {
 			e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, path)
 			return false
@@ -320,7 +347,7 @@ func (e *dpor[S]) visit(s S, last ts.Tid) bool {
 		e.res.Executions++
 		return false
 	}
-	f.state, f.hash = s, h
+	f.state, f.hash, f.multi = s, h, enabled > 1
 	f.bt.ClearAll()
 	f.done.ClearAll()
 	for t := range ts.Tid(e.n) {
@@ -393,20 +420,6 @@ func (e *dpor[S]) backtrackAt(i int, p ts.Tid, cp []uint32) {
 func (e *dpor[S]) violation(v *ts.Violation, sched ts.Schedule) {
 	e.res.Executions++
 	search.Confirm(&e.Outcome, e.sys, v, sched)
-}
-
-func (e *dpor[S]) progress() {
-	if e.opt.Progress == nil || e.res.Transitions&1023 != 0 {
-		return
-	}
-	every := e.opt.ProgressEvery
-	if every == 0 {
-		every = time.Second
-	}
-	if now := time.Now(); now.Sub(e.lastProgress) >= every {
-		e.lastProgress = now
-		e.opt.Progress(*e.res)
-	}
 }
 
 // coEnabled reports whether event x and a step st of a thread that holds the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
@@ -51,7 +50,7 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err != nil {
 		return res, err
 	}
-	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates, opt.Limits)
+	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates, opt.Options)
 	res.Stats = map[string]int64{}
 	if disc != nil {
 		// The pass's transitions count against Limits.Transitions too.
@@ -73,7 +72,6 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
-	e.lastProgress = time.Now()
 	err = e.run()
 	if err == nil {
 		err = search.ThreadsStill(sys, n)
@@ -134,9 +132,8 @@ type engine[S any] struct {
 
 	ends, forced int64
 
-	current      ts.Tid // thread whose user code is running, or -1
-	pushing      bool   // the running call belongs to the transition sched ends with
-	lastProgress time.Time
+	current ts.Tid // thread whose user code is running, or -1
+	pushing bool   // the running call belongs to the transition sched ends with
 	search.Outcome
 }
 
@@ -261,7 +258,6 @@ func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
 		}
 		e.res.Executions++
 		e.current, e.pushing = -1, false
-		e.progress()
 		return
 	}
 	if len(e.sched) > e.maxDepth {
@@ -293,7 +289,6 @@ func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
 	e.stack[d+1] = frame[S]{state: child, hash: hc, rec: r, tid: t, numTids: 1, lm: m.Left(), rm: m.Right()}
 	e.records[r].onStack = true
 	e.depth++
-	e.progress()
 }
 
 // newState stores a state not seen before under its instrumented key (whose
@@ -461,20 +456,4 @@ func (e *engine[S]) violation(v *ts.Violation, sched ts.Schedule, h uint64, dedu
 		e.reported[h] = struct{}{}
 	}
 	search.Confirm(&e.Outcome, e.sys, v, sched)
-}
-
-func (e *engine[S]) progress() {
-	if e.opt.Progress == nil || e.res.Transitions == 0 || e.res.Transitions&1023 != 0 {
-		return
-	}
-	every := e.opt.ProgressEvery
-	if every == 0 {
-		every = time.Second
-	}
-	if now := time.Now(); now.Sub(e.lastProgress) >= every {
-		e.lastProgress = now
-		r := *e.res
-		r.States = int64(len(e.records))
-		e.opt.Progress(r)
-	}
 }

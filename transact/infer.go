@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -175,6 +176,11 @@ type InferOptions struct {
 	// Discipline so far (for its counts). The context given to Infer
 	// cancels the pass.
 	Limits ts.Limits
+
+	// progress, if set, is called with the pass's transitions every
+	// progressEvery (Explore reports the pass as its own progress).
+	progress      func(transitions int64)
+	progressEvery time.Duration
 }
 
 // ErrInferLimit is wrapped by the error of an inference pass stopped at
@@ -205,14 +211,17 @@ func Infer[S any](ctx context.Context, sys ts.TransitionSystem[S], opt InferOpti
 	if max == 0 {
 		max = DefaultInferStates
 	}
-	p := &inferPass[S]{sys: sys, hasher: hasher, n: n, d: &Discipline{objs: make(map[ts.Obj]*objInfo)}, limits: opt.Limits,
+	p := &inferPass[S]{sys: sys, hasher: hasher, n: n, d: &Discipline{objs: make(map[ts.Obj]*objInfo)}, limits: opt.Limits, progress: opt.progress, progressEvery: opt.progressEvery,
 		visited: make(map[uint64]struct{}), lockIdx: make(map[ts.Obj]uint)}
 	p.checker, _ = sys.(ts.Checker[S])
 	p.held = make([]*bitset.BitSet, n)
 	for t := range p.held {
 		p.held[t] = bitset.New(0)
 	}
-	if err := p.run(ctx, max); err != nil {
+	if cbErr := search.Protect(func() { err = p.run(ctx, max) }); cbErr != nil {
+		return nil, cbErr // the caller's Progress panicked
+	}
+	if err != nil {
 		if errors.Is(err, ErrInferLimit) {
 			return p.d, err // its work so far, for the caller's count
 		}
@@ -258,19 +267,21 @@ type inferFrame[S any] struct {
 }
 
 type inferPass[S any] struct {
-	sys     ts.TransitionSystem[S]
-	hasher  ts.Hasher[S]
-	checker ts.Checker[S]
-	n       int
-	d       *Discipline
-	visited map[uint64]struct{}
-	held    []*bitset.BitSet // locks each thread holds on the current path, by dense index
-	limits  ts.Limits
-	lockIdx map[ts.Obj]uint // a lock's dense index
-	locks   []ts.Obj        // the lock of each dense index
-	stack   []inferFrame[S]
-	depth   int
-	current ts.Tid
+	sys           ts.TransitionSystem[S]
+	hasher        ts.Hasher[S]
+	checker       ts.Checker[S]
+	n             int
+	d             *Discipline
+	visited       map[uint64]struct{}
+	held          []*bitset.BitSet // locks each thread holds on the current path, by dense index
+	limits        ts.Limits
+	progress      func(int64)
+	progressEvery time.Duration
+	lockIdx       map[ts.Obj]uint // a lock's dense index
+	locks         []ts.Obj        // the lock of each dense index
+	stack         []inferFrame[S]
+	depth         int
+	current       ts.Tid
 }
 
 func (p *inferPass[S]) run(ctx context.Context, max int) error {
@@ -280,11 +291,14 @@ func (p *inferPass[S]) run(ctx context.Context, max int) error {
 	if err != nil {
 		return err
 	}
-	w := watch.Start(ctx, false, 0)
+	w := watch.Start(ctx, p.progress != nil, p.progressEvery)
 	defer w.Stop()
 	for p.depth > 0 {
 		if w.Cancelled() {
 			return search.Cancelled(ctx)
+		}
+		if p.progress != nil && w.ProgressDue() {
+			p.progress(p.d.Transitions)
 		}
 		if p.limits.Transitions > 0 && p.d.Transitions >= p.limits.Transitions {
 			return fmt.Errorf("%w: %w (%d); declare the movers (transact.Movers) or raise the limit", ErrInfer, ErrInferLimit, p.limits.Transitions)
@@ -414,7 +428,7 @@ func (p *inferPass[S]) pop() {
 // resolveMovers returns the movers of sys: its declarations when it
 // implements Movers, and otherwise those of its inferred discipline, which it
 // returns too.
-func resolveMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], maxStates int, limits ts.Limits) (moverFunc[S], *Discipline, error) {
+func resolveMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], maxStates int, opt ts.Options) (moverFunc[S], *Discipline, error) {
 	if m, ok := sys.(Movers[S]); ok {
 		return func(s S, t ts.Tid, _ ts.Step, _ ts.Status) Mover {
 			mv := m.Mover(s, t)
@@ -424,7 +438,13 @@ func resolveMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], maxSt
 			return mv
 		}, nil, nil
 	}
-	d, err := Infer(ctx, sys, InferOptions{MaxStates: maxStates, Limits: limits})
+	io := InferOptions{MaxStates: maxStates, Limits: opt.Limits, progressEvery: opt.ProgressEvery}
+	if opt.Progress != nil {
+		io.progress = func(n int64) {
+			search.Callback("Progress", func() { opt.Progress(ts.Result{Bound: ts.NoBound, Transitions: n}) })
+		}
+	}
+	d, err := Infer(ctx, sys, io)
 	if err != nil {
 		return nil, d, err
 	}

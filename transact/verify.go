@@ -98,7 +98,7 @@ func VerifyMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Ve
 	if limit == 0 {
 		limit = DefaultVerifyStates
 	}
-	mover, _, err := resolveMovers(ctx, sys, limit, ts.Limits{})
+	mover, _, err := resolveMovers(ctx, sys, limit, ts.Options{})
 	if err != nil {
 		return err
 	}

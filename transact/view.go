@@ -99,7 +99,7 @@ func NewView[S any](ctx context.Context, sys ts.TransitionSystem[S], opt ViewOpt
 	if err != nil {
 		return nil, err
 	}
-	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates, ts.Limits{})
+	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates, ts.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -214,3 +214,50 @@ func TestEveryStrategyManyIdleThreads(t *testing.T) {
 		}
 	}
 }
+
+// trivial declares the trivial symmetry of a system (every thread its own
+// orbit), so that the symmetry strategies take it.
+type trivial struct{ ts.TransitionSystem[[]int] }
+
+func (trivial) Canonical(s []int) ([]int, []ts.Tid) { return s, []ts.Tid{0, 1} }
+func (trivial) Signature(_ []int, t ts.Tid) uint64  { return uint64(t) }
+func (w trivial) Hash(s []int) uint64 {
+	if h, ok := w.TransitionSystem.(ts.Hasher[[]int]); ok {
+		return h.Hash(s)
+	}
+	return 0
+}
+
+// The symmetry strategies notice a broken contract too.
+func TestSymmetryNoticesBrokenContracts(t *testing.T) {
+	for _, name := range []string{"sym", "sympor"} {
+		for _, b := range tstest.Breaches {
+			_, err := explore[[]int](context.Background(), trivial{tstest.Broken(b, true)}, config{strategy: name, bound: -1})
+			if !b.Noticed(err) {
+				t.Errorf("%s, %v: %v", name, b, err)
+			}
+		}
+	}
+}
+
+// Every strategy reports progress, and a panic in Progress is the caller's.
+func TestEveryStrategyReportsProgress(t *testing.T) {
+	for _, name := range everyStrategy() {
+		calls := 0
+		opt := ts.Options{ProgressEvery: time.Millisecond, Progress: func(ts.Result) { calls++ },
+			Limits: ts.Limits{Transitions: 100}}
+		res, err := explore[models.LastzeroState](context.Background(), slowLastzero{models.NewLastzero(4)}, config{strategy: name, bound: -1, opt: opt})
+		if errors.Is(err, ts.ErrBadOptions) || errors.Is(err, ts.ErrUnsupported) {
+			continue
+		}
+		if err != nil || (calls == 0 && res.Transitions >= 50) {
+			t.Errorf("%s: %d progress reports over %d transitions, %v", name, calls, res.Transitions, err)
+		}
+		opt.Progress = func(ts.Result) { panic("mine") }
+		_, err = explore[models.LastzeroState](context.Background(), slowLastzero{models.NewLastzero(4)}, config{strategy: name, bound: -1, opt: opt})
+		var ce *ts.CallbackError
+		if !errors.As(err, &ce) || ce.Callback != "Progress" {
+			t.Errorf("%s, Progress panics: %v", name, err)
+		}
+	}
+}
