@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
@@ -229,7 +230,7 @@ func (e *engine[S]) moverOf(s S, t ts.Tid, step ts.Step, st ts.Status, d int) (m
 // execute takes thread t's transition from stack slot d (L6) and looks its
 // successor up (L9-L15).
 func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
-	if e.Spent() {
+	if e.Spent() || (e.res.Transitions&4095 == 0 && !e.memoryOK()) {
 		return
 	}
 	e.stack[d].explored = true
@@ -422,6 +423,16 @@ func (e *engine[S]) sameSteps(d int) bool {
 	}
 	e.current = -1
 	return true
+}
+
+// memoryOK fails the search if what it keeps passes Limits.Memory: the
+// table of states with their records, the plain hashes, the stack with its
+// steps and phases (the states it holds are counted by their Go size only).
+func (e *engine[S]) memoryOK() bool {
+	used := int64(len(e.table))*48 + int64(cap(e.records))*int64(unsafe.Sizeof(record{})) +
+		int64(len(e.plain)+len(e.reported))*40 + int64(cap(e.stack))*int64(unsafe.Sizeof(frame[S]{})) +
+		int64(cap(e.steps))*int64(unsafe.Sizeof(ts.Step{})) + int64(cap(e.status)) + int64(cap(e.phases))*8
+	return e.MemoryOK(used, fmt.Sprintf("%d states, %d frames", len(e.records), len(e.stack)))
 }
 
 // force reports that the proviso forces all threads at stack slot d.
