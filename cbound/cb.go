@@ -28,7 +28,10 @@ package cbound
 // independent 64-bit fingerprint (x2) and the thread, so a false hit needs
 // two 64-bit collisions at once. They are generations: once the newer holds
 // its share of Options.MemoCost, the older is dropped and the newer becomes
-// the older (an entry found in the older moves to the newer). Everything
+// the older (an entry found in the older moves to the newer); this happens
+// only between operations (one CB query of Search, one Mark of a terminal
+// state, one witness), so that an operation keeps all it computes and its
+// recursion visits each prefix once, whatever the budget. Everything
 // about them is deterministic, so a search's figures (its transitions,
 // replays included) are the same on every run: an earlier version kept the
 // values in a ristretto cache, whose admissions are sampled and whose writes
@@ -102,11 +105,15 @@ func (g *gens[V]) get(k memoKey) (V, bool) {
 	return zero, false
 }
 
-func (g *gens[V]) put(k memoKey, v V) {
+func (g *gens[V]) put(k memoKey, v V) { g.cur[k] = v }
+
+// rotate starts a new generation if the newer is full. It is called only
+// between operations, so that an operation keeps everything it computes (the
+// recursion visits each prefix once) whatever the budget.
+func (g *gens[V]) rotate() {
 	if len(g.cur) >= g.cap {
 		g.old, g.cur = g.cur, make(map[memoKey]V, len(g.cur)/2)
 	}
-	g.cur[k] = v
 }
 
 func (g *gens[V]) len() int { return len(g.cur) + len(g.old) }
@@ -194,11 +201,22 @@ func (m *memo) begin(cur *hb.State, x2 uint64) {
 	m.x.CopyFrom(cur)
 	m.x2 = x2
 	m.val = m.val[:0]
-	if !m.keep && (m.eager || m.cb.len() > l1Cap) {
+	switch {
+	case m.keep:
+		m.cb.rotate()
+		m.en.rotate()
+	case m.eager:
+		// tests: every operation starts afresh, so that the recursion
+		// recomputes what a larger memo would keep
 		m.cb.reset()
-	}
-	if !m.keep && (m.eager || m.en.len() > l1Cap/4) {
 		m.en.reset()
+	default:
+		if m.cb.len() > l1Cap {
+			m.cb.reset()
+		}
+		if m.en.len() > l1Cap/4 {
+			m.en.reset()
+		}
 	}
 	if n := cur.Len() + 1; len(m.fr) < n {
 		m.fr = append(m.fr, make([]bitset.BitSet, n-len(m.fr))...)
@@ -410,6 +428,10 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 		step, st := e.m.Next(s, f.t)
 		if st != ts.Enabled || !step.Equal(want) {
 			e.current = -1
+			if err := e.mutated(); err != nil {
+				e.Fail(err)
+				panic(errStop)
+			}
 			e.Fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: f.t, Schedule: e.rsched.Clone(),
 				Detail: "replaying an equivalent schedule (independent steps reordered) the thread's step is " +
 					step.String() + " " + st.String() + ", not " + want.String() + " enabled: independent steps do not commute"})
@@ -437,6 +459,21 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 	bad := e.m.Check(s) != nil
 	e.replaying = false
 	return en, bad
+}
+
+// mutated looks for a state on the stack that is no longer what the search
+// recorded of it (an Apply modified its argument, which a replay from it
+// shows as steps that do not commute), and returns the contract check's
+// error, or nil.
+func (e *hbSearch[S]) mutated() error {
+	for i := e.depth - 1; i >= 0; i-- {
+		f := &e.frames[i]
+		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status}
+		if err := e.m.Unchanged(f.state, b, e.sched[:i], f.taken, &e.current); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CB returns the context bound of the happens-before state that sched
