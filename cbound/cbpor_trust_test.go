@@ -381,5 +381,3 @@ func TestCBPORIdleAndIgnoredDeadlocks(t *testing.T) {
 		}
 	})
 }
-
-
