@@ -136,8 +136,8 @@ func TestCBPORIterativeLimits(t *testing.T) {
 // each violation once (as POR at the top bound counts them) and the first
 // with the fewest preemptions, and is complete.
 func TestCBPORIterativeKeepGoing(t *testing.T) {
-	// T0: x := 1; x := 0. T1: r0 := x; assert r0 == 0. T1 fails at bound
-	// 1 (it reads x between T0's writes) and at bound 0 (T0 first).
+	// T0: x := 1; x := 0. T1: r0 := x; assert r0 == 0. T1 fails only
+	// with a preemption (it reads x between T0's writes).
 	check := func(t interface {
 		Fatalf(string, ...any)
 	}, p *tstest.Program, c int) {
@@ -149,15 +149,24 @@ func TestCBPORIterativeKeepGoing(t *testing.T) {
 		}}); err != nil {
 			t.Fatalf("%v", err)
 		}
-		top, err := cbound.POR(context.Background(), p, cbound.Options{Bound: cbound.AtMost(c), Options: ts.Options{KeepGoing: true}})
+		kinds := func(m map[string]bool) func(*ts.Violation) {
+			return func(v *ts.Violation) { m[v.Kind.String()+": "+v.Err.Error()] = true }
+		}
+		want, got := map[string]bool{}, map[string]bool{}
+		top, err := cbound.POR(context.Background(), p, cbound.Options{Bound: cbound.AtMost(c), Options: ts.Options{KeepGoing: true, OnViolation: kinds(want)}})
 		if err != nil {
 			t.Fatalf("%v", err)
 		}
 		handed := 0
 		res, err := cbound.IterativePOR(context.Background(), p, cbound.Options{Bound: cbound.AtMost(c), Options: ts.Options{KeepGoing: true,
-			OnViolation: func(*ts.Violation) { handed++ }}})
-		if err != nil || !res.Complete || int64(handed) != res.Violations {
-			t.Fatalf("IterativePOR: %v, %v, %d handed to OnViolation", res, err, handed)
+			OnViolation: func(v *ts.Violation) { handed++; kinds(got)(v) }}})
+		if err != nil || !res.Complete || int64(handed) != res.Violations || len(res.Coverage) != c+1 {
+			t.Fatalf("IterativePOR: %v, %v, %d handed to OnViolation, coverage %v", res, err, handed, res.Coverage)
+		}
+		for k := range want {
+			if !got[k] {
+				t.Fatalf("POR at bound %d finds %s, IterativePOR does not", c, k)
+			}
 		}
 		if res.Violations > top.Violations || (res.Violations > 0) != (top.Violations > 0) {
 			t.Fatalf("IterativePOR counts %d violations, POR at bound %d %d", res.Violations, c, top.Violations)
@@ -169,6 +178,11 @@ func TestCBPORIterativeKeepGoing(t *testing.T) {
 	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}},
 		Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(0, 0)}, {tstest.Load(0, 0), tstest.AssertEq(0, 0)}}}
 	check(t, p, 2)
+	// T1's assertion r0 != 0 fails at bound 0 (T1 first); r0 != 1 only
+	// with a preemption (T1 between T0's writes).
+	q := &tstest.Program{Vars: []tstest.Var{{Name: "x"}},
+		Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(0, 2)}, {tstest.Load(0, 0), tstest.AssertNe(0, 0), tstest.AssertNe(0, 1)}}}
+	check(t, q, 2)
 	rapid.Check(t, func(t *rapid.T) {
 		check(t, tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program"), rapid.IntRange(0, 3).Draw(t, "bound"))
 	})
@@ -380,4 +394,51 @@ func TestCBPORIdleAndIgnoredDeadlocks(t *testing.T) {
 			}
 		}
 	})
+}
+
+// cancelAt cancels its context at its k-th Apply and counts the Applies
+// after that, each slowed down so that the context's own goroutine has run.
+type cancelAt struct {
+	*models.Lastzero
+	k, calls, after *int
+	cancel          func()
+}
+
+func (c cancelAt) Apply(st models.LastzeroState, t ts.Tid) models.LastzeroState {
+	*c.calls++
+	switch {
+	case *c.calls == *c.k:
+		c.cancel()
+		time.Sleep(time.Millisecond)
+	case *c.calls > *c.k:
+		*c.after++
+		time.Sleep(100 * time.Microsecond)
+	}
+	return c.Lastzero.Apply(st, t)
+}
+
+// Issue 11 #5: once the context is cancelled, no search goes on applying
+// transitions, whether it is searching, replaying a prefix to learn what
+// is enabled there, or computing a context bound.
+func TestCBPORCancellationInReplays(t *testing.T) {
+	for _, s := range cbporStrategies[models.LastzeroState]() {
+		worst := 0
+		for k := 50; k < 3000; k += 97 {
+			ctx, cancel := context.WithCancel(context.Background())
+			calls, after := 0, 0
+			sys := cancelAt{Lastzero: models.NewLastzero(5), k: &k, calls: &calls, after: &after, cancel: cancel}
+			res, err := s.f(ctx, sys, cbound.Options{Bound: 2, Options: ts.Options{KeepGoing: true}})
+			cancel()
+			if calls < k {
+				break // the search ended first
+			}
+			if !errors.Is(err, context.Canceled) || res.Complete {
+				t.Errorf("%s, cancelled at Apply %d: %v, %v", s.name, k, res, err)
+			}
+			worst = max(worst, after)
+		}
+		if worst > 2 {
+			t.Errorf("%s: %d Applies after the cancellation", s.name, worst)
+		}
+	}
 }
