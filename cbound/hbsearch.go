@@ -268,11 +268,14 @@ func (e *hbSearch[S]) panicked(p any) {
 // tryWitness computes a fewest-preemption schedule to the current state
 // (followed by t when t >= 0), or nil if user code panics on the way.
 func (e *hbSearch[S]) tryWitness(t ts.Tid) (w ts.Schedule) {
+	// It runs inside Drive's recovery: nothing may panic out of it. A stop
+	// (errStop) or a callback's panic stops the search; user code's panic
+	// leaves the schedule to the caller.
 	defer func() {
 		if p := recover(); p != nil {
 			e.replaying = false
-			if p == errStop {
-				panic(p)
+			if cb, ok := p.(*ts.CallbackError); ok {
+				e.Fail(cb)
 			}
 			w = nil
 		}
