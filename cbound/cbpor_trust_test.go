@@ -442,3 +442,24 @@ func TestCBPORCancellationInReplays(t *testing.T) {
 		}
 	}
 }
+
+// Issue 11 #4, #5: the transition limit counts every transition a search
+// applies, replays included, and is never passed; a search it stops is
+// incomplete and reports no error.
+func TestCBPORTransitionLimitKept(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(t, "program")
+		c := rapid.IntRange(0, 3).Draw(t, "bound")
+		for _, s := range cbporStrategies[tstest.State]() {
+			full, err := s.f(context.Background(), p, cbound.Options{Bound: cbound.AtMost(c), Options: ts.Options{KeepGoing: true}})
+			if err != nil || full.Transitions == 0 {
+				continue
+			}
+			l := rapid.Int64Range(1, full.Transitions).Draw(t, "limit")
+			res, err := s.f(context.Background(), p, cbound.Options{Bound: cbound.AtMost(c), Options: ts.Options{KeepGoing: true, Limits: ts.Limits{Transitions: l}}})
+			if err != nil || res.Transitions > l || (res.Complete && l < full.Transitions) {
+				t.Fatalf("%s, limit %d of %d: %v, %v", s.name, l, full.Transitions, res, err)
+			}
+		}
+	})
+}
