@@ -23,51 +23,50 @@ package cbound
 // computed by replaying the path's events that belong to it from the deepest
 // stack state they extend, then cached by HB state.
 //
-// Memoization has two levels. Go maps (l1) hold everything computed since
-// they were last emptied, which happens only between operations (one CB query
-// of Search, one Mark of a terminal state, one witness) and only once they
-// hold more than l1Cap entries: so the recursion visits each prefix at most
-// once per operation, and small searches keep everything. A ristretto cache (l2) with a cost budget keeps values across
-// the whole search. Both are caches: an entry found is exact, an entry missing
-// is recomputed. Entries are keyed by the state's hash and thread and checked
-// against a second, independent 64-bit fingerprint of the state (x2), so a
-// false hit needs two 64-bit collisions at once.
+// Memoization: two exact maps per kind of value (CB(x, t), and E(x) with
+// whether Check fails at x), keyed by the state's hash, its second,
+// independent 64-bit fingerprint (x2) and the thread, so a false hit needs
+// two 64-bit collisions at once. They are generations: once the newer holds
+// its share of Options.MemoCost, the older is dropped and the newer becomes
+// the older (an entry found in the older moves to the newer); this happens
+// only between operations (one CB query of Search, one Mark of a terminal
+// state, one witness), so that an operation keeps all it computes and its
+// recursion visits each prefix once, whatever the budget. Everything
+// about them is deterministic, so a search's figures (its transitions,
+// replays included) are the same on every run: an earlier version kept the
+// values in a ristretto cache, whose admissions are sampled and whose writes
+// may be dropped under load, and identical runs replayed different prefixes.
+// With Options.MemoCost < 0 the values do not outlive an operation (one CB
+// query of Search, one Mark of a terminal state, one witness) once the maps
+// pass l1Cap entries.
 
 import (
 	"context"
 	"slices"
+	"unsafe"
 
 	"github.com/bits-and-blooms/bitset"
-	"github.com/dgraph-io/ristretto/v2"
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
 
-// DefaultMemoCost is the cost budget of the CB memo cache when
-// Options.MemoCost is zero: 64 MiB.
+// DefaultMemoCost is the memory budget of the CB memo when Options.MemoCost
+// is zero: 64 MiB.
 const DefaultMemoCost = 64 << 20
 
 const infCB = int32(1 << 30)
 
-// l1Cap is the size past which the first-level memo starts afresh at the
-// next operation (some MiB).
+// l1Cap is the size past which a memo that keeps nothing across operations
+// (MemoCost < 0) starts afresh at the next operation.
 const l1Cap = 1 << 16
 
-// l1Key identifies a memo entry: a state by its two fingerprints, and a
+// memoKey identifies a memo entry: a state by its two fingerprints, and a
 // thread, or -1 for the state's enabled set.
-type l1Key struct {
+type memoKey struct {
 	h1, h2 uint64
 	t      int32
-}
-
-// memoVal is an entry of the cross-operation cache.
-type memoVal struct {
-	check uint64         // the state's second fingerprint
-	cb    int32          // CB(x, t), for a CB entry
-	en    *bitset.BitSet // E(x), for an enabled-set entry
-	bad   bool           // Check fails at x, for an enabled-set entry
 }
 
 // enEntry is an enabled set computed by replay.
@@ -76,8 +75,53 @@ type enEntry struct {
 	bad bool
 }
 
-// l2Key mixes a state hash and a thread into the cache's key.
-func l2Key(k l1Key) uint64 { return k.h1 ^ uint64(int64(k.t)+2)*0x9e3779b97f4a7c15 }
+// Bytes per entry, Go's map overhead included (measured: some 40 bytes per
+// map slot at the maps' typical load for these keys).
+const (
+	cbEntryBytes = int64(unsafe.Sizeof(memoKey{})) + 4 + 40
+	enEntryBytes = int64(unsafe.Sizeof(memoKey{})) + int64(unsafe.Sizeof(enEntry{})) + 40 + int64(unsafe.Sizeof(bitset.BitSet{})) + 16
+)
+
+// gens is a map in two generations: at most 2*cap entries.
+type gens[V any] struct {
+	cur, old map[memoKey]V
+	cap      int
+}
+
+func newGens[V any](cap int) gens[V] {
+	return gens[V]{cur: make(map[memoKey]V), cap: max(cap, 1)}
+}
+
+func (g *gens[V]) get(k memoKey) (V, bool) {
+	if v, ok := g.cur[k]; ok {
+		return v, true
+	}
+	if v, ok := g.old[k]; ok {
+		delete(g.old, k)
+		g.put(k, v)
+		return v, true
+	}
+	var zero V
+	return zero, false
+}
+
+func (g *gens[V]) put(k memoKey, v V) { g.cur[k] = v }
+
+// rotate starts a new generation if the newer is full. It is called only
+// between operations, so that an operation keeps everything it computes (the
+// recursion visits each prefix once) whatever the budget.
+func (g *gens[V]) rotate() {
+	if len(g.cur) >= g.cap {
+		g.old, g.cur = g.cur, make(map[memoKey]V, len(g.cur)/2)
+	}
+}
+
+func (g *gens[V]) len() int { return len(g.cur) + len(g.old) }
+
+func (g *gens[V]) reset() {
+	clear(g.cur)
+	g.old = nil
+}
 
 // fp2 is an event's contribution to the second fingerprint: a function of its
 // hash under the state's seed, remixed so that XOR sums of fp2 are unrelated
@@ -100,11 +144,11 @@ func stepOf(e hb.Event) ts.Step {
 
 // memo is the CB computation's state, part of every hbSearch.
 type memo struct {
-	cache *ristretto.Cache[uint64, memoVal] // nil until l2 starts it, and when Options.MemoCost < 0
-	cost  int64
-	eager bool // start the cache at once (tests)
-	l1cb  map[l1Key]int32
-	l1en  map[l1Key]enEntry
+	keep  bool // values outlive operations (MemoCost >= 0)
+	eager bool // tests: without keep, every operation starts afresh
+	cb    gens[int32]
+	en    gens[enEntry]
+	words int64 // bitset words per enabled set
 
 	x   *hb.State       // the scratch state the recursion walks
 	x2  uint64          // x's second fingerprint
@@ -113,72 +157,66 @@ type memo struct {
 	val []int32         // (thread, value) pairs of the recursion's frames
 
 	// figures for Result.Stats
-	queries, subproblems, l1Hits, l2Hits, l2Misses int64
-	enReplays, enReplaySteps, enHits               int64
+	queries, subproblems, hits int64
+	enReplays, enReplaySteps   int64
+	enHits                     int64
 }
 
-func newMemo(n int, cost int64) *memo {
+// newMemo returns the memo of a search of n threads whose memo may keep cost
+// bytes (0: DefaultMemoCost; negative: nothing across operations), within a
+// memory budget of limit bytes (negative: none), of which it takes at most
+// a quarter.
+func newMemo(n int, cost, limit int64) *memo {
+	m := &memo{x: hb.New(n), keep: cost >= 0, words: int64(n+63) / 64}
 	if cost == 0 {
 		cost = DefaultMemoCost
 	}
-	return &memo{l1cb: make(map[l1Key]int32), l1en: make(map[l1Key]enEntry), x: hb.New(n), cost: cost}
+	if limit > 0 {
+		cost = min(cost, limit/4)
+	}
+	cbCap, enCap := 4*l1Cap, l1Cap
+	if m.keep {
+		// Three quarters for CB values, a quarter for enabled sets; two
+		// generations each.
+		cbCap = int(cost * 3 / 4 / 2 / cbEntryBytes)
+		enCap = int(cost / 4 / 2 / (enEntryBytes + 8*m.words))
+	}
+	m.cb, m.en = newGens[int32](cbCap), newGens[enEntry](enCap)
+	return m
 }
 
-// lazyCacheAfter is the number of subproblems a search computes before it
-// starts the cross-operation cache: small searches do not pay for its
-// sketch and goroutines.
-const lazyCacheAfter = l1Cap
+// close releases the memo; it keeps no goroutine or outside resource.
+func (m *memo) close() {}
 
-// l2 returns the cross-operation cache, starting it once the search has done
-// enough work to want one (the first level starts dropping entries), or nil.
-func (m *memo) l2() *ristretto.Cache[uint64, memoVal] {
-	if m.cache != nil || m.cost < 0 || (!m.eager && m.subproblems+m.enReplays < lazyCacheAfter) {
-		return m.cache
-	}
-	// About 10 counters per entry the budget can hold (ristretto's advice),
-	// an entry costing some 100 bytes with ristretto's own overhead; at most
-	// 1M counters (2 MiB of sketch) however large the budget.
-	counters := min(max(m.cost/10, 1<<10), 1<<20)
-	c, err := ristretto.NewCache(&ristretto.Config[uint64, memoVal]{
-		NumCounters: counters,
-		MaxCost:     m.cost,
-		BufferItems: 64,
-	})
-	if err != nil {
-		m.cost = -1 // cannot happen with a positive budget; go on without
-		return nil
-	}
-	m.cache = c
-	return c
+// bytes estimates the memory the memo keeps.
+func (m *memo) bytes() int64 {
+	return int64(m.cb.len())*cbEntryBytes + int64(m.en.len())*(enEntryBytes+8*m.words)
 }
 
-// close stops the cache's goroutines.
-func (m *memo) close() {
-	if m.cache != nil {
-		m.cache.Close()
-		m.cache = nil
-	}
-}
+func (m *memo) entries() int { return m.cb.len() + m.en.len() }
 
 // begin starts an operation: the scratch state becomes a copy of cur (with
-// second fingerprint x2) and the per-operation memo is emptied.
+// second fingerprint x2).
 func (m *memo) begin(cur *hb.State, x2 uint64) {
 	m.x.CopyFrom(cur)
 	m.x2 = x2
 	m.val = m.val[:0]
-	// The per-operation maps are kept while they are small, and start
-	// afresh past l1Cap entries: within an operation they only grow.
-	if m.eager {
-		// tests: every operation starts afresh, so that the second level
-		// and the per-operation recursion are exercised
-		clear(m.l1cb)
-		clear(m.l1en)
-	}
-	if len(m.l1cb) > l1Cap {
-		m.l1cb = make(map[l1Key]int32)
-	}
-	if len(m.l1en) > l1Cap/4 {
-		m.l1en = make(map[l1Key]enEntry)
+	switch {
+	case m.keep:
+		m.cb.rotate()
+		m.en.rotate()
+	case m.eager:
+		// tests: every operation starts afresh, so that the recursion
+		// recomputes what a larger memo would keep
+		m.cb.reset()
+		m.en.reset()
+	default:
+		if m.cb.len() > l1Cap {
+			m.cb.reset()
+		}
+		if m.en.len() > l1Cap/4 {
+			m.en.reset()
+		}
 	}
 	if n := cur.Len() + 1; len(m.fr) < n {
 		m.fr = append(m.fr, make([]bitset.BitSet, n-len(m.fr))...)
@@ -208,9 +246,7 @@ func (m *memo) addStep(u ts.Tid, st ts.Step) hb.Event {
 func (m *memo) stats(into map[string]int64) {
 	into["cb.queries"] = m.queries
 	into["cb.subproblems"] = m.subproblems
-	into["cb.l1_hits"] = m.l1Hits
-	into["cb.memo_hits"] = m.l2Hits
-	into["cb.memo_misses"] = m.l2Misses
+	into["cb.memo_hits"] = m.hits
 	into["enabled.hits"] = m.enHits
 	into["enabled.replays"] = m.enReplays
 	into["enabled.replay_transitions"] = m.enReplaySteps
@@ -224,18 +260,13 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	if x.Len() == 0 {
 		return 0
 	}
-	key := l1Key{x.Hash(), m.x2, int32(t)}
-	if v, ok := m.l1cb[key]; ok {
-		m.l1Hits++
+	key := memoKey{x.Hash(), m.x2, int32(t)}
+	if v, ok := m.cb.get(key); ok {
+		m.hits++
 		return v
 	}
-	if c := m.l2(); c != nil {
-		if v, ok := c.Get(l2Key(key)); ok && v.check == key.h2 && v.en == nil {
-			m.l2Hits++
-			m.l1cb[key] = v.cb
-			return v.cb
-		}
-		m.l2Misses++
+	if m.subproblems&255 == 0 && e.Cancelled() {
+		panic(errStop) // the program can take exponential time without a transition
 	}
 	m.subproblems++
 	fr := &m.fr[x.Len()]
@@ -271,13 +302,7 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 		}
 	}
 	m.val = m.val[:base]
-	m.l1cb[key] = best
-	if m.cache != nil {
-		m.cache.Set(l2Key(key), memoVal{check: key.h2, cb: best}, 32)
-		if m.eager {
-			m.cache.Wait() // tests: make the entry visible at once
-		}
-	}
+	m.cb.put(key, best)
 	return best
 }
 
@@ -370,26 +395,13 @@ func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
 	if p == x.Len() {
 		return &e.frames[p].en, false
 	}
-	key := l1Key{x.Hash(), m.x2, -1}
-	if v, ok := m.l1en[key]; ok {
+	key := memoKey{x.Hash(), m.x2, -1}
+	if v, ok := m.en.get(key); ok {
 		m.enHits++
 		return v.en, v.bad
 	}
-	if c := m.l2(); c != nil {
-		if v, ok := c.Get(l2Key(key)); ok && v.check == key.h2 && v.en != nil {
-			m.enHits++
-			m.l1en[key] = enEntry{v.en, v.bad}
-			return v.en, v.bad
-		}
-	}
 	en, bad := e.replayPrefix(p)
-	m.l1en[key] = enEntry{en, bad}
-	if m.cache != nil {
-		m.cache.Set(l2Key(key), memoVal{check: key.h2, en: en, bad: bad}, int64(64+8*len(en.Words())))
-		if m.eager {
-			m.cache.Wait()
-		}
-	}
+	m.en.put(key, enEntry{en, bad})
 	return en, bad
 }
 
@@ -413,21 +425,28 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 		want := e.frames[i-1].steps[f.t]
 		e.rsched = append(e.rsched, ts.Move{Thread: f.t})
 		e.current = f.t
-		step, st := e.sys.Next(s, f.t)
+		step, st := e.m.Next(s, f.t)
 		if st != ts.Enabled || !step.Equal(want) {
 			e.current = -1
+			if err := e.mutated(); err != nil {
+				e.Fail(err)
+				panic(errStop)
+			}
 			e.Fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: f.t, Schedule: e.rsched.Clone(),
 				Detail: "replaying an equivalent schedule (independent steps reordered) the thread's step is " +
 					step.String() + " " + st.String() + ", not " + want.String() + " enabled: independent steps do not commute"})
 			panic(errStop)
 		}
-		s = e.sys.Apply(s, f.t)
+		if e.spent() {
+			panic(errStop) // replays count against the limits and the context too
+		}
+		s = e.m.Apply(s, ts.Move{Thread: f.t})
 		e.res.Transitions++
 		m.enReplaySteps++
 	}
 	en := bitset.New(uint(e.n))
 	e.current = -1
-	_, _, err := search.Look(e.sys, s, e.scratchSteps, e.scratchStatus, &e.current)
+	_, err := e.m.Look(s, e.scratchSteps, e.scratchStatus, e.scratchOuts, &e.current)
 	if err != nil {
 		e.Fail(search.WithSchedule(err, e.rsched))
 		panic(errStop)
@@ -437,12 +456,24 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 			en.Set(uint(u))
 		}
 	}
-	bad := false
-	if e.checker != nil {
-		bad = e.checker.Check(s) != nil
-	}
+	bad := e.m.Check(s) != nil
 	e.replaying = false
 	return en, bad
+}
+
+// mutated looks for a state on the stack that is no longer what the search
+// recorded of it (an Apply modified its argument, which a replay from it
+// shows as steps that do not commute), and returns the contract check's
+// error, or nil.
+func (e *hbSearch[S]) mutated() error {
+	for i := e.depth - 1; i >= 0; i-- {
+		f := &e.frames[i]
+		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status}
+		if err := e.m.Unchanged(f.state, b, e.sched[:i], f.taken, &e.current); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CB returns the context bound of the happens-before state that sched
@@ -468,6 +499,7 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 		return nil, 0, err
 	}
 	defer e.memo.close()
+	defer e.End()
 	var out ts.Schedule
 	var count int32
 	var perr error
@@ -495,7 +527,7 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 			}
 			step := top.steps[t]
 			e.current = t
-			s = sys.Apply(top.state, t)
+			s = e.m.Apply(top.state, ts.Move{Thread: t})
 			e.push(s, t, step)
 			if e.Err != nil {
 				return

@@ -70,14 +70,15 @@
 // It is memoized across the whole search, so its cost amortizes over the
 // prefixes of the states visited (BenchmarkMark measures a few subproblems
 // and about a microsecond per Mark call on the work-stealing queue). The
-// memo has two levels: maps that keep everything until they pass a size and
-// are emptied between operations, and a ristretto cache bounded by
-// Options.MemoCost (started only once the maps start dropping entries, and
-// closed, with its goroutines, before the search returns). Both are caches:
-// a value found is exact, a value missing is recomputed, so the budget
-// changes time, never results. Entries are matched by the HB state's hash and
-// a second, independent 64-bit fingerprint; the visited table itself
-// compares events exactly.
+// memo keeps CB values and enabled sets in exact maps of two generations,
+// bounded by Options.MemoCost and rotated only between operations, so that
+// one operation (a CB query, a Mark, a witness) keeps what it computes. The
+// memo is deterministic: identical runs report identical figures, replays
+// included (an earlier ristretto cache made them differ from run to run).
+// It is a cache: a value found is exact, a value missing is recomputed, so
+// the budget changes time, never what is found. Entries are matched by the HB
+// state's hash and a second, independent 64-bit fingerprint; the visited
+// table itself compares events exactly.
 //
 // E(x) is needed at prefixes x the search never drove the system to. Every
 // linearization of x reaches the same state of a system that keeps the
@@ -102,6 +103,25 @@
 // missed, as with every partial-order reduction. A panic in user code met
 // while replaying a prefix is reported with that replay's schedule, which may
 // exceed the bound.
+//
+// Memory: the table keeps a state stored by cb-por1, or a predecessor stored
+// by Mark, as the state it extends or precedes plus one event, in about 50
+// bytes (hb.EntryBytes), and each terminal state cb-por2 reaches as a copy of
+// its events (8 bytes an event); the memo keeps at most about
+// Options.MemoCost, and a quarter of Limits.Memory at most; the stack costs
+// some 50 bytes per thread per transition of depth. Past Limits.Memory the
+// search stops with an error wrapping ts.ErrMemory.
+//
+// The model: cb-por1, cb-por2 and IterativePOR accept Idle threads (a state
+// where every waiting thread is Idle ends normally) and
+// Options.IgnoreDeadlocks, and refuse, with an error wrapping
+// ts.ErrUnsupported, a step of several objects, a transition of several
+// outcomes and a global invariant with a read set (ts.Invariant): their HB
+// states have one access and no outcome per event. The contract is checked
+// as ts.Explore checks it: at every state with two threads enabled the
+// search asks Next again (and Hash, if the system has one) when it leaves
+// it, and a replay that meets a different step looks for the stack state an
+// Apply modified; the error wraps ts.ErrMutated or ts.ErrNondeterministic.
 //
 // Both need more work per transition than cb-dfs (the CB queries and
 // replays) and win when many executions are equivalent: on the work-stealing

@@ -3,6 +3,7 @@ package cbound
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -61,8 +62,8 @@ func POR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (t
 	return runHB(ctx, sys, opt, true)
 }
 
-// stopPanic unwinds the search from deep in a recursion once e.fail has
-// recorded an error.
+// stopPanic unwinds the search from deep in a recursion once e.Fail has
+// recorded an error or a limit stopped it.
 type stopPanic struct{}
 
 var errStop any = stopPanic{}
@@ -70,25 +71,28 @@ var errStop any = stopPanic{}
 // hbFrame is a state on the search stack: frames[i] is the state after the
 // path's first i transitions.
 type hbFrame[S any] struct {
-	state   S
-	hash    uint64 // the system's hash of state, when it has one
-	steps   []ts.Step
-	status  []ts.Status
-	en      bitset.BitSet // the enabled threads
-	enabled int
-	t       ts.Tid // the thread of the transition into this state, -1 at the root
-	n       int32  // that transition's event number among t's events
-	h2      uint64 // second fingerprint of the HB state here
-	it      int    // the next position in the thread order
-	leaf    bool   // the search does not go on from here
-	moved   bool   // a child was searched
+	state  S
+	hash   uint64 // the system's hash of state, when hashed
+	hashed bool
+	multi  bool // two threads or more enabled: the contract is checked at pop
+	steps  []ts.Step
+	status []ts.Status
+	outs   []int
+	en     bitset.BitSet // the enabled threads
+	counts search.Counts
+	t      ts.Tid // the thread of the transition into this state, -1 at the root
+	n      int32  // that transition's event number among t's events
+	h2     uint64 // second fingerprint of the HB state here
+	id     int32  // Algorithm 1: the state's id in the table
+	it     int    // the next position in the thread order
+	leaf   bool   // the search does not go on from here
+	moved  bool   // a child was searched
+	taken  []ts.Move
 }
 
 type hbSearch[S any] struct {
+	m        *search.Model[S]
 	sys      ts.TransitionSystem[S]
-	checker  ts.Checker[S]
-	hasher   ts.Hasher[S]
-	ctx      context.Context
 	opt      Options
 	res      *ts.Result
 	n        int
@@ -109,11 +113,12 @@ type hbSearch[S any] struct {
 
 	scratchSteps  []ts.Step
 	scratchStatus []ts.Status
+	scratchOuts   []int
 	rsched        ts.Schedule // the schedule of a prefix being replayed
 	replaying     bool
 
 	current  ts.Tid // thread whose user code runs, or -1
-	applying bool   // Apply (or the successor's Next) of thread current runs
+	moving   ts.Tid // thread whose transition is being taken (its Apply, the Next of the state it reaches), or -1
 	visiting bool   // the top frame is being checked
 	search.Outcome
 
@@ -124,42 +129,48 @@ type hbSearch[S any] struct {
 	markNanos int64 // time in Mark, with Options.timeMark
 	stuck     int64 // frames left with enabled threads and no child searched
 	maxCB     int32
+	memCheck  int64 // the work count at which memory is checked next
 }
 
 func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (*hbSearch[S], error) {
-	n, err := search.Threads(sys)
+	model, err := search.NewModel(sys)
 	if err != nil {
 		return nil, err
 	}
-	m := newMemo(n, opt.MemoCost)
+	if model.Inv != nil {
+		return nil, fmt.Errorf("%w: cb-por does not check a global invariant that reads objects (ts.Invariant with InvariantReads): use por or ts.Explore", ts.ErrUnsupported)
+	}
+	n := model.N
+	m := newMemo(n, opt.MemoCost, opt.Limits.MaxMemory())
 	m.eager = opt.eagerCache
-	e := &hbSearch[S]{sys: sys, ctx: ctx, opt: opt, res: &ts.Result{Bound: opt.Bound}, n: n,
+	e := &hbSearch[S]{m: model, sys: sys, opt: opt, res: &ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}, n: n,
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
-		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1,
-		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n)}
+		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, moving: -1,
+		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), scratchOuts: make([]int, n)}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
-	e.checker, _ = sys.(ts.Checker[S])
-	e.hasher, _ = sys.(ts.Hasher[S])
-	if e.hasher != nil {
+	e.States = func() int64 { return int64(e.table.Len()) }
+	if model.Hasher != nil {
 		e.termCB = make(map[uint64]int32)
 	}
 	return e, nil
 }
 
 func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (ts.Result, error) {
+	bad := ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}
 	if err := search.Context(ctx); err != nil {
-		return ts.Result{Bound: opt.Bound}, err
+		return bad, err
 	}
 	if err := opt.validate(); err != nil {
-		return ts.Result{Bound: opt.Bound}, err
+		return bad, err
 	}
 	opt = opt.resolved()
+	bad.Bound = opt.Bound
 	if opt.SyncOnly {
-		return ts.Result{Bound: opt.Bound}, fmt.Errorf("%w: SyncOnly is for ICB only", ts.ErrBadOptions)
+		return bad, fmt.Errorf("%w: SyncOnly is for ICB only", ts.ErrBadOptions)
 	}
 	e, err := newHBSearch(ctx, sys, opt, alg2)
 	if err != nil {
-		return ts.Result{Bound: opt.Bound}, err
+		return bad, err
 	}
 	defer e.memo.close()
 	e.run()
@@ -168,6 +179,7 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 	res.Stats = map[string]int64{}
 	e.memo.stats(res.Stats)
 	res.Stats["hb.states"] = int64(e.table.Len())
+	res.Stats["hb.table_bytes"] = e.table.Bytes()
 	if alg2 {
 		res.Stats["mark.calls"] = e.marks
 		if opt.timeMark {
@@ -176,7 +188,10 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 	}
 	res.Stats["search.stuck"] = e.stuck
 	if e.Err == nil {
-		return *res, search.ThreadsStill(sys, e.n)
+		if err := e.m.ThreadsAgain(); err != nil {
+			res.Complete = false
+			return *res, err
+		}
 	}
 	return *res, e.Err
 }
@@ -220,13 +235,16 @@ func (e *hbSearch[S]) panicked(p any) {
 	switch {
 	case e.replaying:
 		sched = e.rsched.Clone()
-	case e.applying:
-		sched = append(e.sched.Clone(), ts.Move{Thread: t})
+	case e.moving >= 0:
+		sched = append(e.sched.Clone(), ts.Move{Thread: e.moving})
+		if t < 0 {
+			t = e.moving
+		}
 	default:
 		sched = e.sched.Clone()
 	}
-	applying, replaying := e.applying, e.replaying
-	e.current, e.applying, e.replaying = -1, false, false
+	moving, replaying := e.moving, e.replaying
+	e.current, e.moving, e.replaying = -1, -1, false
 	if e.visiting && e.depth > 0 {
 		e.frames[e.depth-1].leaf = true
 	}
@@ -238,9 +256,10 @@ func (e *hbSearch[S]) panicked(p any) {
 	// starts (plus that transition), or to the state being visited.
 	var w ts.Schedule
 	switch {
-	case applying:
-		w = e.tryWitness(t)
-	case !replaying:
+	case replaying:
+	case moving >= 0:
+		w = e.tryWitness(moving)
+	default:
 		w = e.tryWitness(-1)
 	}
 	e.report(v, w, sched)
@@ -249,9 +268,15 @@ func (e *hbSearch[S]) panicked(p any) {
 // tryWitness computes a fewest-preemption schedule to the current state
 // (followed by t when t >= 0), or nil if user code panics on the way.
 func (e *hbSearch[S]) tryWitness(t ts.Tid) (w ts.Schedule) {
+	// It runs inside Drive's recovery: nothing may panic out of it. A stop
+	// (errStop) or a callback's panic stops the search; user code's panic
+	// leaves the schedule to the caller.
 	defer func() {
 		if p := recover(); p != nil {
 			e.replaying = false
+			if cb, ok := p.(*ts.CallbackError); ok {
+				e.Fail(cb)
+			}
 			w = nil
 		}
 	}()
@@ -261,7 +286,7 @@ func (e *hbSearch[S]) tryWitness(t ts.Tid) (w ts.Schedule) {
 }
 
 func (e *hbSearch[S]) start() {
-	e.applying = true
+	e.moving = -1
 	e.visit(e.sys.Init(), -1, ts.Step{})
 }
 
@@ -317,75 +342,100 @@ func (e *hbSearch[S]) loop() {
 				continue
 			}
 		}
-		if e.Spent() {
+		if e.spent() {
 			return
 		}
 		top.moved = true
-		e.current, e.applying = t, true
-		child := e.sys.Apply(top.state, t)
+		top.taken = append(top.taken, ts.Move{Thread: t})
+		e.current, e.moving = t, t
+		child := e.m.Apply(top.state, ts.Move{Thread: t})
 		e.res.Transitions++
-		if e.hasher != nil {
-			if h := e.hasher.Hash(top.state); h != top.hash {
-				e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched.Clone(),
-					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
-				return
-			}
-		}
+		e.current = -1
 		e.visit(child, t, step)
 	}
+}
+
+// spent reports whether a limit, the memory budget or the context stops the
+// search before its next transition (replays included), reporting progress
+// on the way.
+func (e *hbSearch[S]) spent() bool {
+	if e.Spent() {
+		return true
+	}
+	if work := e.res.Transitions + e.marks + int64(e.table.Len()); work >= e.memCheck {
+		e.memCheck = work + 4096
+		return !e.memoryOK()
+	}
+	return false
+}
+
+// memoryOK fails the search if what it keeps passes Limits.Memory: the
+// table, the memo, the stack and the coverage by terminal state.
+func (e *hbSearch[S]) memoryOK() bool {
+	n := int64(e.n)
+	frameBytes := int64(unsafe.Sizeof(hbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+8+4) + (n+63)/8*8
+	used := e.table.Bytes() + e.memo.bytes() + int64(cap(e.frames))*frameBytes + int64(len(e.termCB))*24
+	return e.MemoryOK(used, fmt.Sprintf("%d HB states, %d memo entries, %d frames", e.table.Len(), e.memo.entries(), cap(e.frames)))
 }
 
 // visit pushes the state s reached by thread t's transition step (t < 0: the
 // initial state) and processes it: it stores it (Algorithm 1), checks it,
 // and ends the execution there if it is terminal or violating (Algorithm 2:
-// Mark). e.applying is set on entry; user code that panics in Next or Hash
-// here belongs to t's transition.
+// Mark). User code that panics in Next here belongs to t's transition; in
+// Check or Hash, to the state.
 func (e *hbSearch[S]) visit(s S, t ts.Tid, step ts.Step) {
 	if len(e.sched)+1 > e.maxDepth && t >= 0 {
 		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: append(e.sched.Clone(), ts.Move{Thread: t}),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", len(e.sched)+1)})
+		e.moving = -1
 		return
 	}
+	e.moving = t
 	e.push(s, t, step)
+	e.moving = -1
 	if e.Stop {
 		return
 	}
-	e.applying, e.visiting = false, true
+	e.visiting = true
 	top := &e.frames[e.depth-1]
-	var failed error
-	if e.checker != nil {
-		e.current = -1
-		failed = e.checker.Check(s)
+	e.current = -1
+	failed := e.m.Check(s)
+	if failed == nil && e.m.Hasher != nil && (top.counts.Enabled >= 2 || top.counts.Enabled == 0) {
+		// The baseline of the contract check where the search may come
+		// back, and the terminal state's identity for Coverage.
+		top.hash, top.hashed = e.m.Hasher.Hash(s), true
+	}
+	top.multi = failed == nil && top.counts.Enabled >= 2
+	if !e.alg2 {
+		if t < 0 {
+			id, _ := e.table.Insert(e.cur)
+			top.id = int32(id)
+		} else {
+			id, _ := e.table.InsertAdded(e.cur, int(e.frames[e.depth-2].id), t)
+			top.id = int32(id)
+		}
+	}
+	if failed != nil || top.counts.Enabled == 0 {
+		top.leaf = true
 	}
 	if !e.alg2 {
-		e.table.Insert(e.cur)
 		cb, _ := e.cbLeaf(failed != nil)
 		e.stateCB = bump(e.stateCB, cb)
 	}
 	switch {
 	case failed != nil:
-		top.leaf = true
-		e.leaf(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: t}, true)
-	case top.enabled == 0:
-		top.leaf = true
+		failed.Thread = t
+		e.leaf(failed, true)
+	case top.counts.Enabled == 0:
 		search.Terminal(&e.Outcome, s, e.sched)
 		var v *ts.Violation
-		if top.enabled < e.n && e.blocked(top) {
+		if search.Deadlock(top.counts, &e.opt.Options) {
 			v = &ts.Violation{Kind: ts.Deadlock, Thread: t}
 		}
 		e.leaf(v, false)
 	}
 	e.visiting = false
 	e.current = -1
-}
-
-func (e *hbSearch[S]) blocked(f *hbFrame[S]) bool {
-	for _, st := range f.status {
-		if st == ts.Blocked {
-			return true
-		}
-	}
-	return false
 }
 
 func bump(counts []int64, i int32) []int64 {
@@ -400,24 +450,26 @@ func bump(counts []int64, i int32) []int64 {
 // t's transition step, the top of the stack and extends the HB state.
 func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 	if e.depth == len(e.frames) {
-		e.frames = append(e.frames, hbFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n)})
+		n := e.n
+		e.frames = append(e.frames, hbFrame[S]{steps: make([]ts.Step, n), status: make([]ts.Status, n),
+			outs: make([]int, n), taken: make([]ts.Move, 0, 2)})
 	}
 	f := &e.frames[e.depth]
-	enabled, _, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
+	sched := e.sched
+	if t >= 0 {
+		sched = append(sched, ts.Move{Thread: t})
+		e.sched = sched[:len(sched)-1]
+	}
+	counts, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
+	if err == nil {
+		err = unsupported(f)
+	}
 	if err != nil {
-		sched := e.sched.Clone()
-		if t >= 0 {
-			sched = append(sched, ts.Move{Thread: t})
-		}
 		e.Fail(search.WithSchedule(err, sched))
 		return
 	}
-	var h uint64
-	if e.hasher != nil {
-		e.current = -1
-		h = e.hasher.Hash(s)
-	}
-	f.state, f.hash, f.enabled, f.t, f.it, f.leaf, f.moved = s, h, enabled, t, 0, false, false
+	f.state, f.counts, f.t, f.it, f.leaf, f.moved, f.multi, f.hashed = s, counts, t, 0, false, false, false, false
+	f.taken = f.taken[:0]
 	f.en.ClearAll()
 	for u, st := range f.status {
 		if st == ts.Enabled {
@@ -429,16 +481,47 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 		e.curH2 ^= fp2(e.cur.EventHash(ev))
 		f.n = int32(ev.N)
 		e.tpos[t] = append(e.tpos[t], int32(e.depth))
-		e.sched = append(e.sched, ts.Move{Thread: t})
+		e.sched = sched
 	}
 	f.h2 = e.curH2
 	e.depth++
 }
 
-// pop removes the top of the stack.
+// unsupported returns the error for a state whose threads use what cb-por
+// does not support: a step of several objects, a transition of several
+// outcomes. Its happens-before states have one access and no outcome per
+// event.
+func unsupported[S any](f *hbFrame[S]) error {
+	for u, st := range f.status {
+		if st == ts.Finished {
+			continue
+		}
+		switch {
+		case !f.steps[u].Single():
+			return &ts.SystemError{Err: fmt.Errorf("%w: cb-por: thread %d's step touches several objects (%v)", ts.ErrUnsupported, u, f.steps[u]), Thread: ts.Tid(u)}
+		case f.outs[u] > 1:
+			return &ts.SystemError{Err: fmt.Errorf("%w: cb-por: thread %d's transition has %d outcomes", ts.ErrUnsupported, u, f.outs[u]), Thread: ts.Tid(u)}
+		}
+	}
+	return nil
+}
+
+// pop removes the top of the stack, after checking the contract where the
+// state had two moves or more.
 func (e *hbSearch[S]) pop() {
+	f := &e.frames[e.depth-1]
+	if f.multi {
+		// Checked wherever the search could have taken another move, as
+		// ts.Explore does, also where it took only one. Once: a panic
+		// here is reported and the frame popped after.
+		f.multi = false
+		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status}
+		if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], f.taken, &e.current); err != nil {
+			e.Fail(err)
+			return
+		}
+	}
 	e.depth--
-	f := &e.frames[e.depth]
 	var zero S
 	f.state = zero
 	if f.t >= 0 {
@@ -483,10 +566,9 @@ func (e *hbSearch[S]) leaf(v *ts.Violation, failed bool) {
 	cb, via := e.cbLeaf(failed)
 	e.leafCB = bump(e.leafCB, cb)
 	e.maxCB = max(e.maxCB, cb)
-	if e.termCB != nil && !failed {
-		h := e.frames[e.depth-1].hash
-		if old, ok := e.termCB[h]; !ok || cb < old {
-			e.termCB[h] = cb
+	if top := &e.frames[e.depth-1]; e.termCB != nil && !failed && top.hashed {
+		if old, ok := e.termCB[top.hash]; !ok || cb < old {
+			e.termCB[top.hash] = cb
 		}
 	}
 	if e.alg2 {
@@ -512,10 +594,10 @@ func (e *hbSearch[S]) report(v *ts.Violation, w, path ts.Schedule) {
 	var err error
 	if w != nil {
 		w = e.cutAtViolation(w)
-		rv, err = ts.Confirm(e.sys, v, w)
+		rv, err = ts.ConfirmWith(e.sys, v, w, *e.Opt)
 	}
 	if w == nil || err != nil {
-		rv, err = ts.Confirm(e.sys, v, path.Clone())
+		rv, err = ts.ConfirmWith(e.sys, v, path.Clone(), *e.Opt)
 	}
 	if err != nil {
 		e.Fail(err)
@@ -527,7 +609,7 @@ func (e *hbSearch[S]) report(v *ts.Violation, w, path ts.Schedule) {
 // cutAtViolation returns the prefix of w that ends at its first state whose
 // Check fails, or w. User code that panics leaves w as it is.
 func (e *hbSearch[S]) cutAtViolation(w ts.Schedule) (out ts.Schedule) {
-	if e.checker == nil {
+	if e.m.Checker == nil && e.m.Invariant == nil {
 		return w
 	}
 	defer func() {
@@ -536,9 +618,9 @@ func (e *hbSearch[S]) cutAtViolation(w ts.Schedule) (out ts.Schedule) {
 		}
 	}()
 	s := e.sys.Init()
-	for i, t := range w[:max(len(w)-1, 0)] {
-		s = e.sys.Apply(s, t.Thread)
-		if e.checker.Check(s) != nil {
+	for i, mv := range w[:max(len(w)-1, 0)] {
+		s = e.m.Apply(s, mv)
+		if e.m.Check(s) != nil {
 			return w[:i+1]
 		}
 	}

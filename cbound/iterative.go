@@ -3,7 +3,10 @@ package cbound
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -12,57 +15,108 @@ import (
 // search finds a violation, so the violation it reports is reached within
 // the fewest preemptions of any (no execution with fewer reaches one), while
 // each bound explores one execution per terminal HB class. The bound must be
-// given: Unbounded is refused. Under KeepGoing every bound up to
-// Options.Bound is explored; Result.Violation stays the first violation
-// found, with the fewest preemptions, and Violations counts those of every
-// bound (a violation is found again at each bound above its own). Limits
-// hold for the whole run.
+// given: Unbounded is refused.
 //
 // Each bound's search starts afresh (the lower bounds are explored again, as
-// in iterative deepening); Result counts the work of all of them, and its
-// Coverage is that of the last.
+// in iterative deepening); Result counts the work of all of them, Limits
+// apply to that total (a limit spent at the end of one bound stops the
+// search before the next, with an incomplete result), and Coverage is that
+// of the last bound searched.
+//
+// With KeepGoing every bound is searched. Result.Violation is the first
+// violation of the lowest bound that has one; a violation is handed to
+// OnViolation and counted in Result.Violations once, at the first bound that
+// finds it (the searches of higher bounds find it again: it is recognized
+// by its kind, its message and the happens-before state its trace reaches).
 func IterativePOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	bad := ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}
+	if err := search.Context(ctx); err != nil {
+		return bad, err
+	}
 	if opt.Bound == Unbounded {
-		return ts.Result{Bound: opt.Bound}, fmt.Errorf("%w: IterativePOR needs a preemption bound", ts.ErrBadOptions)
+		return bad, fmt.Errorf("%w: IterativePOR needs a preemption bound", ts.ErrBadOptions)
 	}
 	if err := opt.validate(); err != nil {
-		return ts.Result{Bound: opt.Bound}, err
+		return bad, err
 	}
 	opt = opt.resolved()
-	var total ts.Result
+	total := ts.Result{Bound: 0, Finds: bad.Finds}
+	seen := map[string]bool{}
+	var first *ts.Violation
 	for c := 0; c <= opt.Bound; c++ {
 		o := opt
 		o.Bound = AtMost(c)
-		// The limits hold for the whole run: a bound starts with what the
-		// earlier ones left, and a budget spent at the end of a bound stops
-		// the run there (a zero left would read as "no limit").
-		if l := opt.Limits.Transitions; l > 0 {
-			if total.Transitions >= l {
+		l := opt.Limits
+		if l.Transitions > 0 {
+			if o.Limits.Transitions = l.Transitions - total.Transitions; o.Limits.Transitions <= 0 {
 				total.Complete = false
 				return total, nil
 			}
-			o.Limits.Transitions = l - total.Transitions
 		}
-		if l := opt.Limits.Executions; l > 0 {
-			if total.Executions >= l {
+		if l.Executions > 0 {
+			if o.Limits.Executions = l.Executions - total.Executions; o.Limits.Executions <= 0 {
 				total.Complete = false
 				return total, nil
 			}
-			o.Limits.Executions = l - total.Executions
+		}
+		before := total
+		if opt.Progress != nil {
+			o.Progress = func(r ts.Result) {
+				r.Executions += before.Executions
+				r.Transitions += before.Transitions
+				r.Violations += before.Violations
+				opt.Progress(r)
+			}
+		}
+		var fresh int64
+		if opt.KeepGoing {
+			o.OnViolation = func(v *ts.Violation) {
+				k := violationKey(v)
+				if seen[k] {
+					return
+				}
+				seen[k] = true
+				fresh++
+				if first == nil {
+					first = v
+				}
+				if opt.OnViolation != nil {
+					opt.OnViolation(v)
+				}
+			}
 		}
 		res, err := POR(ctx, sys, o)
-		res.Transitions += total.Transitions
-		res.Executions += total.Executions
-		res.Violations += total.Violations
-		if total.Violation != nil {
-			res.Violation = total.Violation // the first, with the fewest preemptions
+		res.Transitions += before.Transitions
+		res.Executions += before.Executions
+		if opt.KeepGoing {
+			res.Violations = before.Violations + fresh
+			res.Violation = first
+		} else {
+			res.Violations += before.Violations
 		}
 		total = res
-		// Under KeepGoing every bound is explored: a violation stops the
-		// run only when the search stops at its first.
-		if err != nil || (res.Violation != nil && !opt.KeepGoing) || !res.Complete {
+		if err != nil || !res.Complete || (!opt.KeepGoing && res.Violation != nil) {
 			return total, err
 		}
 	}
 	return total, nil
+}
+
+// violationKey identifies a violation across the searches of several
+// bounds: its kind, its message, and the HB state of its trace (which every
+// bound's search reports with the same fewest-preemption schedule).
+func violationKey(v *ts.Violation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v|", v.Kind)
+	if v.Err != nil {
+		b.WriteString(v.Err.Error())
+	}
+	s := hb.New(0)
+	for _, ev := range v.Trace.Events {
+		if ev.Step.Single() {
+			s.Add(ev.Thread, ev.Step)
+		}
+	}
+	fmt.Fprintf(&b, "|%d|%s", len(v.Trace.Events), s.String())
+	return b.String()
 }

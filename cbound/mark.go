@@ -38,7 +38,9 @@ import (
 )
 
 // mark calls Mark on the current state: a terminal state of the search, or
-// one whose Check fails (failed).
+// one whose Check fails (failed). The state is stored as a copy of its
+// events; each predecessor Mark stores is kept as the state it precedes
+// minus one event (hb.Table.InsertRemoved), in constant space.
 func (e *hbSearch[S]) mark(failed bool) {
 	if e.opt.timeMark {
 		start := time.Now()
@@ -48,23 +50,27 @@ func (e *hbSearch[S]) mark(failed bool) {
 	if n := e.cur.Len() + 1; len(e.mfr) < n {
 		e.mfr = append(e.mfr, make([]bitset.BitSet, n-len(e.mfr))...)
 	}
-	e.markRec(failed)
+	id, _ := e.table.Insert(e.memo.x)
+	e.markRec(id, failed)
 }
 
-// markRec is Mark on the scratch state x. failed says x's Check fails, so
-// that its predecessors may too.
-func (e *hbSearch[S]) markRec(failed bool) {
+// markRec is Mark on the scratch state x, just stored under id. failed says
+// x's Check fails, so that its predecessors may too.
+func (e *hbSearch[S]) markRec(id int, failed bool) {
 	m := e.memo
 	x := m.x
-	e.table.Insert(x)
 	e.marks++
+	if e.marks&255 == 0 && e.Cancelled() {
+		panic(errStop)
+	}
 	fr := &e.mfr[x.Len()]
 	x.Frontier(fr)
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		t := ts.Tid(u)
 		ev := m.remove(t)
 		if e.markable(t, failed) {
-			e.markRec(false)
+			xid, _ := e.table.InsertRemoved(x, id, ev)
+			e.markRec(xid, false)
 		}
 		m.add(t, ev)
 	}

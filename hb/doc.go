@@ -58,9 +58,12 @@
 //
 // # Visited states
 //
-// A [Table] is a set of states: Insert stores a compact copy and gives each
-// new state a dense id, Lookup and Contains find a state by hash and exact
-// comparison, Load rebuilds a stored state.
+// A [Table] is a set of states: Insert stores a compact copy (8 bytes an
+// event) and gives each new state a dense id, InsertAdded and InsertRemoved
+// store a state as a stored one plus or minus one event in constant space
+// ([EntryBytes]), Lookup and Contains find a state by hash and exact
+// comparison (walking a chain of differences costs what comparing copies
+// would), Load rebuilds a stored state.
 //
 // # Vector clocks
 //
