@@ -92,7 +92,10 @@
 // the full search finds one (for assertions over a thread's own view, such
 // as tstest programs' asserts). It may report a different violation first:
 // it stops at the first violating state of each explored schedule, and a
-// class's representative may meet another thread's failure first. It is not
+// class's representative may meet another thread's failure first. So even
+// with KeepGoing it promises some violation, not each distinct one: a
+// failure can hide another in the same class (tstest.ReductionOptions'
+// SomeViolation checks exactly this promise). It is not
 // a deadlock checker: a deadlocked execution cannot be completed, so no
 // class of complete schedules stands for it, and Explore can miss it
 // (deadlocks it does meet are real and reported). Data races are not

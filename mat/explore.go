@@ -212,9 +212,29 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 		return res, &ts.SystemError{Err: ts.ErrNondeterministic, Thread: -1,
 			Detail: fmt.Sprintf("Threads() returned %d, then %d", m.N, len(u.threads))}
 	}
-	a := Analyze(u.threads)
+	// Threads that make no access take no part: they are finished from the
+	// start, and their end events, in thread order, add nothing but cost
+	// (quadratic in the threads). With every end order, they stay.
+	active, real, idle := u.threads, make([]ts.Tid, len(u.threads)), []ts.Tid(nil)
+	for t := range real {
+		real[t] = ts.Tid(t)
+	}
+	if !opt.EndOrders {
+		active, real = nil, nil
+		for t, acc := range u.threads {
+			if len(acc) == 0 {
+				idle = append(idle, ts.Tid(t))
+				continue
+			}
+			active, real = append(active, acc), append(real, ts.Tid(t))
+		}
+		if len(active) == 0 { // keep one thread, for one execution
+			active, real, idle = u.threads[:1], []ts.Tid{0}, idle[1:]
+		}
+	}
+	a := Analyze(active)
 	e := &explorer[S]{m: m, sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: maxDepth, current: -1,
-		threads: u.threads, tp: a.TP, n: len(u.threads)}
+		threads: active, real: real, idle: idle, nReal: len(u.threads), tp: a.TP, n: len(active)}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
@@ -225,7 +245,7 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	res.Stats = map[string]int64{
 		"mats":      int64(a.RealMATs()),
 		"tp":        int64(a.TP.Real()),
-		"all-pairs": AllPairsCount(lengths(u.threads)),
+		"all-pairs": AllPairsCount(lengths(active)),
 	}
 	err = e.run()
 	res.Stats["refused"] = e.refused
@@ -258,7 +278,10 @@ type explorer[S any] struct {
 	opt      Options
 	res      *ts.Result
 	maxDepth int
-	n        int
+	n        int        // threads taking part (indices below are theirs)
+	nReal    int        // the system's threads
+	real     []ts.Tid   // the system's thread of each thread taking part
+	idle     []ts.Tid   // the system's threads that make no access
 	threads  [][]Access
 	tp       *Pairs
 	lat      *lattice
@@ -302,7 +325,7 @@ func (e *explorer[S]) root() {
 // push returns the next free frame, its slices allocated once.
 func (e *explorer[S]) push() *frame[S] {
 	if e.depth == len(e.stack) {
-		e.stack = append(e.stack, frame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), pos: make([]int, e.n)})
+		e.stack = append(e.stack, frame[S]{steps: make([]ts.Step, e.nReal), status: make([]ts.Status, e.nReal), pos: make([]int, e.n)})
 	}
 	return &e.stack[e.depth]
 }
@@ -349,13 +372,14 @@ func (e *explorer[S]) loop() {
 		if e.Spent() {
 			return
 		}
-		e.sched = append(e.sched[:top.pathLen], ts.Move{Thread: u})
-		e.current, e.pushing = u, true
-		child := e.sys.Apply(top.state, u)
+		ru := e.real[u]
+		e.sched = append(e.sched[:top.pathLen], ts.Move{Thread: ru})
+		e.current, e.pushing = ru, true
+		child := e.sys.Apply(top.state, ru)
 		e.res.Transitions++
 		if e.hasher != nil {
 			if h := e.hasher.Hash(top.state); h != top.hash {
-				e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: u, Schedule: e.sched[:top.pathLen].Clone(),
+				e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: ru, Schedule: e.sched[:top.pathLen].Clone(),
 					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
 				return
 			}
@@ -387,7 +411,7 @@ func (e *explorer[S]) movable(f *frame[S], u ts.Tid) bool {
 	n := len(e.threads[u])
 	switch {
 	case f.pos[u] < n:
-		return f.status[u] == ts.Enabled
+		return f.status[e.real[u]] == ts.Enabled
 	case f.pos[u] == n:
 		return true // finished (visit checked it); its end event
 	}
@@ -423,7 +447,7 @@ func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
 		pathLen = 0
 	}
 	if pathLen > e.maxDepth {
-		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched.Clone(),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: e.realOf(last), Schedule: e.sched.Clone(),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", pathLen)})
 		return
 	}
@@ -439,7 +463,7 @@ func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
 	}
 	if e.checker != nil {
 		if cerr := e.checker.Check(s); cerr != nil {
-			e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: cerr, Thread: last}, e.sched[:pathLen])
+			e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: cerr, Thread: e.realOf(last)}, e.sched[:pathLen])
 			return
 		}
 	}
@@ -448,7 +472,7 @@ func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
 		return
 	}
 	if enabled == 0 && blocked > 0 {
-		e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched[:pathLen])
+		e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: e.realOf(last)}, e.sched[:pathLen])
 		return
 	}
 	f.state, f.hash, f.last, f.next, f.tried, f.multi, f.pathLen = s, h, last, 0, false, enabled > 1, pathLen
@@ -458,8 +482,9 @@ func (e *explorer[S]) visit(f *frame[S], s S, last ts.Tid) {
 // straight checks that every thread's next step at f is the one its unrolled
 // sequence predicts.
 func (e *explorer[S]) straight(f *frame[S], pathLen int) error {
-	for t, acc := range e.threads {
-		p, st := f.pos[t], f.status[t]
+	for i, acc := range e.threads {
+		t := e.real[i]
+		p, st := f.pos[i], f.status[t]
 		switch {
 		case p < len(acc) && st == ts.Finished:
 			return fmt.Errorf("%w: thread %d finished after %d accesses; the unrolling run saw %d (schedule %v)",
@@ -472,7 +497,21 @@ func (e *explorer[S]) straight(f *frame[S], pathLen int) error {
 				ErrNotStraightLine, t, f.steps[t], len(acc), e.sched[:pathLen])
 		}
 	}
+	for _, t := range e.idle {
+		if f.status[t] != ts.Finished {
+			return fmt.Errorf("%w: thread %d goes on (%v) after the 0 accesses the unrolling run saw (schedule %v)",
+				ErrNotStraightLine, t, f.steps[t], e.sched[:pathLen])
+		}
+	}
 	return nil
+}
+
+// realOf returns the system's thread of thread t taking part, or -1.
+func (e *explorer[S]) realOf(t ts.Tid) ts.Tid {
+	if t < 0 {
+		return -1
+	}
+	return e.real[t]
 }
 
 // violation confirms a violation by replaying its schedule and records it.

@@ -138,7 +138,7 @@ func checkProgram(t tstest.TB, p *tstest.Program) tstest.ReductionReport {
 	explore := func(ctx context.Context, s ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
 		return Explore(ctx, s, Options{Options: o})
 	}
-	return tstest.CheckReduction(t, p, explore, tstest.ReductionOptions{Bound: ts.NoBound})
+	return tstest.CheckReduction(t, p, explore, tstest.ReductionOptions{Bound: ts.NoBound, SomeViolation: true})
 }
 
 // classesOf counts the distinct classes of real accesses among schedules of

@@ -44,7 +44,10 @@ func TestEveryStrategyOnTheWholeModel(t *testing.T) {
 			}
 			stateful := s.hashed && s.name != "mat"
 			opaque := s.name == "cpc" || s.name == "cycle" || s.name == "sym"
-			rep := tstest.CheckReduction(rt, p, explore, tstest.ReductionOptions{Bound: bound, Stateful: stateful, Opaque: opaque})
+			// mat stops each class's representative at its first failure,
+			// and promises a violation, not each one (its package doc).
+			some := s.name == "mat"
+			rep := tstest.CheckReduction(rt, p, explore, tstest.ReductionOptions{Bound: bound, Stateful: stateful, Opaque: opaque, SomeViolation: some})
 			if len(rep.Errors) > 0 {
 				rt.Fatalf("%s: %d discrepancies", s.name, len(rep.Errors))
 			}

@@ -301,3 +301,50 @@ func checkReductionOn(t tstest.TB, p *tstest.Program, bound int) {
 	opt = tstest.ReductionOptions{Bound: bound, Stateful: true}
 	tstest.CheckReduction(t, p, dfs[tstest.State]{bound: bound}.explore, opt)
 }
+
+// With SomeViolation, a reduction that reports one of several violations
+// passes, and one that reports none is still caught.
+func TestCheckReductionSomeViolation(t *testing.T) {
+	// Each thread's assert fails when it runs first: two violations.
+	p := &tstest.Program{
+		Vars: []tstest.Var{{Name: "x"}},
+		Code: [][]tstest.Instr{
+			{tstest.Load(0, 0), tstest.AssertEq(0, 1)},
+			{tstest.Load(0, 0), tstest.AssertEq(0, 1)},
+		},
+	}
+	// first reports only the first violation it meets, as mat may.
+	first := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], opt ts.Options) (ts.Result, error) {
+		report, seen := opt.OnViolation, false
+		opt.OnViolation = func(v *ts.Violation) {
+			if !seen {
+				seen = true
+				report(v)
+			}
+		}
+		return ts.Explore(ctx, sys, opt)
+	}
+	none := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], opt ts.Options) (ts.Result, error) {
+		opt.OnViolation = func(*ts.Violation) {}
+		return ts.Explore(ctx, sys, opt)
+	}
+	for _, c := range []struct {
+		name    string
+		explore func(context.Context, ts.TransitionSystem[tstest.State], ts.Options) (ts.Result, error)
+		some    bool
+		want    string
+	}{
+		{"one of two, strict", first, false, "misses violation"},
+		{"one of two, some", first, true, ""},
+		{"none, some", none, true, "reports no violation; the reference finds 2"},
+	} {
+		var tb fakeTB
+		tstest.CheckReduction(&tb, p, c.explore, tstest.ReductionOptions{Bound: ts.NoBound, SomeViolation: c.some})
+		switch {
+		case c.want == "" && len(tb.errs) > 0:
+			t.Errorf("%s: CheckReduction reported %q", c.name, tb.errs)
+		case c.want != "" && (len(tb.errs) == 0 || !strings.Contains(strings.Join(tb.errs, "\n"), c.want)):
+			t.Errorf("%s: CheckReduction reported %q, want %q", c.name, tb.errs, c.want)
+		}
+	}
+}
