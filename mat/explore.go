@@ -278,10 +278,10 @@ type explorer[S any] struct {
 	opt      Options
 	res      *ts.Result
 	maxDepth int
-	n        int        // threads taking part (indices below are theirs)
-	nReal    int        // the system's threads
-	real     []ts.Tid   // the system's thread of each thread taking part
-	idle     []ts.Tid   // the system's threads that make no access
+	n        int      // threads taking part (indices below are theirs)
+	nReal    int      // the system's threads
+	real     []ts.Tid // the system's thread of each thread taking part
+	idle     []ts.Tid // the system's threads that make no access
 	threads  [][]Access
 	tp       *Pairs
 	lat      *lattice

@@ -178,6 +178,7 @@ func (many) Init() [2]bool { return [2]bool{} }
 func (many) Threads() int  { return manyThreads }
 
 var manyThreads = 4096
+
 func (many) Next(s [2]bool, t ts.Tid) (ts.Step, ts.Status) {
 	if t >= 2 || s[t] {
 		return ts.Step{}, ts.Finished
