@@ -96,6 +96,8 @@ func catalog() []model {
 		entry[models.AGetState](models.AGetInfo, models.NewAGet),
 		entry[models.AGetState](models.AGetBuggyInfo, models.NewAGetBuggy),
 		entry[models.MATFig1State](models.MATFig1Info, models.NewMATFig1),
+		entry[models.TwoPhaseState](models.TwoPhaseInfo, models.NewTwoPhase),
+		entry[models.TwoPhaseState](models.TwoPhaseBugInfo, models.NewTwoPhaseBug),
 	}
 }
 

@@ -200,6 +200,8 @@ const summaryBound = 3
 // the classes are few).
 func bestStrategy(info models.Info, inst instance) string {
 	switch {
+	case info.Extended:
+		return "odpor" // complete, and takes the whole model
 	case info.Cyclic && inst.hashed():
 		return "icb"
 	case info.Cyclic:

@@ -24,16 +24,20 @@ type strategy struct {
 	// traces: one execution per Mazurkiewicz trace (terminal happens-before
 	// class), so that a clean run is a count of distinct partial orders.
 	traces bool
+	// whole: takes the whole model (steps of several objects, outcomes,
+	// idle threads, invariants); the others refuse what goes beyond one
+	// object per step with one outcome.
+	whole bool
 }
 
 var strategies = []strategy{
-	{name: "dfs", summary: "every interleaving, depth first, no reduction and no caching (ts.Explore, the reference)"},
-	{name: "dfs-stateful", summary: "depth first with a table of visited states (ts.ExploreStateful); handles cyclic models", hashed: true, cycles: true},
-	{name: "sleep", summary: "depth-first search with sleep sets (por.Sleep)"},
-	{name: "dpor", summary: "dynamic partial-order reduction with vector clocks and sleep sets (por.DPOR)"},
-	{name: "odpor", summary: "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace (por.ODPOR)", traces: true},
-	{name: "sdpor", summary: "stateful DPOR: visited states with the dependency-graph summary; acyclic models (por.SDPOR)", hashed: true},
-	{name: "icb", summary: "iterative context bounding: 0 preemptions, then 1, ...; the first bug has the fewest (cbound.ICB)", bounded: true, cycles: true},
+	{name: "dfs", summary: "every interleaving, depth first, no reduction and no caching (ts.Explore, the reference)", whole: true},
+	{name: "dfs-stateful", summary: "depth first with a table of visited states (ts.ExploreStateful); handles cyclic models", hashed: true, cycles: true, whole: true},
+	{name: "sleep", summary: "depth-first search with sleep sets (por.Sleep)", whole: true},
+	{name: "dpor", summary: "dynamic partial-order reduction with vector clocks and sleep sets (por.DPOR)", whole: true},
+	{name: "odpor", summary: "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace (por.ODPOR)", traces: true, whole: true},
+	{name: "sdpor", summary: "stateful DPOR: visited states with the dependency-graph summary; acyclic models (por.SDPOR)", hashed: true, whole: true},
+	{name: "icb", summary: "iterative context bounding: 0 preemptions, then 1, ...; the first bug has the fewest (cbound.ICB)", bounded: true, cycles: true, whole: true},
 	{name: "cb-por1", summary: "context-bounded POR, Algorithm 1: every happens-before state with CB <= C once (cbound.HBSearch)", bounded: true},
 	{name: "cb-por2", summary: "context-bounded POR, Algorithm 2: every terminal HB class with CB <= C once (cbound.POR)", bounded: true, traces: true},
 	{name: "icb-por", summary: "cb-por2 at bounds 0, 1, ..., C: one execution per HB class, the first bug with the fewest preemptions (cbound.IterativePOR)", bounded: true, traces: true},
@@ -43,7 +47,7 @@ var strategies = []strategy{
 	{name: "sym", summary: "stateful search storing one state per symmetry orbit; models that declare a canonical form (symmetry.Explore)", hashed: true, cycles: true},
 	{name: "sympor", summary: "DPOR exploring one of each set of interchangeable threads; models that give thread signatures (symmetry.DPOR)"},
 	{name: "mat", summary: "mutually atomic transactions: one schedule per Mazurkiewicz class for two straight-line threads (mat.Explore); prints the MATs"},
-	{name: "cb-dfs", summary: "depth-first search pruned above the preemption bound, no reduction: the baseline (cbound.DFS)", bounded: true},
+	{name: "cb-dfs", summary: "depth-first search pruned above the preemption bound, no reduction: the baseline (cbound.DFS)", bounded: true, whole: true},
 }
 
 func findStrategy(name string) (strategy, bool) {
@@ -137,6 +141,8 @@ func unfit(s strategy, info models.Info, inst instance) string {
 		return "needs Hash on a cyclic model"
 	case info.Cyclic && s.name == "mat":
 		return "needs straight-line threads"
+	case info.Extended && !s.whole:
+		return "needs the basic model (one object per step, one outcome)"
 	case s.name == "sym" && !inst.symmetric(false):
 		return "needs a model that declares its symmetry (a canonical form)"
 	case s.name == "sympor" && !inst.symmetric(true):

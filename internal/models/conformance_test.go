@@ -56,4 +56,6 @@ func TestConformance(t *testing.T) {
 	conform(t, AGetInfo, sys[AGetState](NewAGet))
 	conform(t, AGetBuggyInfo, sys[AGetState](NewAGetBuggy))
 	conform(t, MATFig1Info, sys[MATFig1State](NewMATFig1))
+	conform(t, TwoPhaseInfo, sys[TwoPhaseState](NewTwoPhase))
+	conform(t, TwoPhaseBugInfo, sys[TwoPhaseState](NewTwoPhaseBug))
 }

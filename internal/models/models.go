@@ -12,6 +12,10 @@ type Info struct {
 	// Cyclic says the state space has cycles: only strategies that store
 	// states (or cache work items) terminate on it.
 	Cyclic bool
+	// Extended says the model uses more than one object per step with one
+	// outcome: steps of several objects, outcomes, idle threads or a
+	// global invariant. Strategies limited to the basic model refuse it.
+	Extended bool
 }
 
 // mix folds v into the running hash h. It is the splitmix64 finalizer applied

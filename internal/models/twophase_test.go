@@ -1,0 +1,112 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/weftlab/weft/cbound"
+	"github.com/weftlab/weft/por"
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
+)
+
+// twoPhaseStrategies are the strategies that take the whole model, as
+// tstest explorers.
+var twoPhaseStrategies = []struct {
+	name    string
+	explore tstest.Explorer[TwoPhaseState]
+}{
+	{"sleep", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
+		return por.Sleep(ctx, sys, por.Options{Options: o})
+	}},
+	{"dpor", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
+		return por.DPOR(ctx, sys, por.Options{Options: o})
+	}},
+	{"odpor", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
+		return por.ODPOR(ctx, sys, por.Options{Options: o})
+	}},
+	{"sdpor", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
+		return por.SDPOR(ctx, sys, por.Options{Options: o})
+	}},
+	{"icb", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
+		return cbound.ICB(ctx, sys, cbound.Options{Options: o, Bound: cbound.Unbounded})
+	}},
+}
+
+func TestTwoPhase(t *testing.T) {
+	// Measured under ts.Explore: executions, transitions, distinct terminal
+	// states; and the executions of ODPOR, one per Mazurkiewicz trace.
+	want := map[int]struct{ execs, trans, terms, odpor int64 }{
+		1: {303, 652, 17, 23},
+		2: {629982, 1343479, 188, 624},
+	}
+	for n := 1; n <= 2; n++ {
+		sys := NewTwoPhase(n)
+		f := fixturesExplore(t, sys)
+		w := want[n]
+		if f.res.Executions != w.execs || f.res.Transitions != w.trans || int64(len(f.terminals)) != w.terms || f.res.Violations != 0 {
+			t.Errorf("N=%d: %d executions, %d transitions, %d terminal states, %d violations; want %d, %d, %d, 0",
+				n, f.res.Executions, f.res.Transitions, len(f.terminals), f.res.Violations, w.execs, w.trans, w.terms)
+		}
+		rep := tstest.CheckOptimal(t, sys, twoPhaseStrategies[2].explore, tstest.ReductionOptions{Bound: ts.NoBound})
+		if rep.Result.Executions != w.odpor {
+			t.Errorf("N=%d: odpor explores %d executions, want %d", n, rep.Result.Executions, w.odpor)
+		}
+		for _, s := range twoPhaseStrategies {
+			rep := tstest.CheckReduction(t, sys, s.explore, tstest.ReductionOptions{Bound: ts.NoBound})
+			if len(rep.Errors) > 0 {
+				t.Errorf("N=%d: %s: %d discrepancies", n, s.name, len(rep.Errors))
+			}
+		}
+	}
+	// Three participants: too many interleavings for the reference here
+	// (ODPOR explores 31,596 traces), so only the reduction's count.
+	res, err := por.ODPOR(context.Background(), NewTwoPhase(3), por.Options{})
+	if err != nil || !res.Complete || res.Violation != nil || res.Executions != 31596 {
+		t.Errorf("N=3: odpor: %v, %v; want complete, no violation, 31596 executions", res, err)
+	}
+}
+
+// The bug is found by every strategy that takes the whole model, with the
+// fewest preemptions (0) by ICB, and its trace replays to the invariant
+// failure.
+func TestTwoPhaseBug(t *testing.T) {
+	for n := 2; n <= 3; n++ {
+		sys := NewTwoPhaseBug(n)
+		for _, s := range twoPhaseStrategies {
+			res, err := s.explore(context.Background(), sys, ts.Options{})
+			if err != nil {
+				t.Fatalf("N=%d: %s: %v", n, s.name, err)
+			}
+			v := res.Violation
+			if v == nil || v.Kind != ts.InvariantFailure {
+				t.Fatalf("N=%d: %s: %v, want an invariant failure", n, s.name, res)
+			}
+			run, err := ts.Replay(sys, v.Trace.Schedule())
+			if err != nil || run.Violation == nil || run.Violation.Kind != ts.InvariantFailure {
+				t.Errorf("N=%d: %s: the trace replays to %v, %v", n, s.name, run.Violation, err)
+			}
+			if s.name == "icb" && v.Trace.Preemptions != 0 {
+				t.Errorf("N=%d: icb: %d preemptions, want 0", n, v.Trace.Preemptions)
+			}
+		}
+	}
+	// Every violation the full search finds, by every reduction, against
+	// the stateful reference (the stateless one takes 13.6 million
+	// executions at N = 2).
+	sys := NewTwoPhaseBug(2)
+	for _, s := range twoPhaseStrategies {
+		rep := tstest.CheckReduction(t, sys, s.explore, tstest.ReductionOptions{Bound: ts.NoBound, Stateful: true})
+		if len(rep.Errors) > 0 || rep.ExpectedViolations == 0 {
+			t.Errorf("%s: %d discrepancies, %d violations expected", s.name, len(rep.Errors), rep.ExpectedViolations)
+		}
+	}
+}
+
+// Strategies limited to the basic model refuse two-phase commit up front.
+func TestTwoPhaseRefused(t *testing.T) {
+	if _, err := cbound.POR(context.Background(), NewTwoPhase(2), cbound.Options{}); !errors.Is(err, ts.ErrUnsupported) {
+		t.Errorf("cb-por2: %v, want ts.ErrUnsupported", err)
+	}
+}
