@@ -91,7 +91,9 @@ import (
 // never makes: the latest race is not reversible (the step cannot run
 // there), and the earlier races it hid, on the step's other objects, are
 // reversed directly; a sequence that cannot run because it takes the other
-// candidates first is tried without them.
+// candidates first is tried without them, and the walk back along the
+// object goes on with the whole sequence, for the traces that keep those
+// candidates before the step.
 //
 // The analysis relies on the independence contract of package por (see the
 // package documentation). A system that breaks it can leave a planned branch
@@ -369,31 +371,46 @@ func (e *explorer[S]) direct(ci int) bool {
 // reverseFrom reverses the race of candidate c with thread p's step st,
 // going back along c's object to the latest event before which st can run,
 // and reports whether st could run before c's own event (if not, the races
-// on st's other objects that c's event hid are left unreversed). A sequence notdep(j).st that cannot run
-// because notdep(j) holds the other candidates (a step of several objects
-// racing on each, as an acquire of two locks held by two threads) is tried
-// again without them and what happens after them.
+// on st's other objects that c's event hid are left unreversed).
+//
+// A sequence notdep(j).st that cannot run because notdep(j) holds the other
+// candidates (a step of several objects racing on each: an acquire of two
+// locks held by two threads, an await of "x == 0 or y == 0" after writes of
+// both) is tried again without them and what happens after them. That
+// reverses the races with the other candidates too, so the walk goes on
+// with the whole sequence: the traces where the other candidates stay
+// before st need st before an earlier event on c's object.
 func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, cq hb.VC, upTo int32, check bool) bool {
+	atC, cutDone := false, false
 	for j := c.j; j >= 0; j = e.earlierRace(j, c.o, p, st, cq) {
 		w := e.notdep(e.seqBuf[:0], j, upTo)
 		e.seqBuf = w
-		got, ok := e.feasible(j, w, p, st, check)
-		if !ok && len(e.cands) > 1 {
-			if w2, cut := e.withoutCands(w, j); cut {
-				e.seqBuf = w2
-				got, ok = e.feasible(j, w2, p, st, check)
-			}
+		if got, ok := e.feasible(j, w, p, st, check); ok {
+			e.insertReversal(j, p, out, outs, got)
+			return atC || j == c.j
 		}
-		if ok {
-			n := len(e.seqBuf)
-			for o := out; o < out+outs; o++ {
-				e.seqBuf = append(e.seqBuf[:n], wev{t: p, out: o, step: got})
-				e.insertAt(int(j), e.seqBuf)
+		if cutDone || len(e.cands) < 2 {
+			continue
+		}
+		if w2, cut := e.withoutCands(w, j); cut {
+			e.seqBuf = w2
+			if got, ok := e.feasible(j, w2, p, st, check); ok {
+				e.insertReversal(j, p, out, outs, got)
+				atC, cutDone = j == c.j, true
 			}
-			return j == c.j
 		}
 	}
-	return false
+	return atC
+}
+
+// insertReversal inserts e.seqBuf followed by thread p's step got, once for
+// each of its outcomes out..out+outs-1, at frame j.
+func (e *explorer[S]) insertReversal(j int32, p ts.Tid, out, outs int, got ts.Step) {
+	n := len(e.seqBuf)
+	for o := out; o < out+outs; o++ {
+		e.seqBuf = append(e.seqBuf[:n], wev{t: p, out: o, step: got})
+		e.insertAt(int(j), e.seqBuf)
+	}
 }
 
 // withoutCands removes in place from w = notdep(j) the events that are
