@@ -8,23 +8,88 @@
 //
 // # Transitions
 //
-// A transition is one visible access to a shared object followed by the
-// thread's local computation up to its next visible access. Two steps of
-// different threads are dependent iff they touch the same object and at least
-// one is not a Read ([Dependent]). Lock acquire and release are accesses to
+// A transition is one visible access to a shared object (or several: see
+// below) followed by the thread's local computation up to its next visible
+// access. Two steps of different threads are dependent iff they touch the
+// same object and at least one of them writes it ([Dependent]). Lock acquire and release are accesses to
 // the lock object; a thread waiting for a lock is [Blocked].
+//
+// # Several objects, outcomes and idle threads
+//
+// A transition may touch several objects: a message delivery that updates
+// the receiver and queues replies, a select over several channels. Its
+// [Step] lists the others in Also, each object once with its own
+// operation. Two steps are dependent iff they share an object that one of
+// them writes, so a step of several objects costs a reduction only where
+// it really conflicts; a step of one object is written as before and costs
+// nothing more.
+//
+// A transition may have several outcomes chosen by the environment: a
+// message delivered or lost, a timer firing or not, a coin flip. A system
+// that has them implements [Chooser]. Every strategy explores every outcome;
+// two outcomes are two different transitions, never merged by a reduction;
+// choosing one is not a preemption. A schedule records the outcome of each
+// move ([Move.Outcome], written "thread/outcome"), traces show it, and
+// [Replay] reproduces it.
+//
+// A thread that waits for something that may never come, as a server waits
+// for requests, reports [Idle] rather than [Blocked]: a state where no
+// thread is enabled and every waiting thread is Idle is a normal end, not a
+// deadlock. [Options].IgnoreDeadlocks makes every end normal, and the
+// Result's Finds says that deadlocks were not looked for.
+//
+// # Assertions and invariants
+//
+// [Checker] is for assertions over what threads have seen: a thread's
+// assertion recorded in the state by Apply. Reductions preserve those, but
+// they do not promise intermediate states, so a property of shared objects
+// at an arbitrary moment ("at most one leader per term", "never both in the
+// critical section") may be skipped when it is a Check. Declare it with
+// [Invariant] and the objects it reads. Strategies then count every
+// transition that writes one of those objects as a write of one more object
+// too ([InvariantObj]), so that every two such transitions are dependent:
+// every execution a reduction counts as equivalent to one that reaches a
+// failing state passes through the same sequence of values of the
+// invariant's objects, and so fails too. The fewer objects the invariant
+// reads, the more a reduction can prune.
+//
+// # Modelling real systems
+//
+// The examples show each recipe as a complete system:
+//   - Message passing: a channel is an object; a send writes it and waits
+//     while it is full, a receive writes it (it takes the message) and
+//     waits while it is empty. A server waiting for requests is Idle (the
+//     idle-server example).
+//   - select: one transition whose step names every channel it may take
+//     from, waiting while all are empty; one outcome per channel lets it
+//     take any ready one (the select example).
+//   - Spin-waits: a loop that re-reads a flag has executions of every
+//     length. Model it as a blocked await: the thread is Blocked, with a
+//     step that reads the flag, until the flag lets it pass (the spin-wait
+//     example).
+//   - Message loss, duplication and timeouts: outcomes. A lossy send has
+//     the outcomes delivered and lost (and duplicated, for a link that
+//     duplicates). A waiting thread takes no transition,
+//     so a timeout is a choice the thread makes in a step of its own before
+//     it waits: keep waiting, or give up (the timeout example).
+//   - Global properties: an Invariant with its read set (the Invariant
+//     example).
+//
+// The bundled models twophase-N and twophase-bug-N (go run ./cmd/weft
+// -model twophase-bug-2 -trace) put all of these together.
 //
 // # Capabilities
 //
 // Optional interfaces add what some strategies need, found by type assertion
-// as io/fs does: [Checker] for assertions and invariants, [Hasher] for state
-// caching, [Describer] and [ObjNamer] for readable traces.
+// as io/fs does: [Checker] for assertions, [Invariant] for global
+// invariants, [Chooser] for outcomes, [Hasher] for state caching,
+// [Describer] and [ObjNamer] for readable traces.
 //
 // # Results and errors
 //
 // A bug is a [Violation] in the Result, with a replayable [Trace]: a failed
-// Check, a deadlock (no thread enabled while one has not finished), a data
-// race, or a panic in user code. An error means bad options
+// Check, a deadlock (no thread enabled while one is Blocked), a data
+// race, a failed invariant, or a panic in user code. An error means bad options
 // ([ErrBadOptions]), a system that breaks the contract ([ErrBadSystem], as a
 // [*SystemError] naming the thread and the schedule), or cancellation; the
 // partial Result comes with it.
