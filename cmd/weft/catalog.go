@@ -98,6 +98,8 @@ func catalog() []model {
 		entry[models.MATFig1State](models.MATFig1Info, models.NewMATFig1),
 		entry[models.TwoPhaseState](models.TwoPhaseInfo, models.NewTwoPhase),
 		entry[models.TwoPhaseState](models.TwoPhaseBugInfo, models.NewTwoPhaseBug),
+		entry[models.ABPState](models.ABPInfo, models.NewABP),
+		entry[models.ABPState](models.ABPBugInfo, models.NewABPBug),
 	}
 }
 

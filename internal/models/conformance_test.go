@@ -58,4 +58,6 @@ func TestConformance(t *testing.T) {
 	conform(t, MATFig1Info, sys[MATFig1State](NewMATFig1))
 	conform(t, TwoPhaseInfo, sys[TwoPhaseState](NewTwoPhase))
 	conform(t, TwoPhaseBugInfo, sys[TwoPhaseState](NewTwoPhaseBug))
+	conform(t, ABPInfo, sys[ABPState](NewABP))
+	conform(t, ABPBugInfo, sys[ABPState](NewABPBug))
 }

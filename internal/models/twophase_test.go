@@ -11,27 +11,32 @@ import (
 	"github.com/weftlab/weft/ts/tstest"
 )
 
-// twoPhaseStrategies are the strategies that take the whole model, as
-// tstest explorers.
-var twoPhaseStrategies = []struct {
+// wholeStrategies are the strategies that take the whole model, as tstest
+// explorers.
+func wholeStrategies[S any]() []struct {
 	name    string
-	explore tstest.Explorer[TwoPhaseState]
-}{
-	{"sleep", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
-		return por.Sleep(ctx, sys, por.Options{Options: o})
-	}},
-	{"dpor", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
-		return por.DPOR(ctx, sys, por.Options{Options: o})
-	}},
-	{"odpor", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
-		return por.ODPOR(ctx, sys, por.Options{Options: o})
-	}},
-	{"sdpor", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
-		return por.SDPOR(ctx, sys, por.Options{Options: o})
-	}},
-	{"icb", func(ctx context.Context, sys ts.TransitionSystem[TwoPhaseState], o ts.Options) (ts.Result, error) {
-		return cbound.ICB(ctx, sys, cbound.Options{Options: o, Bound: cbound.Unbounded})
-	}},
+	explore tstest.Explorer[S]
+} {
+	return []struct {
+		name    string
+		explore tstest.Explorer[S]
+	}{
+		{"sleep", func(ctx context.Context, sys ts.TransitionSystem[S], o ts.Options) (ts.Result, error) {
+			return por.Sleep(ctx, sys, por.Options{Options: o})
+		}},
+		{"dpor", func(ctx context.Context, sys ts.TransitionSystem[S], o ts.Options) (ts.Result, error) {
+			return por.DPOR(ctx, sys, por.Options{Options: o})
+		}},
+		{"odpor", func(ctx context.Context, sys ts.TransitionSystem[S], o ts.Options) (ts.Result, error) {
+			return por.ODPOR(ctx, sys, por.Options{Options: o})
+		}},
+		{"sdpor", func(ctx context.Context, sys ts.TransitionSystem[S], o ts.Options) (ts.Result, error) {
+			return por.SDPOR(ctx, sys, por.Options{Options: o})
+		}},
+		{"icb", func(ctx context.Context, sys ts.TransitionSystem[S], o ts.Options) (ts.Result, error) {
+			return cbound.ICB(ctx, sys, cbound.Options{Options: o, Bound: cbound.Unbounded})
+		}},
+	}
 }
 
 func TestTwoPhase(t *testing.T) {
@@ -49,11 +54,11 @@ func TestTwoPhase(t *testing.T) {
 			t.Errorf("N=%d: %d executions, %d transitions, %d terminal states, %d violations; want %d, %d, %d, 0",
 				n, f.res.Executions, f.res.Transitions, len(f.terminals), f.res.Violations, w.execs, w.trans, w.terms)
 		}
-		rep := tstest.CheckOptimal(t, sys, twoPhaseStrategies[2].explore, tstest.ReductionOptions{Bound: ts.NoBound})
+		rep := tstest.CheckOptimal(t, sys, wholeStrategies[TwoPhaseState]()[2].explore, tstest.ReductionOptions{Bound: ts.NoBound})
 		if rep.Result.Executions != w.odpor {
 			t.Errorf("N=%d: odpor explores %d executions, want %d", n, rep.Result.Executions, w.odpor)
 		}
-		for _, s := range twoPhaseStrategies {
+		for _, s := range wholeStrategies[TwoPhaseState]() {
 			rep := tstest.CheckReduction(t, sys, s.explore, tstest.ReductionOptions{Bound: ts.NoBound})
 			if len(rep.Errors) > 0 {
 				t.Errorf("N=%d: %s: %d discrepancies", n, s.name, len(rep.Errors))
@@ -74,7 +79,7 @@ func TestTwoPhase(t *testing.T) {
 func TestTwoPhaseBug(t *testing.T) {
 	for n := 2; n <= 3; n++ {
 		sys := NewTwoPhaseBug(n)
-		for _, s := range twoPhaseStrategies {
+		for _, s := range wholeStrategies[TwoPhaseState]() {
 			res, err := s.explore(context.Background(), sys, ts.Options{})
 			if err != nil {
 				t.Fatalf("N=%d: %s: %v", n, s.name, err)
@@ -96,7 +101,7 @@ func TestTwoPhaseBug(t *testing.T) {
 	// the stateful reference (the stateless one takes 13.6 million
 	// executions at N = 2).
 	sys := NewTwoPhaseBug(2)
-	for _, s := range twoPhaseStrategies {
+	for _, s := range wholeStrategies[TwoPhaseState]() {
 		rep := tstest.CheckReduction(t, sys, s.explore, tstest.ReductionOptions{Bound: ts.NoBound, Stateful: true})
 		if len(rep.Errors) > 0 || rep.ExpectedViolations == 0 {
 			t.Errorf("%s: %d discrepancies, %d violations expected", s.name, len(rep.Errors), rep.ExpectedViolations)

@@ -1,0 +1,73 @@
+package models
+
+import (
+	"context"
+	"testing"
+
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
+)
+
+func TestABP(t *testing.T) {
+	// One message: every interleaving, against every reduction.
+	sys := NewABP(1)
+	f := fixturesExplore(t, sys)
+	if f.res.Executions != 2951 || f.res.Transitions != 6350 || len(f.terminals) != 7 || f.res.Violations != 0 {
+		t.Errorf("N=1: %d executions, %d transitions, %d terminal states, %d violations; want 2951, 6350, 7, 0",
+			f.res.Executions, f.res.Transitions, len(f.terminals), f.res.Violations)
+	}
+	rep := tstest.CheckOptimal(t, sys, wholeStrategies[ABPState]()[2].explore, tstest.ReductionOptions{Bound: ts.NoBound})
+	if rep.Result.Executions != 647 {
+		t.Errorf("N=1: odpor explores %d executions, want 647", rep.Result.Executions)
+	}
+	for _, s := range wholeStrategies[ABPState]() {
+		if rep := tstest.CheckReduction(t, sys, s.explore, tstest.ReductionOptions{Bound: ts.NoBound}); len(rep.Errors) > 0 {
+			t.Errorf("N=1: %s: %d discrepancies", s.name, len(rep.Errors))
+		}
+	}
+	// More messages: the interleavings explode (97,285,803 executions for
+	// N = 2), the states do not. Against the stateful reference.
+	for n, states := range map[int]int64{1: 60, 2: 225, 3: 390} {
+		sys := NewABP(n)
+		res, err := ts.ExploreStateful(context.Background(), sys, ts.Options{})
+		if err != nil || !res.Complete || res.Violation != nil || res.States != states {
+			t.Errorf("N=%d: stateful: %v, %v; want %d states, no violation", n, res, err, states)
+		}
+		if n == 1 {
+			continue
+		}
+		for _, s := range wholeStrategies[ABPState]() {
+			if s.name != "sdpor" && s.name != "icb" {
+				continue // stateless: too many executions
+			}
+			if rep := tstest.CheckReduction(t, sys, s.explore, tstest.ReductionOptions{Bound: ts.NoBound, Stateful: true}); len(rep.Errors) > 0 {
+				t.Errorf("N=%d: %s: %d discrepancies", n, s.name, len(rep.Errors))
+			}
+		}
+	}
+}
+
+// The receiver that ignores the bit delivers a message twice; every
+// strategy finds it, ICB with 0 preemptions, and the trace replays.
+func TestABPBug(t *testing.T) {
+	for n := 1; n <= 3; n++ {
+		sys := NewABPBug(n)
+		for _, s := range wholeStrategies[ABPState]() {
+			res, err := s.explore(context.Background(), sys, ts.Options{})
+			if err != nil {
+				t.Fatalf("N=%d: %s: %v", n, s.name, err)
+			}
+			v := res.Violation
+			if v == nil || v.Kind != ts.InvariantFailure {
+				t.Fatalf("N=%d: %s: %v, want an invariant failure", n, s.name, res)
+			}
+			run, err := ts.Replay(sys, v.Trace.Schedule())
+			if err != nil || run.Violation == nil || run.Violation.Err.Error() != v.Err.Error() {
+				t.Errorf("N=%d: %s: the trace replays to %v, %v", n, s.name, run.Violation, err)
+			}
+			if s.name == "icb" && v.Trace.Preemptions != 0 {
+				t.Errorf("N=%d: icb: %d preemptions, want 0", n, v.Trace.Preemptions)
+			}
+		}
+	}
+}
