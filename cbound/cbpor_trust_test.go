@@ -376,7 +376,7 @@ func TestCBPORRefusesExtendedModel(t *testing.T) {
 func TestCBPORInvariantNotHidden(t *testing.T) {
 	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}, {Name: "y"}},
 		Invariants: []tstest.Cond{{X: 0, Y: 1, K: 2}},
-		Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(0, 0)}, {tstest.Store(1, 1), tstest.Store(1, 0)}}}
+		Code:       [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(0, 0)}, {tstest.Store(1, 1), tstest.Store(1, 0)}}}
 	for _, s := range cbporStrategies[tstest.State]() {
 		for c, want := range []bool{false, true, true} {
 			res, err := s.f(context.Background(), p, cbound.Options{Bound: cbound.AtMost(c)})
