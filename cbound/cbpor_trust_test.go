@@ -504,3 +504,37 @@ func TestCBPORTransitionLimitKept(t *testing.T) {
 		}
 	})
 }
+
+// Issue 12: cb-por2 explores one execution per terminal HB class with CB at
+// most the bound, so on programs without failing checks it is optimal within
+// the bound: one execution per Mazurkiewicz trace that some schedule within
+// the bound completes. Idle threads and IgnoreDeadlocks are drawn; so is a
+// global invariant that reads one object and holds (its one object is then
+// the whole read set, so the HB states' dependency is exactly the marked
+// one).
+func TestCBPOR2OptimalWithinBound(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		o := tstest.GenOptions{MaxThreads: 3, NoMulti: true, NoChoices: true, NoInvariants: true, NoAsserts: true}
+		p := tstest.Programs(o).Draw(t, "program")
+		if rapid.Bool().Draw(t, "invariant") {
+			p.Invariants = []tstest.Cond{{X: rapid.IntRange(0, len(p.Vars)-1).Draw(t, "inv.x"), Y: -1, K: rapid.IntRange(0, 3).Draw(t, "inv.k")}}
+		}
+		c := rapid.IntRange(0, 2).Draw(t, "bound")
+		ignore := rapid.Bool().Draw(t, "ignoreDeadlocks")
+		res, err := ts.Explore(context.Background(), p, ts.Options{KeepGoing: true, IgnoreDeadlocks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Violations > 0 {
+			t.Skip("the invariant fails")
+		}
+		explore := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], opt ts.Options) (ts.Result, error) {
+			opt.IgnoreDeadlocks = ignore
+			return cbound.POR(ctx, sys, cbound.Options{Bound: cbound.AtMost(c), Options: opt})
+		}
+		ropt := tstest.ReductionOptions{Bound: c, IgnoreDeadlocks: ignore}
+		if rep := tstest.CheckOptimal(t, p, explore, ropt); len(rep.Errors) > 0 {
+			t.Fatalf("%d discrepancies", len(rep.Errors))
+		}
+	})
+}
