@@ -351,25 +351,69 @@ func TestCBPORReproducible(t *testing.T) {
 	}
 }
 
-// multiObj is a program whose thread 0 copies x to y: a step of two objects.
 // Issue 12: cb-por refuses what its HB states do not represent, with
 // ts.ErrUnsupported naming it: steps of several objects, transitions of
-// several outcomes, a global invariant that reads objects.
+// several outcomes. A global invariant that reads objects is taken.
 func TestCBPORRefusesExtendedModel(t *testing.T) {
 	multi := &tstest.Program{Vars: []tstest.Var{{Name: "x"}, {Name: "y"}},
 		Code: [][]tstest.Instr{{tstest.Copy(1, 0)}, {tstest.Store(0, 1)}}}
 	pick := &tstest.Program{Vars: []tstest.Var{{Name: "x"}},
 		Code: [][]tstest.Instr{{tstest.Store(0, 1)}, {tstest.Pick(0, 0, 2)}}}
-	inv := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Invariants: []tstest.Cond{{X: 0, Y: -1, K: 5}},
-		Code: [][]tstest.Instr{{tstest.Store(0, 1)}, {tstest.Store(0, 2)}}}
 	for _, s := range cbporStrategies[tstest.State]() {
-		for name, p := range map[string]*tstest.Program{"several objects": multi, "outcomes": pick, "invariant": inv} {
+		for name, p := range map[string]*tstest.Program{"several objects": multi, "outcomes": pick} {
 			_, err := s.f(context.Background(), p, cbound.Options{})
 			if !errors.Is(err, ts.ErrUnsupported) || !strings.Contains(err.Error(), strings.Fields(name)[0]) {
 				t.Errorf("%s, %s: %v, want ErrUnsupported naming it", s.name, name, err)
 			}
 		}
 	}
+}
+
+// Issue 12: a global invariant is checked at every state, and no reduction
+// hides where it fails. T0: x := 1; x := 0. T1: y := 1; y := 0. Invariant:
+// x + y != 2, which fails only between the two steps of each thread: at
+// bound 1 (T0, T1 preempting it, ...) and not at bound 0.
+func TestCBPORInvariantNotHidden(t *testing.T) {
+	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}, {Name: "y"}},
+		Invariants: []tstest.Cond{{X: 0, Y: 1, K: 2}},
+		Code:       [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(0, 0)}, {tstest.Store(1, 1), tstest.Store(1, 0)}}}
+	for _, s := range cbporStrategies[tstest.State]() {
+		for c, want := range []bool{false, true, true} {
+			res, err := s.f(context.Background(), p, cbound.Options{Bound: cbound.AtMost(c)})
+			if err != nil || (res.Violation != nil) != want || (want && res.Violation.Kind != ts.InvariantFailure) {
+				t.Errorf("%s, bound %d: %v, %v; want a violation: %v", s.name, c, res, err, want)
+			}
+		}
+	}
+}
+
+// Issue 12: with a global invariant (one drawn by the generator or an
+// added x != k), idle threads and IgnoreDeadlocks, cb-por1, cb-por2 and
+// IterativePOR reach exactly the terminal states and violations of the
+// executions within the bound (cb-por1 and cb-por2 also unbounded).
+func TestCBPORInvariantReduction(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		o := tstest.GenOptions{MaxThreads: 3, NoMulti: true, NoChoices: true}
+		p := tstest.Programs(o).Draw(t, "program")
+		if rapid.Bool().Draw(t, "addInvariant") {
+			p.Invariants = append(p.Invariants, tstest.Cond{X: rapid.IntRange(0, len(p.Vars)-1).Draw(t, "inv.x"), Y: -1, K: rapid.IntRange(0, 3).Draw(t, "inv.k")})
+		}
+		c := rapid.IntRange(-1, 2).Draw(t, "bound") // -1: unbounded
+		ignore := rapid.Bool().Draw(t, "ignoreDeadlocks")
+		for _, s := range cbporStrategies[tstest.State]() {
+			if c < 0 && s.name == "icb-por" {
+				continue // needs a bound
+			}
+			explore := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], opt ts.Options) (ts.Result, error) {
+				opt.IgnoreDeadlocks = ignore
+				return s.f(ctx, sys, cbound.Options{Bound: cbound.AtMost(c), Options: opt})
+			}
+			ropt := tstest.ReductionOptions{Bound: c, IgnoreDeadlocks: ignore}
+			if rep := tstest.CheckReduction(t, p, explore, ropt); len(rep.Errors) > 0 {
+				t.Fatalf("%s: %d discrepancies", s.name, len(rep.Errors))
+			}
+		}
+	})
 }
 
 // Issue 12: Idle threads end a run normally and IgnoreDeadlocks makes every
@@ -460,6 +504,40 @@ func TestCBPORTransitionLimitKept(t *testing.T) {
 			if err != nil || res.Transitions > l || (res.Complete && l < full.Transitions) {
 				t.Fatalf("%s, limit %d of %d: %v, %v", s.name, l, full.Transitions, res, err)
 			}
+		}
+	})
+}
+
+// Issue 12: cb-por2 explores one execution per terminal HB class with CB at
+// most the bound, so on programs without failing checks it is optimal within
+// the bound: one execution per Mazurkiewicz trace that some schedule within
+// the bound completes. Idle threads and IgnoreDeadlocks are drawn; so is a
+// global invariant that reads one object and holds (its one object is then
+// the whole read set, so the HB states' dependency is exactly the marked
+// one).
+func TestCBPOR2OptimalWithinBound(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		o := tstest.GenOptions{MaxThreads: 3, NoMulti: true, NoChoices: true, NoInvariants: true, NoAsserts: true}
+		p := tstest.Programs(o).Draw(t, "program")
+		if rapid.Bool().Draw(t, "invariant") {
+			p.Invariants = []tstest.Cond{{X: rapid.IntRange(0, len(p.Vars)-1).Draw(t, "inv.x"), Y: -1, K: rapid.IntRange(0, 3).Draw(t, "inv.k")}}
+		}
+		c := rapid.IntRange(0, 2).Draw(t, "bound")
+		ignore := rapid.Bool().Draw(t, "ignoreDeadlocks")
+		res, err := ts.Explore(context.Background(), p, ts.Options{KeepGoing: true, IgnoreDeadlocks: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Violations > 0 {
+			t.Skip("the invariant fails")
+		}
+		explore := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], opt ts.Options) (ts.Result, error) {
+			opt.IgnoreDeadlocks = ignore
+			return cbound.POR(ctx, sys, cbound.Options{Bound: cbound.AtMost(c), Options: opt})
+		}
+		ropt := tstest.ReductionOptions{Bound: c, IgnoreDeadlocks: ignore}
+		if rep := tstest.CheckOptimal(t, p, explore, ropt); len(rep.Errors) > 0 {
+			t.Fatalf("%d discrepancies", len(rep.Errors))
 		}
 	})
 }

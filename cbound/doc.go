@@ -99,8 +99,11 @@
 // fails along an execution (a thread's assertion, as ts.Checker recommends):
 // with such checks the prefixes of a passing state pass, and the context
 // bound of the explored system (where nothing moves on from a violation) is
-// the one computed. A global invariant that can fail and pass again may be
-// missed, as with every partial-order reduction. A panic in user code met
+// the one computed. A global property checked in Check that can fail and
+// pass again may be missed, as with every partial-order reduction; declared
+// as a ts.Invariant with its read set it is not (below: every linearization
+// of an HB state, and of each of its prefixes, shows the same values of what
+// it reads). A panic in user code met
 // while replaying a prefix is reported with that replay's schedule, which may
 // exceed the bound.
 //
@@ -113,12 +116,30 @@
 // search stops with an error wrapping ts.ErrMemory.
 //
 // The model: cb-por1, cb-por2 and IterativePOR accept Idle threads (a state
-// where every waiting thread is Idle ends normally) and
-// Options.IgnoreDeadlocks, and refuse, with an error wrapping
-// ts.ErrUnsupported, a step of several objects, a transition of several
-// outcomes and a global invariant with a read set (ts.Invariant): their HB
-// states have one access and no outcome per event. The contract is checked
-// as ts.Explore checks it: at every state with two threads enabled the
+// where every waiting thread is Idle ends normally),
+// Options.IgnoreDeadlocks and a global invariant with a read set
+// (ts.Invariant), and refuse, with an error wrapping ts.ErrUnsupported, a
+// step of several objects and a transition of several outcomes: their HB
+// states have one access and no outcome per event (package hb packs each
+// event in one word). The invariant is checked at every state the search
+// visits, and a state where it fails ends the execution there, as a failed
+// Check does. In the HB states every object the invariant reads stands as
+// one object (the step's operation kept), so any two transitions that write
+// what it reads are dependent, and a read of it depends on each: this
+// dependency contains the one ts.Dependent gives the marked steps
+// (ts.InvariantWrites), so the HB states remain sound, and every
+// linearization of an HB state shows the same sequence of values of what the
+// invariant reads. The invariant therefore holds at every state of all of
+// them or fails on the way in all of them, and the search, which explores
+// one linearization of every HB state (cb-por1) or of every terminal HB
+// class (cb-por2, where a failing state is terminal) with CB at most the
+// bound, reports every invariant failure some schedule within the bound
+// reaches. The dependency is coarser than the marked one (there, a read of
+// one such object and a write of another are independent; here they are
+// dependent), so with an invariant cb-por2 may explore more than one
+// execution per trace of the marked dependency.
+//
+// The contract is checked as ts.Explore checks it: at every state with two threads enabled the
 // search asks Next again (and Hash, if the system has one) when it leaves
 // it, and a replay that meets a different step looks for the stack state an
 // Apply modified; the error wraps ts.ErrMutated or ts.ErrNondeterministic.

@@ -137,9 +137,6 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 	if err != nil {
 		return nil, err
 	}
-	if model.Inv != nil {
-		return nil, fmt.Errorf("%w: cb-por does not check a global invariant that reads objects (ts.Invariant with InvariantReads): use por or ts.Explore", ts.ErrUnsupported)
-	}
 	n := model.N
 	m := newMemo(n, opt.MemoCost, opt.Limits.MaxMemory())
 	m.eager = opt.eagerCache
@@ -328,7 +325,7 @@ func (e *hbSearch[S]) loop() {
 		}
 		// next(s, t) ∈ H ?
 		step := top.steps[t]
-		e.cur.Add(t, step)
+		e.cur.Add(t, e.hbStep(step))
 		in := e.table.Contains(e.cur)
 		e.cur.Remove(t)
 		if in {
@@ -462,7 +459,7 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 	}
 	counts, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
 	if err == nil {
-		err = unsupported(f)
+		err = e.unsupported(f)
 	}
 	if err != nil {
 		e.Fail(search.WithSchedule(err, sched))
@@ -477,7 +474,7 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 		}
 	}
 	if t >= 0 {
-		ev := e.cur.Add(t, step)
+		ev := e.cur.Add(t, e.hbStep(step))
 		e.curH2 ^= fp2(e.cur.EventHash(ev))
 		f.n = int32(ev.N)
 		e.tpos[t] = append(e.tpos[t], int32(e.depth))
@@ -490,20 +487,49 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 // unsupported returns the error for a state whose threads use what cb-por
 // does not support: a step of several objects, a transition of several
 // outcomes. Its happens-before states have one access and no outcome per
-// event.
-func unsupported[S any](f *hbFrame[S]) error {
+// event. The mark of a write of what the invariant reads is not an object
+// of its own here (hbStep).
+func (e *hbSearch[S]) unsupported(f *hbFrame[S]) error {
 	for u, st := range f.status {
 		if st == ts.Finished {
 			continue
 		}
 		switch {
-		case !f.steps[u].Single():
+		case !e.hbStep(f.steps[u]).Single():
 			return &ts.SystemError{Err: fmt.Errorf("%w: cb-por: thread %d's step touches several objects (%v)", ts.ErrUnsupported, u, f.steps[u]), Thread: ts.Tid(u)}
 		case f.outs[u] > 1:
 			return &ts.SystemError{Err: fmt.Errorf("%w: cb-por: thread %d's transition has %d outcomes", ts.ErrUnsupported, u, f.outs[u]), Thread: ts.Tid(u)}
 		}
 	}
 	return nil
+}
+
+// hbStep returns the access that stands for step st in the HB states. With
+// a global invariant, every object the invariant reads becomes the one
+// object ts.InvariantObj (the step's operation kept), and the mark Model
+// adds to a write of one of them (an access to ts.InvariantObj at the end of
+// Also) is dropped: the transitions that write what the invariant reads are
+// then all dependent, as the mark makes them, and a read of it depends on
+// each of them. The dependency is coarser than ts.Dependent of the marked
+// steps, never finer, so the HB states stay sound; and every linearization of
+// an HB state shows the same sequence of values of what the invariant reads,
+// so the invariant holds at all of them or fails on the way in all of them.
+// A single-object step costs one comparison.
+func (e *hbSearch[S]) hbStep(st ts.Step) ts.Step {
+	inv := e.m.Inv
+	if inv == nil {
+		return st
+	}
+	if k := len(st.Also); k > 0 && st.Also[k-1].Obj == ts.InvariantObj {
+		st.Also = st.Also[:k-1]
+	}
+	if len(st.Also) == 0 {
+		st.Also = nil
+		if inv.Reads(st.Obj) {
+			st.Obj = ts.InvariantObj
+		}
+	}
+	return st
 }
 
 // pop removes the top of the stack, after checking the contract where the

@@ -101,7 +101,7 @@ func (e *hbSearch[S]) markable(t ts.Tid, failed bool) bool {
 		if v == t {
 			continue // next(x, t) is the state just stored
 		}
-		m.addStep(v, e.stepAt(v))
+		m.addStep(v, e.hbStep(e.stepAt(v)))
 		in := e.table.Contains(x)
 		m.remove(v)
 		if in {
