@@ -11,7 +11,7 @@ import (
 // section is two threads that each enter and leave a critical section with
 // no lock: thread t writes in[t] = 1, then in[t] = 0. Mutual exclusion is a
 // global property of intermediate states: both flags set at once.
-type section struct{ asInvariant bool }
+type section struct{}
 
 type sectionState struct {
 	pc [2]uint8 // 0: enter, 1: leave, 2: done
