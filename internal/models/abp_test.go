@@ -51,23 +51,6 @@ func TestABP(t *testing.T) {
 // strategy finds it, ICB with 0 preemptions, and the trace replays.
 func TestABPBug(t *testing.T) {
 	for n := 1; n <= 3; n++ {
-		sys := NewABPBug(n)
-		for _, s := range wholeStrategies[ABPState]() {
-			res, err := s.explore(context.Background(), sys, ts.Options{})
-			if err != nil {
-				t.Fatalf("N=%d: %s: %v", n, s.name, err)
-			}
-			v := res.Violation
-			if v == nil || v.Kind != ts.InvariantFailure {
-				t.Fatalf("N=%d: %s: %v, want an invariant failure", n, s.name, res)
-			}
-			run, err := ts.Replay(sys, v.Trace.Schedule())
-			if err != nil || run.Violation == nil || run.Violation.Err.Error() != v.Err.Error() {
-				t.Errorf("N=%d: %s: the trace replays to %v, %v", n, s.name, run.Violation, err)
-			}
-			if s.name == "icb" && v.Trace.Preemptions != 0 {
-				t.Errorf("N=%d: icb: %d preemptions, want 0", n, v.Trace.Preemptions)
-			}
-		}
+		invariantFound(t, n, NewABPBug(n))
 	}
 }
