@@ -27,7 +27,13 @@
 //
 //   - [Explore] (strategy name "sym"): depth-first search with a table of
 //     visited canonical hashes: ts.ExploreStateful on [Orbits]. Needs
-//     ts.Hasher and Canonicalizer; handles cyclic state spaces.
+//     ts.Hasher and Canonicalizer; handles cyclic state spaces. It takes the
+//     whole model: steps of several objects, outcomes (ts.Chooser), idle
+//     threads and a global invariant (ts.Invariant), which Orbits passes
+//     through; the canonical form must then respect them too (equal outcome
+//     counts for renamed threads, an invariant that fails exactly when it
+//     fails on the representative). Verify and DPOR take the basic model
+//     only and refuse the rest with an error wrapping ts.ErrUnsupported.
 //   - [DPOR] (strategy name "sympor"): dynamic partial-order reduction that
 //     skips a thread whose signature equals that of a thread already
 //     explored at the same state (thesis Figure 7.6). Needs Signer, unless
@@ -47,7 +53,8 @@
 // # What they preserve
 //
 // Both strategies reach every terminal state (deadlocks included) and every
-// failed check of ts.Explore up to a renaming of threads in the symmetry
+// failed check (for Explore, every invariant failure too) of ts.Explore up
+// to a renaming of threads in the symmetry
 // group, provided the declared symmetry is true (check it with Verify) and,
 // for checks, the check itself is symmetric (a failure message that names a
 // thread may name another one). Neither looks for data races. Every

@@ -15,9 +15,12 @@ import "github.com/weftlab/weft/ts"
 // rep behave alike under the renaming: for every thread t,
 //   - p is a permutation of 0..Threads()-1;
 //   - Next(s, t) and Next(rep, p[t]) report the same status;
-//   - Check(s) fails exactly when Check(rep) fails;
+//   - Check(s) fails exactly when Check(rep) fails, and so does the
+//     global Invariant, for a system that has one (it must be symmetric);
+//   - Outcomes(s, t) = Outcomes(rep, p[t]), for a system with outcomes;
 //   - Apply(s, t) and Apply(rep, p[t]) have the same canonical hash, when t
-//     is enabled.
+//     is enabled, and so do ApplyOutcome(s, t, c) and ApplyOutcome(rep,
+//     p[t], c) for every outcome c.
 //
 // and that rep is a state Apply can be called on (it need not be
 // reachable). Then two states with equal canonical hashes have futures equal
@@ -97,12 +100,14 @@ type Signer[S any] interface {
 // state whose hash was asked for, and its schedule would not replay on the
 // original system).
 type Orbits[S any] struct {
-	Sys   ts.TransitionSystem[S]
-	canon Canonicalizer[S]
-	hash  ts.Hasher[S]
-	check ts.Checker[S]
-	desc  ts.Describer[S]
-	names ts.ObjNamer
+	Sys     ts.TransitionSystem[S]
+	canon   Canonicalizer[S]
+	hash    ts.Hasher[S]
+	check   ts.Checker[S]
+	chooser ts.Chooser[S]
+	inv     ts.Invariant[S]
+	desc    ts.Describer[S]
+	names   ts.ObjNamer
 }
 
 // NewOrbits returns sys with the canonical hash. It returns ts.ErrNoHash or
@@ -116,6 +121,8 @@ func NewOrbits[S any](sys ts.TransitionSystem[S]) (*Orbits[S], error) {
 		return nil, err
 	}
 	o.check, _ = sys.(ts.Checker[S])
+	o.chooser, _ = sys.(ts.Chooser[S])
+	o.inv, _ = sys.(ts.Invariant[S])
 	o.desc, _ = sys.(ts.Describer[S])
 	o.names, _ = sys.(ts.ObjNamer)
 	return o, nil
@@ -145,6 +152,39 @@ func (o *Orbits[S]) Check(s S) error {
 		return nil
 	}
 	return o.check.Check(s)
+}
+
+// Outcomes returns the wrapped system's number of outcomes of thread t's
+// next transition, or 1 if it has no Chooser.
+func (o *Orbits[S]) Outcomes(s S, t ts.Tid) int {
+	if o.chooser == nil {
+		return 1
+	}
+	return o.chooser.Outcomes(s, t)
+}
+
+// ApplyOutcome returns the wrapped system's successor by outcome c.
+func (o *Orbits[S]) ApplyOutcome(s S, t ts.Tid, c int) S {
+	if o.chooser == nil {
+		return o.Sys.Apply(s, t)
+	}
+	return o.chooser.ApplyOutcome(s, t, c)
+}
+
+// Invariant returns the wrapped system's Invariant, or nil if it has none.
+func (o *Orbits[S]) Invariant(s S) error {
+	if o.inv == nil {
+		return nil
+	}
+	return o.inv.Invariant(s)
+}
+
+// InvariantReads returns the wrapped system's InvariantReads, or nil.
+func (o *Orbits[S]) InvariantReads() []ts.Obj {
+	if o.inv == nil {
+		return nil
+	}
+	return o.inv.InvariantReads()
 }
 
 // Describe returns the wrapped system's description, or "".
