@@ -74,11 +74,15 @@ type Movers[S any] interface {
 
 // WithMovers returns sys with its movers declared by mover: a system that
 // implements [Movers] with mover and forwards every other method, and the
-// capabilities ts.Checker, ts.Describer and ts.ObjNamer, to sys. It
-// implements ts.Hasher exactly when sys does.
+// capabilities ts.Checker, ts.Chooser, ts.Invariant, ts.Describer and
+// ts.ObjNamer, to sys (as one outcome per transition, and an invariant that
+// holds and reads nothing, where sys has none). It implements ts.Hasher
+// exactly when sys does.
 func WithMovers[S any](sys ts.TransitionSystem[S], mover func(s S, t ts.Tid) Mover) ts.TransitionSystem[S] {
 	d := declared[S]{TransitionSystem: sys, mover: mover}
 	d.checker, _ = sys.(ts.Checker[S])
+	d.chooser, _ = sys.(ts.Chooser[S])
+	d.inv, _ = sys.(ts.Invariant[S])
 	d.describer, _ = sys.(ts.Describer[S])
 	d.namer, _ = sys.(ts.ObjNamer)
 	if h, ok := sys.(ts.Hasher[S]); ok {
@@ -89,11 +93,16 @@ func WithMovers[S any](sys ts.TransitionSystem[S], mover func(s S, t ts.Tid) Mov
 
 // declared is a system with declared movers; it forwards the optional
 // capabilities whose absence and a trivial implementation mean the same:
-// Check returning nil, Describe returning "", ObjName returning "".
+// Check returning nil, one outcome, an invariant that holds and reads
+// nothing, Describe returning "", ObjName returning "". Dropping one instead
+// would make every search of the wrapped system silently lose outcomes or
+// invariant failures.
 type declared[S any] struct {
 	ts.TransitionSystem[S]
 	mover     func(S, ts.Tid) Mover
 	checker   ts.Checker[S]
+	chooser   ts.Chooser[S]
+	inv       ts.Invariant[S]
 	describer ts.Describer[S]
 	namer     ts.ObjNamer
 }
@@ -105,6 +114,34 @@ func (d *declared[S]) Check(s S) error {
 		return nil
 	}
 	return d.checker.Check(s)
+}
+
+func (d *declared[S]) Outcomes(s S, t ts.Tid) int {
+	if d.chooser == nil {
+		return 1
+	}
+	return d.chooser.Outcomes(s, t)
+}
+
+func (d *declared[S]) ApplyOutcome(s S, t ts.Tid, c int) S {
+	if d.chooser == nil {
+		return d.TransitionSystem.Apply(s, t)
+	}
+	return d.chooser.ApplyOutcome(s, t, c)
+}
+
+func (d *declared[S]) Invariant(s S) error {
+	if d.inv == nil {
+		return nil
+	}
+	return d.inv.Invariant(s)
+}
+
+func (d *declared[S]) InvariantReads() []ts.Obj {
+	if d.inv == nil {
+		return nil
+	}
+	return d.inv.InvariantReads()
 }
 
 func (d *declared[S]) Describe(s S, t ts.Tid) string {
