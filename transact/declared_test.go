@@ -3,6 +3,8 @@ package transact_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/weftlab/weft/por"
@@ -44,5 +46,24 @@ func TestWithMoversKeepsOutcomesAndInvariant(t *testing.T) {
 	res, err = por.ODPOR(context.Background(), transact.WithMovers[tstest.State](invariant, nonMover), por.Options{})
 	if err != nil || res.Violation == nil || res.Violation.Kind != ts.InvariantFailure {
 		t.Errorf("invariant: odpor: %v, %v; want an invariant failure", res, err)
+	}
+}
+
+// A View runs whole transactions with each step's first outcome: on a
+// system with outcomes it says so (a panic every search reports, with the
+// schedule) rather than hide the others.
+func TestViewRefusesOutcomes(t *testing.T) {
+	nonMover := func(tstest.State, ts.Tid) transact.Mover { return transact.NonMover }
+	choices := &tstest.Program{
+		Vars: []tstest.Var{{Name: "x"}},
+		Code: [][]tstest.Instr{{tstest.StoreMaybe(0, 1)}},
+	}
+	v, err := transact.NewView[tstest.State](context.Background(), transact.WithMovers[tstest.State](choices, nonMover), transact.ViewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ts.Explore[tstest.State](context.Background(), v, ts.Options{})
+	if err != nil || res.Violation == nil || res.Violation.Kind != ts.Panic || !strings.Contains(fmt.Sprint(res.Violation.Err), "outcomes are not supported") {
+		t.Errorf("%v, %v; want the View's panic", res, err)
 	}
 }

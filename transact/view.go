@@ -66,6 +66,7 @@ type View[S any] struct {
 	mover     moverFunc[S]
 	hasher    ts.Hasher[S]
 	checker   ts.Checker[S]
+	chooser   ts.Chooser[S]
 	describer ts.Describer[S]
 	namer     ts.ObjNamer
 	n         int
@@ -105,6 +106,7 @@ func NewView[S any](ctx context.Context, sys ts.TransitionSystem[S], opt ViewOpt
 	}
 	v := &View[S]{sys: sys, mover: mover, hasher: hasher, n: n, Discipline: disc}
 	v.checker, _ = sys.(ts.Checker[S])
+	v.chooser, _ = sys.(ts.Chooser[S])
 	v.describer, _ = sys.(ts.Describer[S])
 	v.namer, _ = sys.(ts.ObjNamer)
 	return v, nil
@@ -137,6 +139,13 @@ func (v *View[S]) run(s S, t ts.Tid, visit func(x S, step ts.Step)) S {
 	prev := saved
 	k := 0 // steps taken
 	for {
+		if v.chooser != nil {
+			if outs := v.chooser.Outcomes(x, t); outs > 1 {
+				// Taking the first outcome would hide the others: say so
+				// loudly (searches report it as a panic, with its schedule).
+				panic(fmt.Sprintf("transact: a View runs one outcome per step, and thread %d's step has %d: systems with outcomes are not supported", t, outs))
+			}
+		}
 		p = nextPhase(p, m)
 		y := v.sys.Apply(x, t)
 		if v.checker != nil && v.checker.Check(y) != nil {
