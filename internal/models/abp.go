@@ -41,7 +41,8 @@ const (
 // Facts: no violation. N = 1 under ts.Explore: 2,951 executions, 6,350
 // transitions, 7 distinct terminal states; under por.ODPOR (one execution
 // per Mazurkiewicz trace) 647. N = 2: 97,285,803 executions under
-// ts.Explore, 3,856,411 under ODPOR: the two threads touch the links at
+// ts.Explore, 3,856,411 under ODPOR (asserted by go test -models.long):
+// the two threads touch the links at
 // nearly every step, so there is little to reduce. The states stay few:
 // 60, 225 and 390 for N = 1, 2, 3 (ts.ExploreStateful). The bug variant
 // fails the invariant with 0 preemptions, the fewest (message 0 sent twice

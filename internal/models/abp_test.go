@@ -2,11 +2,14 @@ package models
 
 import (
 	"context"
+	"flag"
 	"testing"
 
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
+
+var long = flag.Bool("models.long", false, "assert the bundled models' figures that take seconds (abp-2 under ts.Explore and ODPOR)")
 
 func TestABP(t *testing.T) {
 	// One message: every interleaving, against every reduction.
@@ -52,5 +55,21 @@ func TestABP(t *testing.T) {
 func TestABPBug(t *testing.T) {
 	for n := 1; n <= 3; n++ {
 		invariantFound(t, n, NewABPBug(n))
+	}
+}
+
+// Two messages: the figures the doc and the README give, about 25 s.
+func TestABPTwoMessages(t *testing.T) {
+	if !*long {
+		t.Skip("run with -models.long")
+	}
+	sys := NewABP(2)
+	res, err := ts.Explore(context.Background(), sys, ts.Options{})
+	if err != nil || res.Violation != nil || res.Executions != 97285803 {
+		t.Errorf("dfs: %v, %v; want 97285803 executions, no violation", res, err)
+	}
+	res, err = wholeStrategies[ABPState]()[2].explore(context.Background(), sys, ts.Options{})
+	if err != nil || res.Violation != nil || res.Executions != 3856411 {
+		t.Errorf("odpor: %v, %v; want 3856411 executions, no violation", res, err)
 	}
 }

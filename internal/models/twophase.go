@@ -65,6 +65,7 @@ type TwoPhase struct {
 	// The also-lists of the broadcasts and the select, shared by every
 	// state (the contract allows it; they are never modified).
 	reqAlso, voteAlso, decAlso []ts.Access
+	recAlso                    [][]ts.Access // participant i's record, for its receive
 }
 
 // NewTwoPhase returns two-phase commit with n participants, 1 ≤ n ≤ 4.
@@ -83,6 +84,9 @@ func newTwoPhase(info Info, n int, bug bool) *TwoPhase {
 		p.reqAlso = append(p.reqAlso, ts.Access{Obj: p.req(i), Op: ts.Write})
 		p.voteAlso = append(p.voteAlso, ts.Access{Obj: p.vote(i), Op: ts.Write})
 		p.decAlso = append(p.decAlso, ts.Access{Obj: p.dec(i), Op: ts.Write})
+	}
+	for i := range n {
+		p.recAlso = append(p.recAlso, []ts.Access{{Obj: p.rec(i), Op: ts.Write}})
 	}
 	return p
 }
@@ -161,6 +165,10 @@ func (p *TwoPhase) dec(i int) ts.Obj   { return ts.Obj(2*p.n + i) }
 func (p *TwoPhase) rec(i int) ts.Obj   { return ts.Obj(3*p.n + i) }
 func (p *TwoPhase) timer(t int) ts.Obj { return ts.Obj(4*p.n + t) }
 
+// objKind decodes an object id: 0 req, 1 vote, 2 dec, 3 rec (of participant
+// index i), 4 and above a timer.
+func (p *TwoPhase) objKind(o ts.Obj) (kind, i int) { return int(o) / p.n, int(o) % p.n }
+
 func (p *TwoPhase) Next(s TwoPhaseState, t ts.Tid) (ts.Step, ts.Status) {
 	if t == 0 {
 		switch s.pc[0] {
@@ -190,7 +198,7 @@ func (p *TwoPhase) Next(s TwoPhaseState, t ts.Tid) (ts.Step, ts.Status) {
 	case tppVote:
 		return ts.Step{Obj: p.vote(i), Op: ts.Write}, ts.Enabled
 	case tppDecision:
-		return ts.Step{Obj: p.dec(i), Op: ts.Write, Also: []ts.Access{{Obj: p.rec(i), Op: ts.Write}}}, waitFor(s.dec[i] != 0)
+		return ts.Step{Obj: p.dec(i), Op: ts.Write, Also: p.recAlso[i]}, waitFor(s.dec[i] != 0)
 	case tppAbort, tppCommit:
 		return ts.Step{Obj: p.rec(i), Op: ts.Write}, ts.Enabled
 	}
@@ -373,7 +381,7 @@ func (p *TwoPhase) Hash(s TwoPhaseState) uint64 {
 // change only their thread's program counter. The coordinator's tally and
 // decision are its own (local) state.
 func (p *TwoPhase) ObjHash(s TwoPhaseState, o ts.Obj) uint64 {
-	i, kind := int(o)%p.n, int(o)/p.n
+	kind, i := p.objKind(o)
 	switch kind {
 	case 0:
 		return uint64(s.req[i])
@@ -424,7 +432,7 @@ func (p *TwoPhase) Describe(s TwoPhaseState, t ts.Tid) string {
 }
 
 func (p *TwoPhase) ObjName(o ts.Obj) string {
-	i, kind := int(o)%p.n, int(o)/p.n
+	kind, i := p.objKind(o)
 	switch kind {
 	case 0:
 		return fmt.Sprintf("req[%d]", i+1)

@@ -122,3 +122,21 @@ func TestTwoPhaseRefused(t *testing.T) {
 		t.Errorf("cb-por2: %v, want ts.ErrUnsupported", err)
 	}
 }
+
+// Next of a step of several objects allocates nothing: the models share
+// their Also slices between states, as the contract allows.
+func TestExtendedModelsNextAllocatesNothing(t *testing.T) {
+	tp := NewTwoPhase(2)
+	s := tp.Init()
+	s.pc[0], s.pc[1] = tpcCollect, tppDecision
+	abp := NewABP(1)
+	for name, next := range map[string]func(){
+		"twophase select":  func() { tp.Next(s, 0) },
+		"twophase receive": func() { tp.Next(s, 1) },
+		"abp receive":      func() { abp.Next(abp.Init(), 1) },
+	} {
+		if a := testing.AllocsPerRun(100, next); a != 0 {
+			t.Errorf("%s: %v allocations per Next", name, a)
+		}
+	}
+}
