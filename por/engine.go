@@ -97,6 +97,10 @@ type explorer[S any] struct {
 	mode     mode
 	n        int
 	maxDepth int
+	// outcomes: some enabled transition seen so far has several outcomes
+	// (a system that implements ts.Chooser but never offers a choice, as a
+	// wrapper standing in for one, is analysed as one without).
+	outcomes bool
 
 	stack   []frame[S]
 	depth   int
@@ -527,6 +531,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		e.Fail(search.WithSchedule(err, e.sched[:k]))
 		return false
 	}
+	e.outcomes = e.outcomes || c.Moves > c.Enabled
 	var h uint64
 	hashed := false
 	if e.m.Hasher != nil && (e.visited != nil || c.Moves > 1) {

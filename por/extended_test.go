@@ -103,6 +103,29 @@ func TestODPOROutcomes(t *testing.T) {
 	}
 }
 
+// oneOutcome implements ts.Chooser without ever offering a choice, as the
+// wrappers of other packages do (symmetry.Orbits, transact.WithMovers).
+type oneOutcome struct{ *models.Lastzero }
+
+func (oneOutcome) Outcomes(models.LastzeroState, ts.Tid) int { return 1 }
+func (o oneOutcome) ApplyOutcome(s models.LastzeroState, t ts.Tid, _ int) models.LastzeroState {
+	return o.Apply(s, t)
+}
+
+// A Chooser with one outcome everywhere is analysed as a system without
+// outcomes: ODPOR stays optimal on it (lastzero-6: the same executions and
+// transitions as unwrapped), instead of leaving events after the race to
+// the search as it must when some event has several outcomes.
+func TestODPOROneOutcomeChooser(t *testing.T) {
+	for n := 3; n <= 6; n++ {
+		plain, err1 := por.ODPOR(context.Background(), models.NewLastzero(n), por.Options{})
+		wrapped, err2 := por.ODPOR(context.Background(), oneOutcome{models.NewLastzero(n)}, por.Options{})
+		if err1 != nil || err2 != nil || plain.Executions != wrapped.Executions || plain.Transitions != wrapped.Transitions {
+			t.Errorf("lastzero-%d: plain %v, %v; one-outcome Chooser %v, %v", n, plain, err1, wrapped, err2)
+		}
+	}
+}
+
 // Threads that wait Idle end a run normally; IgnoreDeadlocks makes every
 // end normal; Finds says what was looked for.
 func TestIdleAndIgnoredDeadlocks(t *testing.T) {

@@ -75,7 +75,8 @@ import (
 // reversal takes only the outcome of the event it reverses: the races of a
 // transition are those of its step, which is the same for every outcome, so
 // the execution of each other outcome finds the same race and plans its own
-// reversal. For that, on a system with outcomes (a ts.Chooser), the
+// reversal. For that, once a transition with several outcomes has been
+// seen, the
 // sequence that reverses a race e ⋖ e' is notdep(e) up to e' only, then e'
 // (the paper takes the events of notdep(e) after e' too): an event after e'
 // with several outcomes would otherwise be fixed to the outcome this
@@ -319,9 +320,10 @@ func (e *explorer[S]) reverse(p ts.Tid, out, outs int, st ts.Step, cq hb.VC, k, 
 	// are left to the search, so that a later event with several outcomes
 	// is not fixed to the outcome this execution took (which would lose the
 	// traces of its other outcomes: their executions do not analyse this
-	// race again). Without, it is the paper's.
+	// race again). Without, it is the paper's. Every event of the execution
+	// was enabled at a state already looked at, so e.outcomes covers them.
 	upTo := end
-	if k >= 0 && e.m.Chooser != nil {
+	if k >= 0 && e.outcomes {
 		upTo = k
 	}
 	failed := false

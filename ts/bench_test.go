@@ -2,6 +2,7 @@ package ts_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/weftlab/weft/ts"
 )
@@ -21,6 +22,16 @@ func (g grid) Next(s gridState, t ts.Tid) (ts.Step, ts.Status) {
 	return ts.Step{Obj: ts.Obj(int(t) % g.objects), Op: ts.Write}, ts.Enabled
 }
 func (g grid) Apply(s gridState, t ts.Tid) gridState { s.pc[t]++; return s }
+
+// slowGrid is a grid whose Apply sleeps, so that a search of it outlasts
+// the shortest progress interval whatever the machine: a test of Progress
+// on a fast system would pass or fail by the clock.
+type slowGrid struct{ grid }
+
+func (g slowGrid) Apply(s gridState, t ts.Tid) gridState {
+	time.Sleep(50 * time.Microsecond)
+	return g.grid.Apply(s, t)
+}
 
 type hashedGrid struct{ grid }
 

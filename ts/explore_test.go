@@ -268,11 +268,14 @@ func TestCancel(t *testing.T) {
 
 func TestProgress(t *testing.T) {
 	calls := 0
-	res, err := ts.Explore(ctx, &prog{threads: 4, steps: 3}, ts.Options{
-		ProgressEvery: time.Nanosecond,
+	start := time.Now()
+	res, err := ts.Explore(ctx, slowGrid{grid{3, 4, 1}}, ts.Options{
+		ProgressEvery: time.Nanosecond, // kept at least watch.MinProgressEvery apart
 		Progress:      func(ts.Result) { calls++ },
+		Limits:        ts.Limits{Transitions: 200},
 	})
-	if err != nil || calls == 0 || int64(calls) > res.Transitions/1024+1 {
-		t.Errorf("%d progress calls for %d transitions", calls, res.Transitions)
+	elapsed := time.Since(start)
+	if err != nil || res.Complete || calls == 0 || calls > int(elapsed/time.Millisecond)+1 {
+		t.Errorf("%d progress calls in %v over %d transitions, %v", calls, elapsed, res.Transitions, err)
 	}
 }

@@ -322,7 +322,7 @@ func TestCallbackPanics(t *testing.T) {
 		if c.name == "OnViolation" {
 			_, err = ts.Explore(ctx, &prog{threads: 2, steps: 1, lock: true}, c.opt) // deadlocks
 		} else {
-			_, err = ts.Explore(ctx, grid{3, 4, 1}, c.opt)
+			_, err = ts.Explore(ctx, slowGrid{grid{3, 4, 1}}, c.opt)
 		}
 		var ce *ts.CallbackError
 		if !errors.As(err, &ce) || ce.Callback != c.name || ce.Value != "mine" || !strings.Contains(ce.Stack, "model_test.go") ||
