@@ -68,7 +68,8 @@ func (s slowLastzero) Apply(st models.LastzeroState, t ts.Tid) models.LastzeroSt
 	return s.Lastzero.Apply(st, t)
 }
 
-// Every strategy sees cancellation within 100 ms even when Apply is slow.
+// Every strategy sees cancellation within a fraction of a second even when
+// Apply is slow (the bound leaves room for a loaded CI machine).
 func TestEveryStrategyCancelsPromptly(t *testing.T) {
 	for _, name := range everyStrategy() {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -82,7 +83,7 @@ func TestEveryStrategyCancelsPromptly(t *testing.T) {
 		if errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions) {
 			continue
 		}
-		if !errors.Is(err, context.DeadlineExceeded) || d > 150*time.Millisecond {
+		if !errors.Is(err, context.DeadlineExceeded) || d > 300*time.Millisecond {
 			t.Errorf("%s: %v after %v", name, err, d)
 		}
 	}
