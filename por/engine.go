@@ -185,6 +185,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		e.graph.init()
 		e.States = func() int64 { return int64(len(e.visited)) }
 	}
+	addSystemStats := search.SystemStats(sys)
 	err = e.Drive(e.root, e.loop, e.panicked)
 	if e.visited != nil {
 		res.States = int64(len(e.visited))
@@ -205,6 +206,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		res.Stats["revisits"] = e.revisits
 		res.Stats["graph-ops"] = int64(len(e.graph.ops))
 	}
+	addSystemStats(&res)
 	return res, err
 }
 

@@ -486,8 +486,9 @@ func (e *explorer[S]) feasible(j int32, w []wev, p ts.Tid, st ts.Step, check boo
 	sched := append(e.replaySched[:0], e.sched[:j]...)
 	defer func() {
 		if r := recover(); r != nil {
-			if cb, isCB := r.(*ts.CallbackError); isCB {
-				panic(cb)
+			switch r.(type) {
+			case *ts.CallbackError, *ts.SystemError:
+				panic(r)
 			}
 			e.violation(&ts.Violation{Kind: ts.Panic, Thread: sched[len(sched)-1].Thread}, sched)
 			ok = false

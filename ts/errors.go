@@ -72,6 +72,11 @@ const MaxThreads = 4096
 // wrong, the thread involved, and the schedule from the initial state that
 // shows it. It wraps ErrBadSystem (unless the schedule itself was bad input)
 // and the specific error.
+//
+// A system that wraps another may panic with a *SystemError when it finds
+// the system it wraps broken (an adapter over a simulator whose replay went
+// another way): every strategy, Replay and Confirm then stop with that
+// error instead of reporting a violation of kind Panic.
 type SystemError struct {
 	Err      error    // ErrMutated, ErrNondeterministic, ErrThreadRange, ...
 	Thread   Tid      // the thread involved, or -1

@@ -75,9 +75,20 @@ func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, s
 	e.frameBytes = int64(unsafe.Sizeof(frame[S]{})) + int64(n)*int64(unsafe.Sizeof(Step{})+1) + int64(unsafe.Sizeof(Move{}))
 	e.res = &res
 	e.watch = watch.Start(ctx, opt.Progress != nil, opt.ProgressEvery)
+	var before map[string]int64
+	reporter, _ := sys.(StatsReporter)
+	if reporter != nil {
+		before = reporter.SearchStats()
+	}
 	err = e.run()
 	e.watch.Stop()
 	res.States = int64(len(e.visited))
+	if reporter != nil {
+		res.Stats = make(map[string]int64)
+		for k, v := range reporter.SearchStats() {
+			res.Stats[k] = v - before[k]
+		}
+	}
 	if err == nil {
 		err = e.threadsAgain()
 	}
@@ -148,6 +159,10 @@ func (e *explorer[S]) protect(f func()) (ok bool) {
 			ok = false
 			if cb, isCB := p.(*CallbackError); isCB {
 				e.fail(cb)
+				return
+			}
+			if se, isSE := p.(*SystemError); isSE {
+				e.fail(se) // a wrapper's report that the system it wraps is broken
 				return
 			}
 			// The panicking call belongs to the transition being pushed:

@@ -482,6 +482,15 @@ type Describer[S any] interface {
 	Describe(s S, t Tid) string
 }
 
+// StatsReporter is implemented by systems that count work of their own,
+// such as an adapter that replays a mutable simulator
+// ([github.com/weftlab/weft/sim]): strategies add to Result.Stats the
+// figures that grew during the search (the difference between the values
+// before and after it).
+type StatsReporter interface {
+	SearchStats() map[string]int64
+}
+
 // ObjNamer is implemented by systems that name their objects ("x",
 // "fork[2]"). Traces and happens-before graphs use it.
 type ObjNamer interface {

@@ -205,6 +205,10 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 	}
 	defer func() {
 		if p := recover(); p != nil {
+			if se, isSE := p.(*SystemError); isSE {
+				err = se
+				return
+			}
 			run.Violation = r.panicViolation(p, sched[:r.pos], r.current)
 			run.Final = *new(S)
 			run.Trace = run.Violation.Trace

@@ -193,6 +193,10 @@ func (o *Outcome) protect(f func(), panicked func(p any)) (ok bool) {
 				o.Fail(cb)
 				return
 			}
+			if se, isSE := p.(*ts.SystemError); isSE {
+				o.Fail(se) // a wrapper's report that the system it wraps is broken
+				return
+			}
 			panicked(p)
 		}
 	}()
@@ -229,4 +233,30 @@ func Protect(f func()) (err error) {
 	}()
 	f()
 	return nil
+}
+
+// SystemStats starts counting the figures sys reports of its own work
+// ([ts.StatsReporter]) for one search; the function it returns adds to
+// res.Stats what grew since. Without the capability it does nothing.
+func SystemStats(sys any) func(res *ts.Result) {
+	r, ok := sys.(ts.StatsReporter)
+	if !ok {
+		return func(*ts.Result) {}
+	}
+	before := r.SearchStats()
+	return func(res *ts.Result) { AddStatsSince(res, r.SearchStats(), before) }
+}
+
+// AddStatsSince adds to res.Stats each figure of after less its value in
+// before.
+func AddStatsSince(res *ts.Result, after, before map[string]int64) {
+	if len(after) == 0 {
+		return
+	}
+	if res.Stats == nil {
+		res.Stats = make(map[string]int64, len(after))
+	}
+	for k, v := range after {
+		res.Stats[k] += v - before[k]
+	}
 }
