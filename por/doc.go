@@ -42,8 +42,9 @@
 //     its accesses is (ts.Dependent); its races are found on each object.
 //   - A transition with several outcomes is explored with each of them.
 //     Outcomes are different Mazurkiewicz traces, so ODPOR explores one
-//     execution per (trace, outcome choice); Sleep, DPOR and SDPOR take
-//     every outcome of a thread wherever they take the thread.
+//     execution per (trace, outcome choice), with some executions cut by
+//     sleep sets; every strategy takes every outcome of a thread wherever it
+//     takes the thread.
 //   - A global invariant declares what it reads (ts.InvariantReads); a
 //     transition that writes there counts as dependent with every other
 //     such transition, so no interleaving the invariant can tell apart is

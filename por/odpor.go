@@ -70,22 +70,25 @@ import (
 // several outcomes gives one event per outcome: different outcomes are
 // different Mazurkiewicz traces, so wakeup-tree nodes and sleep-set entries
 // are (thread, outcome) events, and a weak initial must match the outcome.
-// Where a state has nothing planned, the thread the search takes freely is
-// taken with every outcome, as sibling branches. A branch planned by a
-// reversal takes only the outcome of the event it reverses: the races of a
-// transition are those of its step, which is the same for every outcome, so
-// the execution of each other outcome finds the same race and plans its own
-// reversal. For that, once a transition with several outcomes has been
-// seen, the
-// sequence that reverses a race e ⋖ e' is notdep(e) up to e' only, then e'
-// (the paper takes the events of notdep(e) after e' too): an event after e'
-// with several outcomes would otherwise be fixed to the outcome this
-// execution took, and the executions of its other outcomes, which share e',
-// do not analyse the race again. Any continuation of the shorter sequence
-// reverses the race, so nothing is lost; the package's property tests check
-// both that and optimality, and the paper's sequence on systems without
-// outcomes. A waiting thread's
-// pending step, never taken, is reversed once per outcome.
+// Wherever the search takes a thread whose transition has several outcomes,
+// planned or freely, it takes it with every outcome not asleep, as sibling
+// branches. A reversal is planned for the outcome of the event it
+// reverses, but the branch that realises it may be one planned earlier with
+// the same prefix, which then takes the reversed thread with another
+// outcome, and the executions of the other outcomes need not meet the race
+// (one may end at a failed check before it): taking every outcome where a
+// transition is taken covers both. The cost is some sleep-blocked
+// executions on such systems (each trace is still explored once; none on
+// systems without outcomes). Once a transition with several outcomes has
+// been seen, the sequence that reverses a race e ⋖ e' is notdep(e) up to
+// e' only, then e' (the paper takes the events of notdep(e) after e' too):
+// an event after e' with several outcomes would otherwise be fixed to the
+// outcome this execution took. Any continuation of the shorter sequence
+// reverses the race, so nothing is lost. A waiting thread's pending step,
+// never taken, is reversed once per outcome. The package's property tests
+// check soundness and one execution per trace on random programs with
+// outcomes, and a message-passing network where a reversal was absorbed by
+// a branch of another outcome (a missed trace before this rule).
 //
 // A step that blocks and touches several objects (an await reading two
 // variables, an acquire of two locks) can need a reversal the paper's rule
@@ -147,6 +150,14 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 			e.reinsert = seqs[:0]
 		default:
 			f.cur, f.tried = c, true
+			if f.outs[x.t] > 1 {
+				// Where a thread's transition is explored, each of its
+				// outcomes is: a reversal planned for one outcome may have
+				// been absorbed by a branch planned with the same prefix
+				// and another outcome of this transition, and the executions
+				// that take the other outcomes need not meet that race.
+				e.addRootChild(f, x.t)
+			}
 			return ts.Move{Thread: x.t, Outcome: x.out}, true
 		}
 	}

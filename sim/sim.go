@@ -215,6 +215,11 @@ func NewHashed(sim interface {
 // Hash returns the fingerprint the simulator gave at s.
 func (h Hashed) Hash(s State) uint64 { return s.n.hash }
 
+// MoveTo brings the simulator to st, so that a callback of the search
+// (OnTerminal, OnViolation) or a test can read the simulator there. The
+// search's next transition moves it again.
+func (s *System) MoveTo(st State) { s.goTo(st.n) }
+
 // Stats returns the adapter's figures since it was made.
 func (s *System) Stats() Stats { return s.stats }
 

@@ -118,5 +118,5 @@ func Example_timeout() {
 	// lost: timed out  [0/1 1/1]
 	// lost: timed out  [1/1 0/1]
 	// no violation: 8 executions, 14 transitions
-	// odpor: no violation: 4 executions, 8 transitions
+	// odpor: no violation: 4 executions, 9 transitions
 }
