@@ -87,3 +87,29 @@ func blocks(p *tstest.Program) bool {
 	}})
 	return found
 }
+
+// Any explorer on the transaction view reaches the terminal states and
+// failed checks of the reference on programs of the basic model (the view
+// takes one outcome per step and no invariant), with schedules of the
+// system itself; deadlocks are not promised, so programs that deadlock are
+// left out, as they are for cpc.
+func TestTransactionViewOnTheBasicModel(t *testing.T) {
+	checked := map[string]int{}
+	rapid.Check(t, func(rt *rapid.T) {
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(rt, "program")
+		if blocks(p) {
+			return
+		}
+		for _, s := range []weft.Strategy{tx(weft.DFS()), tx(weft.ODPOR()), tx(weft.DFSStateful()), tx(weft.Sleep())} {
+			explore := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
+				return weft.Run(ctx, sys, s, o)
+			}
+			rep := tstest.CheckReduction(rt, p, explore, tstest.ReductionOptions{Bound: ts.NoBound, Stateful: true})
+			if len(rep.Errors) > 0 {
+				rt.Fatalf("%s: %d discrepancies", s, len(rep.Errors))
+			}
+			checked[s.Name()]++
+		}
+	})
+	t.Logf("programs checked, by strategy: %v", checked)
+}

@@ -48,7 +48,7 @@ func Validate[S any](sys ts.TransitionSystem[S], s Strategy) error {
 	if s.view {
 		// The view checks only what it forwards: an invariant it did not
 		// forward would go unchecked, silently.
-		if _, ok := sys.(ts.Invariant[S]); ok {
+		if inv, ok := sys.(ts.Invariant[S]); ok && len(invariantReads(inv)) > 0 {
 			if _, vok := any((*transact.View[S])(nil)).(ts.Invariant[S]); !vok {
 				return fmt.Errorf("%w: %s: the transaction view does not check a global invariant", ts.ErrUnsupported, s.Name())
 			}
@@ -226,4 +226,11 @@ func viewRefused(v *ts.Violation) bool {
 	}
 	msg, ok := pe.Value.(string)
 	return ok && strings.HasPrefix(msg, "transact: a View runs one outcome per step")
+}
+
+// invariantReads returns inv's read set, or nil if InvariantReads panics
+// (the search reports that panic, with its context).
+func invariantReads[S any](inv ts.Invariant[S]) (reads []ts.Obj) {
+	defer func() { _ = recover() }()
+	return inv.InvariantReads()
 }
