@@ -127,7 +127,7 @@ type watched struct {
 }
 
 func (w watched) Init() models.LostUpdateState { *w.calls++; return w.TransitionSystem.Init() }
-func (w watched) Threads() int                  { *w.calls++; return w.TransitionSystem.Threads() }
+func (w watched) Threads() int                 { *w.calls++; return w.TransitionSystem.Threads() }
 func (w watched) Next(s models.LostUpdateState, t ts.Tid) (ts.Step, ts.Status) {
 	*w.calls++
 	return w.TransitionSystem.Next(s, t)
