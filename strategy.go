@@ -62,6 +62,7 @@ type info struct {
 	needs    Needs
 	bounded  bool // takes a preemption bound
 	traces   bool // one execution per Mazurkiewicz trace (within the bound)
+	fewest   bool // the first violation has the fewest preemptions (within the bound)
 	preserve string
 	// whole: takes the whole model (steps of several objects, outcomes,
 	// idle threads, invariants); the others refuse what goes beyond one
@@ -92,10 +93,10 @@ var algos = [numAlgos]info{
 	algoSDPOR: {name: "sdpor", summary: "stateful DPOR: visited states with the dependency-graph summary; acyclic models (por.SDPOR)",
 		model: "all", needs: NeedsHash | NeedsAcyclic, whole: true, preserve: samePOR},
 	algoICB: {name: "icb", summary: "iterative context bounding: 0 preemptions, then 1, ...; the first bug has the fewest (cbound.ICB)",
-		model: "all", needs: NeedsHashOnCycles, bounded: true, whole: true,
+		model: "all", needs: NeedsHashOnCycles, bounded: true, whole: true, fewest: true,
 		preserve: "everything within the bound; the first violation has the fewest preemptions"},
 	algoSyncOnly: {name: "icb-sync-only", summary: "icb scheduling only before synchronization steps, every execution checked for data races (cbound.ICB with SyncOnly)",
-		model: "all", needs: NeedsHashOnCycles, bounded: true, whole: true,
+		model: "all", needs: NeedsHashOnCycles, bounded: true, whole: true, fewest: true,
 		preserve: "data races, exactly when the full search has one; for race-free programs, terminal states, deadlocks, failed checks and invariant failures"},
 	algoCBDFS: {name: "cb-dfs", summary: "depth-first search pruned above the preemption bound, no reduction: the baseline (cbound.DFS)",
 		model: "all", needs: NeedsAcyclic, bounded: true, whole: true,
@@ -105,7 +106,7 @@ var algos = [numAlgos]info{
 	algoCBPOR2: {name: "cb-por2", summary: "context-bounded POR, Algorithm 2: every terminal HB class with CB <= C once (cbound.POR)",
 		model: modelCB, needs: NeedsAcyclic | NeedsBasicModel, bounded: true, traces: true, preserve: sameCBPOR},
 	algoICBPOR: {name: "icb-por", summary: "cb-por2 at bounds 0, 1, ..., C: one execution per HB class, the first bug with the fewest preemptions (cbound.IterativePOR)",
-		model: modelCB, needs: NeedsAcyclic | NeedsBasicModel, bounded: true, traces: true,
+		model: modelCB, needs: NeedsAcyclic | NeedsBasicModel, bounded: true, traces: true, fewest: true,
 		preserve: sameCBPOR + "; the first violation has the fewest preemptions"},
 	algoCPC: {name: "cpc", summary: "transactions with commit point completion against the ignoring problem; movers declared or inferred (transact)",
 		model: "basic", needs: NeedsHash | NeedsBasicModel, preserve: sameTx},
@@ -305,6 +306,12 @@ func (s Strategy) Bound() int {
 // Mazurkiewicz trace (within the bound, for a bounded strategy): its
 // execution count is then the number of distinct partial orders.
 func (s Strategy) OnePerTrace() bool { return s.info().traces && !s.view }
+
+// FewestPreemptions reports whether the first violation a search reports
+// has the fewest preemptions of any within the bound (the iterative
+// strategies: ICB, SyncOnly, ICBPOR). On the transaction view it counts
+// preemptions between transactions, so it does not.
+func (s Strategy) FewestPreemptions() bool { return s.info().fewest && !s.view }
 
 // Whole reports whether the strategy takes the whole model (Model is
 // "all").
