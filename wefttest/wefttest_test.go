@@ -30,10 +30,16 @@ func (r *recorder) Name() string { return r.name }
 func (r *recorder) Context() context.Context {
 	return context.Background()
 }
-func (r *recorder) Fatalf(format string, args ...any) { r.fatal = append(r.fatal, fmt.Sprintf(format, args...)) }
-func (r *recorder) Errorf(format string, args ...any) { r.fatal = append(r.fatal, fmt.Sprintf(format, args...)) }
-func (r *recorder) Logf(format string, args ...any)   { r.logs = append(r.logs, fmt.Sprintf(format, args...)) }
-func (r *recorder) Failed() bool                      { return len(r.fatal) > 0 }
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.fatal = append(r.fatal, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.fatal = append(r.fatal, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Failed() bool { return len(r.fatal) > 0 }
 
 func newRecorder(t *testing.T, name string) *recorder { return &recorder{TB: t, name: name} }
 
