@@ -58,7 +58,7 @@ const (
 type info struct {
 	name     string
 	summary  string
-	model    string // what of the model it takes, as the README's table says it
+	model    string // what of the model it takes when not whole, as the README's table says it
 	needs    Needs
 	bounded  bool // takes a preemption bound
 	traces   bool // one execution per Mazurkiewicz trace (within the bound)
@@ -66,7 +66,8 @@ type info struct {
 	preserve string
 	// whole: takes the whole model (steps of several objects, outcomes,
 	// idle threads, invariants); the others refuse what goes beyond one
-	// object per step with one outcome, up front.
+	// object per step with one outcome, up front. Model, Needs and Whole
+	// follow it.
 	whole bool
 }
 
@@ -79,49 +80,49 @@ const (
 
 var algos = [numAlgos]info{
 	algoDFS: {name: "dfs", summary: "every interleaving, depth first, no reduction and no caching (ts.Explore, the reference)",
-		model: "all", needs: NeedsAcyclic, whole: true,
+		needs: NeedsAcyclic, whole: true,
 		preserve: "everything, every intermediate state (the reference)"},
 	algoDFSStateful: {name: "dfs-stateful", summary: "depth first with a table of visited states (ts.ExploreStateful); handles cyclic models",
-		model: "all", needs: NeedsHash, whole: true,
+		needs: NeedsHash, whole: true,
 		preserve: "everything; cyclic systems"},
 	algoSleep: {name: "sleep", summary: "depth-first search with sleep sets (por.Sleep)",
-		model: "all", needs: NeedsAcyclic, whole: true, preserve: samePOR},
+		needs: NeedsAcyclic, whole: true, preserve: samePOR},
 	algoDPOR: {name: "dpor", summary: "dynamic partial-order reduction with vector clocks and sleep sets (por.DPOR)",
-		model: "all", needs: NeedsAcyclic, whole: true, preserve: samePOR},
+		needs: NeedsAcyclic, whole: true, preserve: samePOR},
 	algoODPOR: {name: "odpor", summary: "optimal DPOR: source sets and wakeup trees, one execution per Mazurkiewicz trace (por.ODPOR)",
-		model: "all", needs: NeedsAcyclic, traces: true, whole: true, preserve: samePOR},
+		needs: NeedsAcyclic, traces: true, whole: true, preserve: samePOR},
 	algoSDPOR: {name: "sdpor", summary: "stateful DPOR: visited states with the dependency-graph summary; acyclic models (por.SDPOR)",
-		model: "all", needs: NeedsHash | NeedsAcyclic, whole: true, preserve: samePOR},
+		needs: NeedsHash | NeedsAcyclic, whole: true, preserve: samePOR},
 	algoICB: {name: "icb", summary: "iterative context bounding: 0 preemptions, then 1, ...; the first bug has the fewest (cbound.ICB)",
-		model: "all", needs: NeedsHashOnCycles, bounded: true, whole: true, fewest: true,
+		needs: NeedsHashOnCycles, bounded: true, whole: true, fewest: true,
 		preserve: "everything within the bound; the first violation has the fewest preemptions"},
 	algoSyncOnly: {name: "icb-sync-only", summary: "icb scheduling only before synchronization steps, every execution checked for data races (cbound.ICB with SyncOnly)",
-		model: "all", needs: NeedsHashOnCycles, bounded: true, whole: true, fewest: true,
+		needs: NeedsHashOnCycles, bounded: true, whole: true, fewest: true,
 		preserve: "data races, exactly when the full search has one; for race-free programs, terminal states, deadlocks, failed checks and invariant failures"},
 	algoCBDFS: {name: "cb-dfs", summary: "depth-first search pruned above the preemption bound, no reduction: the baseline (cbound.DFS)",
-		model: "all", needs: NeedsAcyclic, bounded: true, whole: true,
+		needs: NeedsAcyclic, bounded: true, whole: true,
 		preserve: "everything within the bound"},
 	algoCBPOR1: {name: "cb-por1", summary: "context-bounded POR, Algorithm 1: every happens-before state with CB <= C once (cbound.HBSearch)",
-		model: modelCB, needs: NeedsAcyclic | NeedsBasicModel, bounded: true, preserve: sameCBPOR},
+		model: modelCB, needs: NeedsAcyclic, bounded: true, preserve: sameCBPOR},
 	algoCBPOR2: {name: "cb-por2", summary: "context-bounded POR, Algorithm 2: every terminal HB class with CB <= C once (cbound.POR)",
-		model: modelCB, needs: NeedsAcyclic | NeedsBasicModel, bounded: true, traces: true, preserve: sameCBPOR},
+		model: modelCB, needs: NeedsAcyclic, bounded: true, traces: true, preserve: sameCBPOR},
 	algoICBPOR: {name: "icb-por", summary: "cb-por2 at bounds 0, 1, ..., C: one execution per HB class, the first bug with the fewest preemptions (cbound.IterativePOR)",
-		model: modelCB, needs: NeedsAcyclic | NeedsBasicModel, bounded: true, traces: true, fewest: true,
+		model: modelCB, needs: NeedsAcyclic, bounded: true, traces: true, fewest: true,
 		preserve: sameCBPOR + "; the first violation has the fewest preemptions"},
 	algoCPC: {name: "cpc", summary: "transactions with commit point completion against the ignoring problem; movers declared or inferred (transact)",
-		model: "basic", needs: NeedsHash | NeedsBasicModel, preserve: sameTx},
+		model: "basic", needs: NeedsHash, preserve: sameTx},
 	algoCycle: {name: "cycle", summary: "transactions with cycle detection and the dead-end rule (transact)",
-		model: "basic", needs: NeedsHash | NeedsBasicModel, preserve: sameTx},
+		model: "basic", needs: NeedsHash, preserve: sameTx},
 	algoUnsound: {name: "unsound", summary: "transactions with no proviso: UNSOUND, misses bugs; for comparison only (transact)",
-		model: "basic", needs: NeedsHash | NeedsBasicModel, preserve: "nothing: it misses bugs by design"},
+		model: "basic", needs: NeedsHash, preserve: "nothing: it misses bugs by design"},
 	algoSym: {name: "sym", summary: "stateful search storing one state per symmetry orbit; models that declare a canonical form (symmetry.Explore)",
-		model: "all", needs: NeedsHash | NeedsCanonical, whole: true,
+		needs: NeedsHash | NeedsCanonical, whole: true,
 		preserve: "everything, up to the symmetry"},
 	algoSymPOR: {name: "sympor", summary: "DPOR exploring one of each set of interchangeable threads; models that give thread signatures (symmetry.DPOR)",
-		model: "basic", needs: NeedsAcyclic | NeedsSignatures | NeedsBasicModel,
+		model: "basic", needs: NeedsAcyclic | NeedsSignatures,
 		preserve: "terminal states and violations up to the symmetry"},
 	algoMAT: {name: "mat", summary: "mutually atomic transactions: one schedule per Mazurkiewicz class for two straight-line threads (mat.Explore)",
-		model: "basic", needs: NeedsStraightLine | NeedsBasicModel,
+		model: "basic", needs: NeedsStraightLine,
 		preserve: "terminal states of executions that finish; a failed check whenever one exists (not each one); deadlocks not promised"},
 }
 
@@ -264,8 +265,11 @@ func (s Strategy) Summary() string {
 // invariant with a read set, or a list in between. A strategy refuses what
 // it does not take up front, with an error wrapping ts.ErrUnsupported.
 func (s Strategy) Model() string {
-	if s.view {
+	switch {
+	case s.view:
 		return "basic"
+	case s.info().whole:
+		return "all"
 	}
 	return s.info().model
 }
@@ -285,7 +289,10 @@ func (s Strategy) Preserves() string {
 func (s Strategy) Needs() Needs {
 	n := s.info().needs
 	if s.view {
-		n |= NeedsHash | NeedsBasicModel
+		n |= NeedsHash
+	}
+	if !s.Whole() {
+		n |= NeedsBasicModel
 	}
 	return n
 }
