@@ -48,7 +48,7 @@ func (counter) Check(s counterState) error {
 func ExampleRun() {
 	ctx := context.Background()
 	for _, s := range []weft.Strategy{weft.DFS(), weft.ODPOR(), weft.ICB(), weft.ICBPOR()} {
-		res, err := weft.Run[counterState](ctx, counter{}, s, ts.Options{})
+		res, err := weft.Run(ctx, counter{}, s, ts.Options{})
 		if err != nil {
 			fmt.Println(err)
 			continue
@@ -68,7 +68,7 @@ func ExampleRun() {
 func ExampleValidate() {
 	s := weft.DFSStateful()
 	fmt.Println(s.Needs())
-	_, err := weft.Run[counterState](context.Background(), counter{}, s, ts.Options{})
+	_, err := weft.Run(context.Background(), counter{}, s, ts.Options{})
 	fmt.Println(err)
 	// Output:
 	// Hash

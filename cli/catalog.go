@@ -30,8 +30,7 @@ type System struct {
 }
 
 // Model registers a user's system under a name, for Main: weft -model
-// name explores it. S cannot be inferred from a system's methods, so it is
-// given: cli.Model[state]("counter", counter{}).
+// name explores it.
 func Model[S any](name string, sys ts.TransitionSystem[S]) System {
 	return System{name: name, build: func(int) instance { return typed[S]{sys} }}
 }

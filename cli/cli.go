@@ -4,8 +4,8 @@
 //
 //	func main() {
 //		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr,
-//			cli.Model[counterState]("counter", counter{}).Describe("two threads increment n"),
-//			cli.Family[ringState]("ring", 3, 2, 8, newRing)))
+//			cli.Model("counter", counter{}).Describe("two threads increment n"),
+//			cli.Family("ring", 3, 2, 8, newRing)))
 //	}
 //
 // Then "go run . -model counter -trace" explores the user's counter with

@@ -58,7 +58,7 @@ func (c incr) Check(s incrState) error {
 //
 //	func main() {
 //		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr,
-//			cli.Model[incrState]("incr", incr{2}).Describe("two threads increment n")))
+//			cli.Model("incr", incr{2}).Describe("two threads increment n")))
 //	}
 //
 // and every flag works on it. Here it runs with -json, and the exit status
@@ -66,7 +66,7 @@ func (c incr) Check(s incrState) error {
 func ExampleModel() {
 	var out bytes.Buffer
 	code := cli.Main([]string{"-q", "-json", "-model", "incr"}, &out, os.Stderr,
-		cli.Model[incrState]("incr", incr{2}).Describe("two threads increment n"))
+		cli.Model("incr", incr{2}).Describe("two threads increment n"))
 	var r cli.Report
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		fmt.Println(err)

@@ -30,7 +30,7 @@ func (printer) Fatalf(format string, args ...any) { fmt.Printf(format+"\n", args
 // replays it.
 func ExampleCheck() {
 	var t printer // t *testing.T in a test
-	wefttest.Check[counterState](t, counter{}, wefttest.Options{})
+	wefttest.Check(t, counter{}, wefttest.Options{})
 	// Output:
 	// weft: check failure: lost update: n = 1, 1 preemptions (found by odpor after 2 executions)
 	//     0  T0  read n
@@ -44,7 +44,7 @@ func ExampleCheck() {
 // Given the token, the test replays exactly that schedule.
 func ExampleOptions_replay() {
 	var t printer
-	wefttest.Check[counterState](t, counter{}, wefttest.Options{Replay: "TestCounter=[0 1 1 0]"})
+	wefttest.Check(t, counter{}, wefttest.Options{Replay: "TestCounter=[0 1 1 0]"})
 	// Output:
 	// weft: check failure: lost update: n = 1, 1 preemptions (replayed from WEFT_REPLAY)
 	//     0  T0  read n

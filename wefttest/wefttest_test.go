@@ -84,6 +84,7 @@ func (counter) ObjName(ts.Obj) string { return "n" }
 // replay command, with the fewest preemptions after the second search (dfs
 // finds the lost update with 2).
 func TestCheckFails(t *testing.T) {
+	t.Setenv(wefttest.EnvReplay, "") // the caller\'s token is not for these tests
 	r := newRecorder(t, "TestCounter")
 	res := wefttest.Check[counterState](r, counter{}, wefttest.Options{Strategy: weft.DFS()})
 	if len(r.fatal) != 1 {
@@ -113,6 +114,7 @@ func TestCheckFails(t *testing.T) {
 // The default strategy finds philosophers' deadlock and reports it with one
 // preemption, in a subtest whose name needs quoting.
 func TestCheckDefault(t *testing.T) {
+	t.Setenv(wefttest.EnvReplay, "") // the caller\'s token is not for these tests
 	r := newRecorder(t, "TestPhil/n=3_it's")
 	wefttest.Check[models.PhilosophersState](r, models.NewPhilosophers(3), wefttest.Options{})
 	if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "weft: deadlock") || !strings.Contains(r.fatal[0], ", 1 preemptions (found by odpor") {
@@ -124,6 +126,7 @@ func TestCheckDefault(t *testing.T) {
 }
 
 func TestCheckPasses(t *testing.T) {
+	t.Setenv(wefttest.EnvReplay, "") // the caller\'s token is not for these tests
 	r := newRecorder(t, "TestLocks")
 	res := wefttest.Check[models.Locks3State](r, models.NewLocks3(0), wefttest.Options{})
 	if len(r.fatal) != 0 || !res.Complete || len(r.logs) != 1 || !strings.Contains(r.logs[0], "no violation") {
@@ -147,6 +150,7 @@ func TestCheckPasses(t *testing.T) {
 
 // Errors fail the test with the reason, once, and no doubled prefixes.
 func TestCheckErrors(t *testing.T) {
+	t.Setenv(wefttest.EnvReplay, "") // the caller\'s token is not for these tests
 	r := newRecorder(t, "TestX")
 	wefttest.Check[counterState](r, counter{}, wefttest.Options{Strategy: weft.DFSStateful()})
 	if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "needs the system to implement Hasher") || strings.Count(r.fatal[0], "weft: ") != 1 {
@@ -168,6 +172,7 @@ func TestCheckErrors(t *testing.T) {
 // A token for the running test replays exactly its schedule, without a
 // search; one for another test is ignored.
 func TestReplay(t *testing.T) {
+	t.Setenv(wefttest.EnvReplay, "") // the caller\'s token is not for these tests
 	token := "TestCounter=[0 1 1 0]"
 	for _, viaEnv := range []bool{false, true} {
 		opt := wefttest.Options{Replay: token}
@@ -238,6 +243,7 @@ func TestTokenRoundTrip(t *testing.T) {
 
 // Check on the real *testing.T of a passing test.
 func TestCheckOnARealTest(t *testing.T) {
+	t.Setenv(wefttest.EnvReplay, "") // the caller\'s token is not for these tests
 	res := wefttest.Check[models.Locks3State](t, models.NewLocks3(0), wefttest.Options{Strategy: weft.ICBPOR()})
 	if !res.Complete || res.Bound != weft.DefaultBound {
 		t.Errorf("%v", res)
