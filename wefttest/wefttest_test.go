@@ -249,3 +249,37 @@ func TestCheckOnARealTest(t *testing.T) {
 		t.Errorf("%v", res)
 	}
 }
+
+// The default strategy's violation is searched again for fewer
+// preemptions: odpor finds philosophers-4's deadlock with 3, ICB with 1.
+func TestDefaultMinimizes(t *testing.T) {
+	t.Setenv(wefttest.EnvReplay, "")
+	r := newRecorder(t, "TestPhil")
+	res := wefttest.Check[models.PhilosophersState](r, models.NewPhilosophers(4), wefttest.Options{})
+	if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "1 preemptions (found by odpor after 8 executions; 3 preemptions as found, 1 after a search by iterative context bounding)") {
+		t.Fatalf("%q", r.fatal)
+	}
+	run, err := ts.Replay[models.PhilosophersState](models.NewPhilosophers(4), res.Violation.Trace.Schedule())
+	if err != nil || run.Violation == nil || run.Violation.Kind != ts.Deadlock || run.Trace.Preemptions != 1 {
+		t.Errorf("the reported schedule replays to %v, %v", run.Violation, err)
+	}
+}
+
+// The budget of a search with no transition limit: DefaultBudget, and
+// ShortBudget under -short (wsq's 1,560,759 transitions fit the one, not
+// the other).
+func TestBudgetFollowsShort(t *testing.T) {
+	t.Setenv(wefttest.EnvReplay, "")
+	r := newRecorder(t, "TestWSQ")
+	res := wefttest.Check[models.WSQState](r, models.NewWSQ(1), wefttest.Options{Strategy: weft.DFS()})
+	if len(r.fatal) != 0 {
+		t.Fatalf("%q", r.fatal)
+	}
+	if testing.Short() {
+		if res.Complete || res.Transitions > wefttest.ShortBudget {
+			t.Errorf("-short: %v, want a search stopped at %d transitions", res, wefttest.ShortBudget)
+		}
+	} else if !res.Complete || res.Transitions != 1_560_759 {
+		t.Errorf("%v, want the whole space", res)
+	}
+}
