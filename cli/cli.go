@@ -157,7 +157,7 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	fs.BoolVar(&c.keepGoing, "keep-going", false, "explore past violations and count them all")
 	fs.Int64Var(&c.maxTrans, "max-transitions", 0, "stop each search after `n` transitions; 0: no limit, but 2,000,000 a model in the table of every model")
 	fs.Int64Var(&c.maxExec, "max-executions", 0, "stop each search after `n` executions; 0: no limit")
-	fs.IntVar(&c.depth, "depth", 0, fmt.Sprintf("longest execution allowed; 0: %d", ts.DefaultMaxDepth))
+	fs.IntVar(&c.depth, "depth", 0, "longest execution allowed; 0: "+thousands(ts.DefaultMaxDepth))
 	fs.DurationVar(&c.timeout, "timeout", 0, "stop each search after `d`, a budget like the limits; 0: no limit")
 	fs.BoolVar(&c.quiet, "q", false, "no progress reports on stderr")
 	fs.Usage = func() {
