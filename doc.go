@@ -72,6 +72,30 @@
 //     state per orbit) or discovered (DPOR over interchangeable threads).
 //   - [github.com/weftlab/weft/mat]: mutually atomic transactions.
 //
-// The command [github.com/weftlab/weft/cmd/weft] runs any strategy on the
-// bundled models.
+// # Strategies as values
+//
+// Every strategy is also a [Strategy] value, made by a constructor ([DFS],
+// [ODPOR], [ICB], [ICBPOR], [Sym], ... one per strategy; [Strategies] lists
+// them), that carries its options and says what it is: [Strategy.Model]
+// (what of the model it takes), [Strategy.Preserves], [Strategy.Needs] and
+// [Strategy.Bound]. [Run] runs any of them the same way, after [Validate]
+// has checked what can be checked before a search (Hash, a canonical form,
+// thread signatures). Sound compositions are built from values:
+// [Strategy.WithBound] (a bound on the strategies that keep one soundly),
+// [Transactions] (any explorer on the transaction view) and [Symmetric]
+// (symmetry under stateful search, or DPOR over interchangeable threads);
+// the unsound ones are refused when built, with the reason, by an error
+// wrapping ts.ErrBadOptions.
+//
+//	s, err := weft.ICBPOR().WithBound(3)
+//	res, err := weft.Run(ctx, counter{}, s, ts.Options{})
+//
+// # Tests and the command
+//
+// [github.com/weftlab/weft/wefttest] runs a search in a Go test and fails it
+// with the counterexample (fewest preemptions) and a replay token that
+// reruns exactly that schedule. The command [github.com/weftlab/weft/cmd/weft]
+// runs any strategy on the bundled models; it is
+// [github.com/weftlab/weft/cli], which a program of a user's own calls with
+// its systems.
 package weft

@@ -1,4 +1,4 @@
-package main
+package weft_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/weftlab/weft"
 	"github.com/weftlab/weft/mat"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
@@ -18,25 +19,24 @@ import (
 // ts.ErrUnsupported (or ts.ErrBadOptions, for what it needs and the program
 // lacks) or reaches exactly the terminal states and violations of the
 // reference search (within the bound, for the bounded ones). The
-// unsound transaction reduction, which misses bugs by design, is left out.
+// unsound transaction reduction, which misses bugs by design, is left out,
+// and so is sync-only scheduling, which preserves terminal states only for
+// race-free programs (cbound's tests check what it promises).
 func TestEveryStrategyOnTheWholeModel(t *testing.T) {
 	supported := map[string]int{}
 	rapid.Check(t, func(rt *rapid.T) {
 		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}).Draw(rt, "program")
 		deadlocks := blocks(p)
-		for _, s := range strategies {
-			if s.name == "unsound" {
+		for _, s := range wholeModelStrategies() {
+			if s == weft.Unsound() || s == weft.SyncOnly() {
 				continue
 			}
-			bound := ts.NoBound
-			if s.bounded {
-				bound = defaultBound
-			}
+			bound := s.Bound()
 			explore := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
-				return explore(ctx, sys, config{strategy: s.name, bound: -1, opt: o})
+				return weft.Run(ctx, sys, s, o)
 			}
 			var sys ts.TransitionSystem[tstest.State] = p
-			if s.name == "sym" {
+			if s == weft.Sym() {
 				sys = symProgram{p} // the trivial symmetry: checks what Orbits forwards
 			}
 			probe, err := explore(context.Background(), sys, ts.Options{KeepGoing: true})
@@ -46,19 +46,25 @@ func TestEveryStrategyOnTheWholeModel(t *testing.T) {
 			if !probe.Finds.Has(ts.Deadlock) && deadlocks {
 				continue // a strategy that says it does not promise deadlocks
 			}
-			stateful := s.hashed && s.name != "mat"
-			opaque := s.name == "cpc" || s.name == "cycle" || s.name == "sym"
+			stateful := s.Needs().Has(weft.NeedsHash)
+			opaque := s == weft.CPC() || s == weft.Cycle() || s == weft.Sym()
 			// mat stops each class's representative at its first failure,
 			// and promises a violation, not each one (its package doc).
-			some := s.name == "mat"
+			some := s == weft.MAT()
 			rep := tstest.CheckReduction(rt, sys, explore, tstest.ReductionOptions{Bound: bound, Stateful: stateful, Opaque: opaque, SomeViolation: some})
 			if len(rep.Errors) > 0 {
-				rt.Fatalf("%s: %d discrepancies", s.name, len(rep.Errors))
+				rt.Fatalf("%s: %d discrepancies", s, len(rep.Errors))
 			}
-			supported[s.name]++
+			supported[s.Name()]++
 		}
 	})
 	t.Logf("programs accepted and checked, by strategy: %v", supported)
+}
+
+// wholeModelStrategies is every strategy and the compositions with the
+// transaction view that the whole-model property checks.
+func wholeModelStrategies() []weft.Strategy {
+	return append(weft.Strategies(), tx(weft.DFS()), tx(weft.ODPOR()), tx(weft.DFSStateful()))
 }
 
 // symProgram declares the trivial symmetry of a program (every thread its
@@ -80,4 +86,30 @@ func blocks(p *tstest.Program) bool {
 		found = found || v.Kind == ts.Deadlock
 	}})
 	return found
+}
+
+// Any explorer on the transaction view reaches the terminal states and
+// failed checks of the reference on programs of the basic model (the view
+// takes one outcome per step and no invariant), with schedules of the
+// system itself; deadlocks are not promised, so programs that deadlock are
+// left out, as they are for cpc.
+func TestTransactionViewOnTheBasicModel(t *testing.T) {
+	checked := map[string]int{}
+	rapid.Check(t, func(rt *rapid.T) {
+		p := tstest.Programs(tstest.GenOptions{MaxThreads: 3}.Core()).Draw(rt, "program")
+		if blocks(p) {
+			return
+		}
+		for _, s := range []weft.Strategy{tx(weft.DFS()), tx(weft.ODPOR()), tx(weft.DFSStateful()), tx(weft.Sleep())} {
+			explore := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
+				return weft.Run(ctx, sys, s, o)
+			}
+			rep := tstest.CheckReduction(rt, p, explore, tstest.ReductionOptions{Bound: ts.NoBound, Stateful: true})
+			if len(rep.Errors) > 0 {
+				rt.Fatalf("%s: %d discrepancies", s, len(rep.Errors))
+			}
+			checked[s.Name()]++
+		}
+	})
+	t.Logf("programs checked, by strategy: %v", checked)
 }

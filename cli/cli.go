@@ -1,0 +1,642 @@
+// Package cli is the weft command as a library: cmd/weft is a main that
+// calls [Main] with weft's bundled models, and a program of a user's own
+// calls it with its systems:
+//
+//	func main() {
+//		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr,
+//			cli.Model("counter", counter{}).Describe("two threads increment n"),
+//			cli.Family("ring", 3, 2, 8, newRing)))
+//	}
+//
+// Then "go run . -model counter -trace" explores the user's counter with
+// the default strategy, and every flag of the command works on it (see
+// weft -h, and -list for the strategies).
+//
+// # What it prints
+//
+// With no -model, every model with the best strategy for it, as a table;
+// with -model, one search (or, with -strategy a,b, several side by side):
+// the verdict, the coverage per bound of an iterative strategy, the
+// violation's replay schedule, and with -trace its steps. -json prints the
+// same facts as JSON, one [Report] a line per search; the schema is
+// Report's, its version [Schema]. -dot prints the happens-before graph of
+// the violating (or last) execution as Graphviz DOT.
+//
+// # Exit status
+//
+//   - 0: no violation found (the verdict says whether the search was
+//     complete, or stopped at a limit or -timeout);
+//   - 1: a violation was found (by any of the searches, for a table);
+//   - 2: bad usage, or an error: a model that breaks the contract or that
+//     the strategy refuses, a cancelled search, a failed write.
+//
+// -h prints the usage and exits with 0.
+//
+// # The default strategy
+//
+// With no -strategy, a model gets optimal DPOR (odpor) if it uses the whole
+// model, iterative context bounding (icb) if it is cyclic and has Hash,
+// stateful search (dfs-stateful) if it is cyclic without Hash, odpor if it
+// has more than six threads, and icb-por otherwise. A user's system is
+// taken to use the whole model (odpor) unless marked [System.Cyclic]. The
+// bounded strategies keep to weft.DefaultBound preemptions unless -bound
+// says otherwise.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/weftlab/weft"
+	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/mat"
+	"github.com/weftlab/weft/ts"
+)
+
+// Main runs the command with the arguments args (without the program's
+// name) on systems, and returns the exit status. An interrupt (Ctrl-C)
+// cancels the search under way, whose partial result is printed.
+func Main(args []string, stdout, stderr io.Writer, systems ...System) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return Run(ctx, args, stdout, stderr, systems...)
+}
+
+// Run is Main under a context of the caller's: cancelling it cancels the
+// search under way.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer, systems ...System) int {
+	c, code := parse(args, stderr, systems)
+	if c == nil {
+		return code
+	}
+	c.stdout, c.stderr = stdout, stderr
+	if c.list {
+		list(stdout, systems)
+		return 0
+	}
+	if c.model == "" {
+		return c.summary(ctx, systems)
+	}
+	m, n, err := lookup(systems, c.model)
+	if err != nil {
+		return usage(stderr, "%v", err)
+	}
+	if len(c.strategies) > 1 {
+		return c.compare(ctx, m, n)
+	}
+	return c.single(ctx, m, n)
+}
+
+// summaryBudget caps each model's search in the no-argument run, so that the
+// table comes back in seconds; a model cut short says so in its verdict.
+const summaryBudget = 2_000_000
+
+// command is a parsed command line.
+type command struct {
+	model                string
+	strategies           []weft.Strategy // none: the best for each model
+	bound                int             // -1: not given
+	list, trace, dot, js bool
+	keepGoing            bool
+	maxTrans, maxExec    int64
+	depth                int
+	timeout              time.Duration
+	quiet                bool
+	stdout, stderr       io.Writer
+}
+
+const usageHead = `usage: weft [flags]
+
+With no flags weft explores every model with the best strategy for it and
+prints a table; with -model it explores one model and prints the verdict.
+
+Flags:
+`
+
+const usageTail = `
+Exit status: 0 when no violation is found (the verdict says whether the
+search was complete), 1 when a violation is found, 2 for bad usage and
+errors (a broken model, a strategy that refuses the model, a cancelled
+search). -h exits with 0.
+
+-json prints one JSON object a line per search, with lower-case fields:
+schema, model, strategy, bound, verdict ("violation", "ok", "incomplete",
+"skipped", "error"), complete, executions, transitions, states, seconds,
+finds, not_looked_for, violations (the count), violation (kind, message,
+thread, preemptions, replay, schedule, steps with their accesses' op
+names), coverage, stats, error. The schema is documented with
+github.com/weftlab/weft/cli.Report.
+`
+
+// parse reads the command line. It returns nil and the exit status when
+// the command is done (-h, or bad usage).
+func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
+	fs := flag.NewFlagSet("weft", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &command{bound: -1}
+	var strategy string
+	var syncOnly bool
+	fs.StringVar(&c.model, "model", "", "explore one `model` (name or name-N; see -list); default: every model")
+	fs.StringVar(&strategy, "strategy", "", "search `strategy`, or several separated by commas to compare them (see -list); default: the best one for each model")
+	fs.Var(boundFlag{&c.bound}, "bound", fmt.Sprintf("preemption `bound` C for the bounded strategies (default %d)", weft.DefaultBound))
+	fs.BoolVar(&syncOnly, "sync-only", false, "schedule only before synchronization steps and check every execution for data races (with -strategy icb: icb-sync-only)")
+	fs.BoolVar(&c.list, "list", false, "list the models and strategies")
+	fs.BoolVar(&c.trace, "trace", false, "print the violating schedule's steps, one a line")
+	fs.BoolVar(&c.dot, "dot", false, "print the happens-before graph of the violating (or last) execution as Graphviz DOT")
+	fs.BoolVar(&c.js, "json", false, "print each search as one line of JSON (schema below)")
+	fs.BoolVar(&c.keepGoing, "keep-going", false, "explore past violations and count them all")
+	fs.Int64Var(&c.maxTrans, "max-transitions", 0, "stop each search after `n` transitions; 0: no limit, but 2,000,000 a model in the table of every model")
+	fs.Int64Var(&c.maxExec, "max-executions", 0, "stop each search after `n` executions; 0: no limit")
+	fs.IntVar(&c.depth, "depth", 0, "longest execution allowed; 0: "+thousands(ts.DefaultMaxDepth))
+	fs.DurationVar(&c.timeout, "timeout", 0, "stop each search after `d`, a budget like the limits; 0: no limit")
+	fs.BoolVar(&c.quiet, "q", false, "no progress reports on stderr")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageHead)
+		fs.PrintDefaults()
+		fmt.Fprint(stderr, usageTail)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0
+		}
+		return nil, 2
+	}
+	if fs.NArg() > 0 {
+		return nil, usage(stderr, "unexpected argument %q (flags start with -)", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if set["bound"] && c.bound < 0 {
+		return nil, usage(stderr, "bad bound %d: a preemption bound is 0 or more", c.bound)
+	}
+	if c.maxTrans < 0 || c.maxExec < 0 || c.depth < 0 || c.timeout < 0 {
+		return nil, usage(stderr, "limits must not be negative")
+	}
+	if c.list {
+		for name := range set {
+			if name != "list" && name != "q" {
+				return nil, usage(stderr, "-list takes no other flag (-%s)", name)
+			}
+		}
+		return c, 0
+	}
+	// Flags that ask for two outputs, or for one that does not exist.
+	switch {
+	case c.js && c.dot:
+		return nil, usage(stderr, "-json and -dot are two outputs: choose one")
+	case c.js && c.trace:
+		return nil, usage(stderr, "-json has the trace already (violation.steps): drop -trace")
+	case c.dot && c.trace:
+		return nil, usage(stderr, "-dot and -trace are two outputs: choose one")
+	case c.model == "" && (c.trace || c.dot):
+		return nil, usage(stderr, "-trace and -dot need -model")
+	case strings.Contains(strategy, ",") && (c.trace || c.dot):
+		return nil, usage(stderr, "-trace and -dot take one strategy")
+	}
+	if strategy == "" {
+		switch {
+		case set["bound"]:
+			return nil, usage(stderr, "-bound needs a bounded -strategy")
+		case syncOnly:
+			return nil, usage(stderr, "-sync-only goes with -strategy icb")
+		}
+		return c, 0
+	}
+	for _, name := range strings.Split(strategy, ",") {
+		s, err := weft.Lookup(name)
+		if err != nil {
+			return nil, usage(stderr, "unknown strategy %q (weft -list shows the strategies)", name)
+		}
+		if syncOnly {
+			if s != weft.ICB() {
+				return nil, usage(stderr, "-sync-only goes with -strategy icb")
+			}
+			s = weft.SyncOnly()
+		}
+		if set["bound"] {
+			if s, err = s.WithBound(c.bound); err != nil {
+				return nil, usage(stderr, "%s", strings.TrimPrefix(message(err), "bad options: "))
+			}
+		}
+		c.strategies = append(c.strategies, s)
+	}
+	return c, 0
+}
+
+// message is an error's text without the "weft: " prefixes its wrapped
+// parts repeat: the command prints one.
+func message(err error) string {
+	return strings.ReplaceAll(err.Error(), "weft: ", "")
+}
+
+func usage(stderr io.Writer, format string, args ...any) int {
+	fmt.Fprintf(stderr, "weft: "+format+"\n", args...)
+	return 2
+}
+
+// errorf prints an error of a search and returns 2.
+func (c *command) errorf(format string, args ...any) int {
+	fmt.Fprintf(c.stderr, "weft: "+format+"\n", args...)
+	return 2
+}
+
+func list(w io.Writer, cat []System) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tN\tDESCRIPTION")
+	for _, m := range cat {
+		n := "-"
+		if m.param != "" {
+			n = fmt.Sprintf("%s, default %d, %s", m.param, m.def, m.paramRange())
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", m.name, n, m.summary)
+	}
+	fmt.Fprintln(tw, "\t\t")
+	fmt.Fprintln(tw, "STRATEGY\tBOUND\tDESCRIPTION")
+	for _, s := range weft.Strategies() {
+		b := "-"
+		if s.Bounded() {
+			b = "-bound C"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name(), b, s.Summary())
+	}
+	fmt.Fprintln(tw, "tx:NAME\tas NAME\tstrategy NAME on the transaction view (whole transactions as steps; not cpc, cycle, unsound, sym, sympor, mat, icb-sync-only)")
+	tw.Flush()
+}
+
+// shortError is an error for a table cell: without the schedule and detail
+// a *ts.SystemError carries, and cut to one short line.
+func shortError(err error) string {
+	msg := message(err)
+	var se *ts.SystemError
+	if errors.As(err, &se) {
+		msg = message(se.Err)
+		if se.Thread >= 0 {
+			msg = fmt.Sprintf("%s (thread %d)", msg, se.Thread)
+		}
+	}
+	if i := strings.Index(msg, " (schedule "); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 80 {
+		msg = msg[:77] + "..."
+	}
+	return msg
+}
+
+// searchContext returns the context of one search: ctx, with the -timeout
+// budget if there is one.
+func (c *command) searchContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout > 0 {
+		return context.WithTimeout(ctx, c.timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// options builds the search options of the flags.
+func (c *command) options(name string, budget int64) ts.Options {
+	opt := ts.Options{
+		Limits:    ts.Limits{Transitions: c.maxTrans, Executions: c.maxExec, Depth: c.depth},
+		KeepGoing: c.keepGoing,
+	}
+	if opt.Limits.Transitions == 0 {
+		opt.Limits.Transitions = budget
+	}
+	if !c.quiet {
+		// Explicit: some searches take a zero interval as the 1 ms minimum
+		// rather than ts.Options' documented one second.
+		opt.ProgressEvery = time.Second
+		start := time.Now()
+		stderr := c.stderr
+		opt.Progress = func(r ts.Result) {
+			fmt.Fprintf(stderr, "weft: %s: %d executions, %d transitions, %d states, %v\n",
+				name, r.Executions, r.Transitions, r.States, time.Since(start).Round(time.Second))
+		}
+	}
+	return opt
+}
+
+// search runs one search under the flags' budget. A -timeout that expires
+// is a budget, not an error: the partial result says it is incomplete.
+func (c *command) search(ctx context.Context, inst instance, s weft.Strategy, opt ts.Options) (ts.Result, time.Duration, error) {
+	start := time.Now()
+	sctx, cancel := c.searchContext(ctx)
+	res, err := inst.run(sctx, s, opt)
+	cancel()
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		err = nil
+	}
+	return res, time.Since(start), err
+}
+
+// strategyFor returns the strategy the command line gives, or the best one
+// for the model.
+func (c *command) strategyFor(m System, inst instance) weft.Strategy {
+	if len(c.strategies) > 0 {
+		return c.strategies[0]
+	}
+	return bestStrategy(m, inst)
+}
+
+// encode prints one Report as a line of JSON.
+func (c *command) encode(r Report) error {
+	return json.NewEncoder(c.stdout).Encode(r)
+}
+
+func (c *command) summary(ctx context.Context, cat []System) int {
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	if !c.js {
+		fmt.Fprintln(tw, "model\tstrategy\texecutions\ttransitions\tstates\ttime\tverdict\t")
+	}
+	code := 0
+	for _, m := range cat {
+		n := m.def
+		inst := m.build(n)
+		name := m.displayName(n)
+		s := c.strategyFor(m, inst)
+		if why := unfit(s, m, inst); why != "" {
+			if c.js {
+				if err := c.encode(skipped(name, s, why)); err != nil {
+					return c.errorf("%v", err)
+				}
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t\tskipped: %s\t\n", name, s.Name(), why)
+			continue
+		}
+		res, elapsed, err := c.search(ctx, inst, s, c.options(name, summaryBudget))
+		verdict := verdictOf(res)
+		switch {
+		case errors.Is(err, mat.ErrNotStraightLine):
+			verdict, err = "not applicable: threads not straight-line", nil
+		case err != nil:
+			verdict = "error: " + shortError(err)
+			code = 2
+		case res.Violation != nil && code == 0:
+			code = 1
+		}
+		if c.js {
+			r := report(name, s, res, err, elapsed, inst.names())
+			if verdict == "not applicable: threads not straight-line" {
+				r.Verdict, r.Error = "skipped", "threads not straight-line"
+			}
+			if err := c.encode(r); err != nil {
+				return c.errorf("%v", err)
+			}
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t\n", name, s.Name(), res.Executions, res.Transitions, res.States,
+				roundDuration(elapsed), verdict)
+		}
+		if ctx.Err() != nil {
+			code = 2
+			break
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return c.errorf("%v", err)
+	}
+	return code
+}
+
+// verdictOf says in a few words what a search found, and what it did not
+// look for.
+func verdictOf(r ts.Result) string {
+	if v := r.Violation; v != nil {
+		return fmt.Sprintf("%v, %d preemptions", v.Kind, v.Trace.Preemptions)
+	}
+	verdict := "ok so far (stopped at a limit)"
+	switch {
+	case r.Complete && r.Bound != ts.NoBound:
+		verdict = fmt.Sprintf("ok within bound %d", r.Bound)
+	case r.Complete:
+		verdict = "ok"
+	}
+	return verdict + notLookedFor(r)
+}
+
+// notLookedFor is " (deadlocks not looked for)" and the like, or "".
+func notLookedFor(r ts.Result) string {
+	if r.Finds == 0 {
+		return ""
+	}
+	if miss := r.Finds.Missing(); miss != "" {
+		return " (" + miss + " not looked for)"
+	}
+	return ""
+}
+
+func (c *command) single(ctx context.Context, m System, n int) int {
+	inst := m.build(n)
+	name := m.displayName(n)
+	s := c.strategyFor(m, inst)
+	if why := unfit(s, m, inst); why != "" {
+		return usage(c.stderr, "strategy %s cannot run on %s: it %s", s.Name(), name, why)
+	}
+	text := !c.js && !c.dot
+	opt := c.options(name, 0)
+	if text && s == weft.MAT() {
+		// What mat computes first, before the search.
+		if err := inst.matReport(c.stdout, opt.Limits); err != nil && !errors.Is(err, mat.ErrNotStraightLine) {
+			return c.errorf("%s: %s", name, message(err))
+		}
+	}
+	var last ts.Schedule
+	if c.dot {
+		opt.OnTerminal = func(_ any, s ts.Schedule) { last = append(last[:0], s...) }
+	}
+	res, elapsed, err := c.search(ctx, inst, s, opt)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "weft: %s: %s\n", name, message(err))
+		// An interrupted search still shows what it had found.
+		if !c.js && !errors.Is(err, context.Canceled) {
+			return 2
+		}
+	}
+	code := 0
+	switch {
+	case err != nil:
+		code = 2
+	case res.Violation != nil:
+		code = 1
+	}
+	switch {
+	case c.js:
+		if e := c.encode(report(name, s, res, err, elapsed, inst.names())); e != nil {
+			return c.errorf("%v", e)
+		}
+	case c.dot:
+		tr, e := dotTrace(inst, res, last)
+		if e != nil {
+			return c.errorf("%s: %s", name, message(e))
+		}
+		if e := hb.WriteDot(c.stdout, tr, inst.names()); e != nil {
+			return c.errorf("%v", e)
+		}
+	default:
+		fmt.Fprintf(c.stdout, "%s, %s: %v (%v)\n", name, s.Name(), res, roundDuration(elapsed))
+		for _, cv := range res.Coverage {
+			fmt.Fprintf(c.stdout, "  bound %d: %d executions, %d terminal states\n", cv.Bound, cv.Executions, cv.TerminalStates)
+		}
+		if c.keepGoing {
+			fmt.Fprintf(c.stdout, "violations: %d\n", res.Violations)
+		}
+		if v := res.Violation; v != nil {
+			if miss := res.Finds.Missing(); res.Finds != 0 && miss != "" {
+				fmt.Fprintf(c.stdout, "not looked for: %s\n", miss) // res says so only when clean
+			}
+			fmt.Fprintf(c.stdout, "replay: %v\n", v.Trace.Schedule())
+			if c.trace {
+				fmt.Fprint(c.stdout, v.Trace.Format(inst.names()))
+			}
+		} else if s.OnePerTrace() {
+			if line := coverageStatement(res); line != "" {
+				fmt.Fprintln(c.stdout, line)
+			}
+		}
+	}
+	return code
+}
+
+// coverageStatement says what a clean, complete run of a strategy that
+// explores one execution per Mazurkiewicz trace has shown, or "".
+func coverageStatement(res ts.Result) string {
+	if res.Violation != nil || !res.Complete {
+		return ""
+	}
+	if n := len(res.Coverage); n > 0 {
+		c := res.Coverage[n-1]
+		return fmt.Sprintf("no bug within %d preemptions: %s distinct partial orders explored%s", c.Bound, thousands(c.Executions), notLookedFor(res))
+	}
+	return fmt.Sprintf("no bug in any schedule: %s distinct partial orders explored%s", thousands(res.Executions), notLookedFor(res))
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// dotTrace picks the execution -dot draws: the violating one, else the last.
+func dotTrace(inst instance, res ts.Result, last ts.Schedule) (ts.Trace, error) {
+	if res.Violation != nil {
+		return res.Violation.Trace, nil
+	}
+	if last == nil {
+		return ts.Trace{}, errors.New("no execution to draw")
+	}
+	return inst.replay(last)
+}
+
+// roundDuration keeps three significant figures or so.
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(10 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// compare runs several strategies on one model and prints their figures side
+// by side, with the executions per preemption bound where they report
+// coverage: the layout of the cbpor paper's Table 1.
+func (c *command) compare(ctx context.Context, m System, n int) int {
+	name := m.displayName(n)
+	results := make([]ts.Result, len(c.strategies))
+	code := 0
+	for i, s := range c.strategies {
+		inst := m.build(n)
+		if why := unfit(s, m, inst); why != "" {
+			return usage(c.stderr, "strategy %s cannot run on %s: it %s", s.Name(), name, why)
+		}
+		res, elapsed, err := c.search(ctx, inst, s, c.options(name+" "+s.Name(), 0))
+		if err != nil {
+			fmt.Fprintf(c.stderr, "weft: %s, %s: %s\n", name, s.Name(), message(err))
+			if !c.js {
+				return 2
+			}
+			code = 2
+		} else if res.Violation != nil && code == 0 {
+			code = 1
+		}
+		if c.js {
+			if e := c.encode(report(name, s, res, err, elapsed, inst.names())); e != nil {
+				return c.errorf("%v", e)
+			}
+		}
+		results[i] = res
+	}
+	if c.js {
+		return code
+	}
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\t", name)
+	for _, s := range c.strategies {
+		fmt.Fprintf(tw, "%s\t", s.Name())
+	}
+	fmt.Fprintln(tw)
+	maxBound := -1
+	for _, r := range results {
+		maxBound = max(maxBound, len(r.Coverage)-1)
+	}
+	for b := 0; b <= maxBound; b++ {
+		fmt.Fprintf(tw, "executions, bound %d\t", b)
+		for _, r := range results {
+			if b < len(r.Coverage) {
+				fmt.Fprintf(tw, "%d\t", r.Coverage[b].Executions)
+			} else {
+				fmt.Fprint(tw, "-\t")
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	row := func(label string, get func(ts.Result) string) {
+		fmt.Fprintf(tw, "%s\t", label)
+		for _, r := range results {
+			fmt.Fprintf(tw, "%s\t", get(r))
+		}
+		fmt.Fprintln(tw)
+	}
+	row("executions", func(r ts.Result) string { return fmt.Sprint(r.Executions) })
+	row("transitions", func(r ts.Result) string { return fmt.Sprint(r.Transitions) })
+	row("states", func(r ts.Result) string { return fmt.Sprint(r.States) })
+	row("violations", func(r ts.Result) string { return fmt.Sprint(r.Violations) })
+	row("verdict", verdictOf)
+	if err := tw.Flush(); err != nil {
+		return c.errorf("%v", err)
+	}
+	return code
+}
+
+// boundFlag is -bound: an int that is -1 until set, printed empty then, so
+// that the usage shows the real default and not the sentinel.
+type boundFlag struct{ p *int }
+
+func (b boundFlag) String() string {
+	if b.p == nil || *b.p < 0 {
+		return ""
+	}
+	return strconv.Itoa(*b.p)
+}
+
+func (b boundFlag) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("not a number")
+	}
+	*b.p = v
+	return nil
+}
