@@ -54,7 +54,7 @@ const twoPhaseMax = 4
 // Facts (under ts.Explore): 303 executions, 652 transitions and 17
 // distinct terminal states for N = 1; 629,982 executions, 1,343,479
 // transitions and 188 terminal states for N = 2; no violation. Under
-// por.ODPOR, one execution per Mazurkiewicz trace: 23, 624 and 31,596
+// por.ODPOR, one execution per Mazurkiewicz trace: 23, 624 and 31,652
 // executions for N = 1, 2, 3. The bug variant fails the invariant with 0
 // preemptions, the fewest (cbound.ICB finds it at N = 2 and 3): participant
 // 1 votes yes and waits while the coordinator gives up and aborts, then

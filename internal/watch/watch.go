@@ -15,6 +15,10 @@ import (
 	"time"
 )
 
+// DefaultProgressEvery is the progress interval when none is given, as
+// ts.Options documents it.
+const DefaultProgressEvery = time.Second
+
 // MinProgressEvery is the shortest progress interval a Watch keeps: a
 // callback more often than this would cost more than the search.
 const MinProgressEvery = time.Millisecond
@@ -31,7 +35,7 @@ type Watch struct {
 }
 
 // Start watches ctx and, if progress is set, arms a progress timer of the
-// given interval (at least MinProgressEvery).
+// given interval (DefaultProgressEvery for 0, at least MinProgressEvery).
 func Start(ctx context.Context, progress bool, every time.Duration) *Watch {
 	w := &Watch{ctx: ctx}
 	if ctx.Done() != nil {
@@ -41,6 +45,9 @@ func Start(ctx context.Context, progress bool, every time.Duration) *Watch {
 		}
 	}
 	if progress {
+		if every == 0 {
+			every = DefaultProgressEvery
+		}
 		w.every = max(every, MinProgressEvery)
 		w.timer = time.AfterFunc(w.every, func() { w.due.Store(true) })
 	}

@@ -67,3 +67,13 @@ func TestNoGoroutineLeft(t *testing.T) {
 		t.Errorf("%d goroutines before, %d after 100 stopped watches", before, after)
 	}
 }
+
+// A zero interval is the documented default of one second, not the
+// minimum: a search without ProgressEvery reports once a second.
+func TestDefaultProgressEvery(t *testing.T) {
+	w := Start(context.Background(), true, 0)
+	defer w.Stop()
+	if w.every != DefaultProgressEvery {
+		t.Errorf("interval %v, want %v", w.every, DefaultProgressEvery)
+	}
+}
