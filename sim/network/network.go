@@ -33,11 +33,20 @@ type HashNode interface {
 	Hash() uint64
 }
 
-// Action is a local action every node may take, up to Budget times per
-// execution.
+// Action is a local action a node may take, up to Budget times per
+// execution: every node, or the nodes listed in Nodes.
 type Action struct {
 	Name   string
 	Budget int
+	Nodes  []int // nil: every node
+}
+
+// budget returns the action's budget at node i.
+func (a Action) budget(i int) int {
+	if a.Nodes == nil || slices.Contains(a.Nodes, i) {
+		return a.Budget
+	}
+	return 0
 }
 
 // Faults are what each link may do to the messages on it, each at most so
@@ -101,6 +110,11 @@ func New[M any](cfg Config[M]) (*Network[M], error) {
 	for _, a := range cfg.Actions {
 		if a.Budget < 0 {
 			return nil, fmt.Errorf("%w: network: action %q has a negative budget", ts.ErrBadOptions, a.Name)
+		}
+		for _, i := range a.Nodes {
+			if i < 0 || i >= cfg.Nodes {
+				return nil, fmt.Errorf("%w: network: action %q names node %d of %d", ts.ErrBadOptions, a.Name, i, cfg.Nodes)
+			}
 		}
 	}
 	n := cfg.Nodes
@@ -214,7 +228,7 @@ func (w *Network[M]) Reset() {
 	for i := range w.actions {
 		w.actions[i] = w.actions[i][:0]
 		for _, a := range w.cfg.Actions {
-			w.actions[i] = append(w.actions[i], a.Budget)
+			w.actions[i] = append(w.actions[i], a.budget(i))
 		}
 	}
 }

@@ -171,6 +171,7 @@ func TestBadConfig(t *testing.T) {
 		{Nodes: 2},
 		{Nodes: 2, New: newPinger, Faults: network.Faults{Loss: -1}},
 		{Nodes: 2, New: newPinger, Actions: []network.Action{{Name: "x", Budget: -1}}},
+		{Nodes: 2, New: newPinger, Actions: []network.Action{{Name: "x", Budget: 1, Nodes: []int{2}}}},
 		{Nodes: 1, New: newPinger},
 		{Nodes: 100, New: newPinger},
 	} {
