@@ -56,11 +56,11 @@ func compareModel[S any](t *testing.T, name string, sys symSystem[S], signs bool
 	t.Run(name, func(t *testing.T) {
 		// ts.ExploreStateful reaches every reachable state, so every
 		// terminal state and violating state ts.Explore reaches, faster.
-		ref := collect(t, sys, func(o ts.Options) (ts.Result, error) { return ts.ExploreStateful[S](context.Background(), sys, o) })
-		sym := collect(t, sys, withOpts[S](sys, symmetry.Explore[S], symmetry.Options{}))
+		ref := collect(t, sys, ts.Options{}, func(o ts.Options) (ts.Result, error) { return ts.ExploreStateful[S](context.Background(), sys, o) })
+		sym := collect(t, sys, ts.Options{}, withOpts[S](sys, symmetry.Explore[S], symmetry.Options{}))
 		sameOrbits(t, "sym", ref, sym)
 		if signs {
-			sp := collect(t, sys, withOpts[S](sys, symmetry.DPOR[S], symmetry.Options{}))
+			sp := collect(t, sys, ts.Options{}, withOpts[S](sys, symmetry.DPOR[S], symmetry.Options{}))
 			sameOrbits(t, "sympor", ref, sp)
 		}
 	})
