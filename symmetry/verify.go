@@ -240,11 +240,12 @@ func (v *verifier[S]) agree(a, b S, sched ts.Schedule, side string) string {
 	case cb && !ca:
 		return "Check fails on " + side + " but not on the state"
 	}
+	const why = " (a symmetric invariant fails on both or neither)"
 	switch ia, ib := v.invariantFails(a, sched), v.invariantFails(b, sched); {
 	case ia && !ib:
-		return "the invariant fails on the state but not on " + side + ": it is not symmetric"
+		return "the invariant fails on the state but not on " + side + why
 	case ib && !ia:
-		return "the invariant fails on " + side + " but not on the state: it is not symmetric"
+		return "the invariant fails on " + side + " but not on the state" + why
 	}
 	return ""
 }
