@@ -45,7 +45,7 @@ var strategies = []strategy{
 	{name: "cycle", summary: "transactions with cycle detection and the dead-end rule (transact)", hashed: true, cycles: true},
 	{name: "unsound", summary: "transactions with no proviso: UNSOUND, misses bugs; for comparison only (transact)", hashed: true, cycles: true},
 	{name: "sym", summary: "stateful search storing one state per symmetry orbit; models that declare a canonical form (symmetry.Explore)", hashed: true, cycles: true, whole: true},
-	{name: "sympor", summary: "DPOR exploring one of each set of interchangeable threads; models that give thread signatures (symmetry.DPOR)"},
+	{name: "sympor", summary: "DPOR exploring one of each set of interchangeable threads; models that give thread signatures (symmetry.DPOR)", whole: true},
 	{name: "mat", summary: "mutually atomic transactions: one schedule per Mazurkiewicz class for two straight-line threads (mat.Explore); prints the MATs"},
 	{name: "cb-dfs", summary: "depth-first search pruned above the preemption bound, no reduction: the baseline (cbound.DFS)", bounded: true, whole: true},
 }
