@@ -343,9 +343,7 @@ func (e *dpor[S]) visit(s S, last ts.Tid) bool {
 		return false
 	}
 	if e.depth == len(e.stack) {
-		n := e.n
-		e.stack = append(e.stack, dporFrame[S]{steps: make([]ts.Step, n), status: make([]ts.Status, n),
-			outs: make([]int, n), sig: make([]uint64, n), taken: make([]ts.Move, 0, n+1)})
+		e.growStack()
 		if !e.memoryOK() {
 			return false
 		}
@@ -456,6 +454,25 @@ func (e *dpor[S]) backtrackAt(i int, p ts.Tid, cp []uint32) {
 func (e *dpor[S]) violation(v *ts.Violation, sched ts.Schedule) {
 	e.res.Executions++
 	search.Confirm(&e.Outcome, e.sys, v, sched)
+}
+
+// chunk is how many frames the search allocates at once: their slices come
+// from shared arrays, so that a search allocates a few times per chunk of
+// depth.
+const chunk = 32
+
+// growStack adds a chunk of frames to the stack.
+func (e *dpor[S]) growStack() {
+	n := e.n
+	steps := make([]ts.Step, chunk*n)
+	status := make([]ts.Status, chunk*n)
+	outs := make([]int, chunk*n)
+	sig := make([]uint64, chunk*n)
+	taken := make([]ts.Move, chunk*(n+1))
+	for i := range chunk {
+		e.stack = append(e.stack, dporFrame[S]{steps: steps[i*n : (i+1)*n : (i+1)*n], status: status[i*n : (i+1)*n : (i+1)*n],
+			outs: outs[i*n : (i+1)*n : (i+1)*n], sig: sig[i*n : (i+1)*n : (i+1)*n], taken: taken[i*(n+1) : i*(n+1) : (i+1)*(n+1)]})
+	}
 }
 
 // memoryOK fails the search if what it keeps passes Limits.Memory: its
