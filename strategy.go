@@ -119,7 +119,7 @@ var algos = [numAlgos]info{
 		needs: NeedsHash | NeedsCanonical, whole: true,
 		preserve: "everything, up to the symmetry"},
 	algoSymPOR: {name: "sympor", summary: "DPOR exploring one of each set of interchangeable threads; models that give thread signatures (symmetry.DPOR)",
-		model: "basic", needs: NeedsAcyclic | NeedsSignatures,
+		needs: NeedsAcyclic | NeedsSignatures, whole: true,
 		preserve: "terminal states and violations up to the symmetry"},
 	algoMAT: {name: "mat", summary: "mutually atomic transactions: one schedule per Mazurkiewicz class for two straight-line threads (mat.Explore)",
 		model: "basic", needs: NeedsStraightLine,

@@ -3,6 +3,7 @@ package symmetry_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/weftlab/weft/internal/models"
@@ -169,4 +170,47 @@ func TestPlainDPORFixtures(t *testing.T) {
 	tstest.CheckReduction[models.Inspect231State](t, models.NewInspect231(0), func(ctx context.Context, sys ts.TransitionSystem[models.Inspect231State], o ts.Options) (ts.Result, error) {
 		return symmetry.DPOR(ctx, sys, symmetry.Options{Options: o, NoSymmetry: true})
 	}, tstest.ReductionOptions{Bound: ts.NoBound})
+}
+
+// mutCoins is two threads that each flip a coin into a slot of their own;
+// thread 1's second outcome writes into the state it was given.
+type mutCoins struct{}
+
+func (mutCoins) Init() []int  { return []int{-1, -1} }
+func (mutCoins) Threads() int { return 2 }
+func (mutCoins) Next(s []int, t ts.Tid) (ts.Step, ts.Status) {
+	if s[t] >= 0 {
+		return ts.Step{}, ts.Finished
+	}
+	return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
+}
+func (m mutCoins) Apply(s []int, t ts.Tid) []int    { return m.ApplyOutcome(s, t, 0) }
+func (mutCoins) Outcomes([]int, ts.Tid) int         { return 2 }
+func (mutCoins) Signature(s []int, t ts.Tid) uint64 { return uint64(t) }
+func (mutCoins) Hash(s []int) uint64                { return uint64((s[0]+1)*3 + s[1] + 1) }
+func (mutCoins) ApplyOutcome(s []int, t ts.Tid, c int) []int {
+	if t == 1 && c == 1 {
+		s[1] = 1 // in place
+		return s
+	}
+	r := slices.Clone(s)
+	r[t] = c
+	return r
+}
+
+// sympor notices an ApplyOutcome that modifies its argument, names the
+// thread, and keeps inside Limits.Memory.
+func TestSymporContractAndMemory(t *testing.T) {
+	ctx := context.Background()
+	for _, o := range []symmetry.Options{{}, {NoSymmetry: true}} {
+		_, err := symmetry.DPOR[[]int](ctx, mutCoins{}, o)
+		var se *ts.SystemError
+		if !errors.Is(err, ts.ErrMutated) || !errors.As(err, &se) || se.Thread != 1 {
+			t.Errorf("symmetry off %v: %v; want ts.ErrMutated naming thread 1", o.NoSymmetry, err)
+		}
+	}
+	_, err := symmetry.DPOR[models.PFScanState](ctx, models.NewPFScan(3), symmetry.Options{Options: ts.Options{Limits: ts.Limits{Memory: 64}}})
+	if !errors.Is(err, ts.ErrMemory) {
+		t.Errorf("pfscan-3 with 64 bytes: %v, want ts.ErrMemory", err)
+	}
 }

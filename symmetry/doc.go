@@ -19,21 +19,15 @@
 // checker of C programs computes each thread's residual code and local state
 // and finds, state by state, threads that are interchangeable; an abstract
 // transition system does not expose its code, so it gives, per thread and
-// state, a signature of what the thread will still do and of its local state
-// (PAPER-NOTES, section 3). Two threads with equal signatures are claimed
-// interchangeable at that state.
+// state, a signature of what the thread will still do and of its local state.
+// Two threads with equal signatures are claimed interchangeable at that
+// state.
 //
 // # Strategies
 //
 //   - [Explore] (strategy name "sym"): depth-first search with a table of
 //     visited canonical hashes: ts.ExploreStateful on [Orbits]. Needs
-//     ts.Hasher and Canonicalizer; handles cyclic state spaces. It takes the
-//     whole model: steps of several objects, outcomes (ts.Chooser), idle
-//     threads and a global invariant (ts.Invariant), which Orbits passes
-//     through; the canonical form must then respect them too (equal outcome
-//     counts for renamed threads, an invariant that fails exactly when it
-//     fails on the representative). Verify and DPOR take the basic model
-//     only and refuse the rest with an error wrapping ts.ErrUnsupported.
+//     ts.Hasher and Canonicalizer; handles cyclic state spaces.
 //   - [DPOR] (strategy name "sympor"): dynamic partial-order reduction that
 //     skips a thread whose signature equals that of a thread already
 //     explored at the same state (thesis Figure 7.6). Needs Signer, unless
@@ -50,21 +44,89 @@
 //     on a bounded state space and reports the first [Mismatch] (schedule,
 //     thread, image) where it fails.
 //
+// All of them take the whole model: steps of several objects, transitions
+// of several outcomes (ts.Chooser), idle threads and a global invariant
+// (ts.Invariant), under the conditions below.
+//
+// # The whole model: what a symmetry must respect, and why it is sound
+//
+// A symmetry is a renaming of threads (and of what names them: lock owners,
+// per-thread objects) that the system cannot tell from the original. With
+// the whole model that includes, for a thread t and its image t':
+//   - the same status, Idle included (an idle server is renamed to an idle
+//     server, so a normal end stays a normal end and a deadlock a deadlock);
+//   - the same number of outcomes, and successors by equal outcomes that are
+//     images of each other: the renaming maps the move (t, c) to (t', c);
+//   - a symmetric check and invariant: each fails on a state exactly when it
+//     fails on its image;
+//   - for sympor, steps that are images of each other access by access (the
+//     renaming of threads induces a renaming of objects: the buffer of t
+//     becomes the buffer of t'), and a renaming of objects that maps the
+//     objects the invariant reads (InvariantReads) to objects it reads and
+//     the others to others.
+//
+// [Canonicalizer] and [Signer] state these as their contracts, and [Verify]
+// checks them on the states it samples, every outcome of every transition
+// included, reporting the first that fails (an outcome count, a successor
+// by some outcome, the invariant or the check on one side only, a renaming
+// that moves an object in or out of the invariant's read set).
+//
+// Why sym stays sound: "equal canonical hash" is then a bisimulation that
+// matches moves with moves of the same outcome and preserves statuses,
+// checks and the invariant; ts.ExploreStateful takes every move (every
+// outcome) of every state it stores, so it meets every terminal state and
+// every failing state up to the renaming. The read set plays no part: sym
+// reduces nothing but whole orbits.
+//
+// Why sympor stays sound, on top of the argument for the basic model below:
+// its DPOR takes a thread with every outcome of its transition, and a
+// backtrack set is a set of threads; since independent steps commute with
+// any outcomes (the ts contract), the backtrack argument of Flanagan and
+// Godefroid holds with each thread's transition a choice among its
+// outcomes, and every outcome is a transition of its own in the schedule,
+// never merged with another. A step of several objects is dependent where
+// any of its accesses is, and every lock it acquires or releases counts for
+// co-enabledness. Every step that writes what the invariant reads also
+// writes ts.InvariantObj, so all of them are dependent: every execution
+// that DPOR counts as equivalent to one that reaches a failing state passes
+// through the same values of the invariant's objects, and fails too; a
+// transition into a failing state counts as dependent with every other
+// thread's next step, as for checks. Idle threads are analysed as blocked
+// ones (their next steps race too) and end an execution normally. On the
+// symmetry side, Theorem 7.4 carries over move by move: if exchanging t and
+// t' fixes the state, the subtree of (t, c) is the image of the subtree of
+// (t', c) for every outcome c, with failures of the symmetric check and
+// invariant mapped to failures and idle ends to idle ends. The read-set
+// condition makes the renaming preserve the dependency DPOR computes (the
+// marked steps of the images are the images of the marked steps), which is
+// what the backtrack points of a skipped subtree being images of the
+// explored one's depends on; as for the basic model, that part is tested,
+// not proved (see below).
+//
 // # What they preserve
 //
-// Both strategies reach every terminal state (deadlocks included) and every
-// failed check (for Explore, every invariant failure too) of ts.Explore up
-// to a renaming of threads in the symmetry
-// group, provided the declared symmetry is true (check it with Verify) and,
-// for checks, the check itself is symmetric (a failure message that names a
-// thread may name another one). Neither looks for data races. Every
+// Both strategies reach every terminal state (deadlocks included, as
+// ts.Explore counts them: not where every waiting thread is Idle, nor under
+// Options.IgnoreDeadlocks), every failed check and every invariant failure
+// of ts.Explore up to a renaming of threads in the symmetry group, provided
+// the declared symmetry is true (check it with Verify) and the check and
+// the invariant are symmetric (a failure message that names a thread may
+// name another one). Neither looks for data races. Every
 // schedule they report is a schedule of the system's own thread ids:
 // neither explores canonical representatives, they explore real states and
 // use the canonical form (or the signature) only to decide what to skip, so
 // nothing has to be mapped back and every violation is replayed by
-// ts.Confirm on the system before it is reported. The property tests check
-// all of this against ts.Explore on random programs with groups of identical
-// threads, comparing canonical forms of terminal states.
+// ts.Confirm on the system before it is reported, outcomes included. The
+// property tests check all of this against ts.Explore, comparing canonical
+// forms of terminal states: on random programs with groups of identical
+// threads, of the basic model and of the whole one (coin flips, copies of
+// one variable to another, idle waits, acquires of two locks at once, an
+// invariant over the variables, with and without IgnoreDeadlocks); on
+// random programs of the whole model (ts/tstest) under the trivial
+// symmetry, where sympor must match ts.Explore exactly; and on hand-built
+// systems: coin flips, identical clients of identical idle servers over a
+// lossy link, and flags whose invariant fails only at an intermediate state
+// that a reduction skips when the same property is a check.
 //
 // # Where the thesis is wrong or silent, and what we do
 //
@@ -84,18 +146,21 @@
 //     ts.Explore. We have no proof; [Explore] (state caching) is the strategy
 //     whose soundness follows from the contract alone.
 //   - The DPOR under SymPOR is the thesis's: Flanagan and Godefroid's rule
-//     (PAPER-NOTES section 3: blocked threads' next steps count, the latest
-//     dependent, co-enabled transition not happening before the thread),
-//     with lock-aware co-enabledness and no sleep sets. Without sleep sets it
+//     (blocked threads' next steps count; the latest dependent, co-enabled
+//     transition not happening before the thread), with lock-aware
+//     co-enabledness and no sleep sets. Without sleep sets it
 //     explores more than por.DPOR (pfscan-2: 392 executions against 36):
 //     Options.NoSymmetry is the baseline the symmetry savings are measured
 //     against, as in the thesis's Table 7.1, not a competitor of por.DPOR.
 //     Combining symmetry with sleep sets is left out on purpose: a thread
 //     skipped as symmetric would have to be put to sleep, and sleep sets are
 //     exactly the context a skipped subtree does not share with its image.
-//   - A transition into a state whose check fails ends the execution, so it
-//     is treated as dependent with every other thread's next step (as in
-//     package por): those threads may fail too, first, in another order.
+//   - A transition into a state whose check or invariant fails ends the
+//     execution, so it is treated as dependent with every other thread's
+//     next step (as in package por): those threads may fail too, first, in
+//     another order.
+//   - The thesis has no outcomes, idle threads or invariants; what sympor
+//     does with them, and what the symmetry must then respect, is above.
 //   - The thesis's Table 7.1 gives pfscan with 4 threads 4185k executions
 //     under DPOR and 7k under SymPOR; our pfscan model is smaller (3 items,
 //     the workers forget their locals between items), so its figures are

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"slices"
+	"unsafe"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -18,37 +19,52 @@ import (
 // Options.NoSymmetry it need not, and DPOR is the plain reduction below.
 //
 // The base is Flanagan and Godefroid's DPOR (POPL 2005) without sleep sets,
-// with happens-before tracked by vector clocks and the backtrack rule of
-// PAPER-NOTES section 3: at every state, for every thread p that has not
-// finished (blocked threads included), let i be the latest transition that is
-// dependent with p's next step, by another thread, and does not happen before
-// p; at the state before i add one thread of E = {q enabled there | q = p, or
-// q has a later transition that happens before p}, or every enabled thread if
-// E is empty (nothing is added when a thread of E was already explored or
-// scheduled there). A transition into a state whose check fails ends the
-// execution, so it is treated as dependent with every other thread's next
-// step: those threads may fail too, first, in another order.
+// with happens-before tracked by vector clocks and their backtrack rule: at
+// every state, for every thread p that has not finished (blocked and idle
+// threads included), let i be the latest transition that is dependent with
+// p's next step, by another thread, may be co-enabled with it, and does not
+// happen before p; at the state before i add one thread of E = {q enabled
+// there | q = p, or q has a later transition that happens before p}, or
+// every enabled thread if E is empty (nothing is added when a thread of E
+// was already explored or scheduled there). A transition into a state whose
+// check or invariant fails ends the execution, so it is treated as
+// dependent with every other thread's next step: those threads may fail
+// too, first, in another order.
+//
+// It takes the whole model. Steps of several objects are dependent as
+// ts.Dependent says (they share an object one of them writes; lock
+// operations conflict), and every lock a step acquires or releases counts
+// for co-enabledness. A thread taken at a state is taken with every outcome
+// of its transition, one after the other (a thread in a backtrack set
+// stands for all of its outcomes; two outcomes are two different
+// transitions, and the schedule records the one taken). A global invariant
+// is checked at every state; every step that writes an object it reads
+// also writes ts.InvariantObj, so all such steps are dependent. Idle
+// threads end an execution normally; with IgnoreDeadlocks so does every
+// thread that waits.
 //
 // Symmetry: a frame explores the threads of its backtrack set one by one,
-// marking each done; a thread t is skipped when a thread t' ≠ t already done
-// at this state has the same signature (Theorem 7.4 of the thesis: the
-// transitions of t and t' are symmetric there, so the subtree of t is the
-// image of the subtree of t'). The thesis's line 11 tests every t' in
-// s.done after adding t to it, so it compares t with itself and would skip
-// every transition; we exclude t.
+// marking each done; a thread t is skipped, with all its outcomes, when a
+// thread t' ≠ t already done at this state has the same signature (Theorem
+// 7.4 of the thesis: the transitions of t and t' are symmetric there, so
+// the subtree of t is the image of the subtree of t'). The thesis's line 11
+// tests every t' in s.done after adding t to it, so it compares t with
+// itself and would skip every transition; we exclude t.
 //
-// Every schedule DPOR reports is a schedule of real thread ids: it explores
-// the system's own states and skips branches, so violations replay on the
-// system as they are (each is confirmed by ts.Confirm before it is
-// reported).
+// Every schedule DPOR reports is a schedule of real thread ids and
+// outcomes: it explores the system's own states and skips branches, so
+// violations replay on the system as they are (each is confirmed by
+// ts.Confirm before it is reported).
 //
 // What it preserves: with NoSymmetry, every terminal state (deadlocks
-// included) and failed check of ts.Explore. With symmetry, the same up to a
-// renaming of threads (Theorem 7.5), which the property tests check on
-// random programs with groups of identical threads. The thesis's proof of
-// Theorem 7.5 argues from the automorphism alone and does not account for
-// the backtrack points that the skipped subtree would have added at earlier
-// states; see the package documentation for what that means.
+// included) and every failed check and invariant of ts.Explore. With
+// symmetry, the same up to a renaming of threads (Theorem 7.5), under the
+// conditions the package documentation states, which the property tests
+// check on random programs with groups of identical threads. The thesis's
+// proof of Theorem 7.5 argues from the automorphism alone and does not
+// account for the backtrack points that the skipped subtree would have
+// added at earlier states; see the package documentation for what that
+// means.
 //
 // Result.Executions counts the executions explored to their end;
 // Result.Stats["pruned"] the branches skipped as symmetric and
@@ -61,35 +77,25 @@ func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
+	var signer Signer[S]
+	if !opt.NoSymmetry {
+		signer, _ = sys.(Signer[S])
+		if signer == nil {
+			return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ErrNoSymmetry)
+		}
+	}
 	m, err := search.NewModel(sys)
 	if err != nil {
 		return res, err
 	}
-	e := &dpor[S]{m: m, sys: sys, opt: opt, res: &res, maxDepth: opt.Limits.MaxDepth(), current: -1}
+	e := &dpor[S]{m: m, sys: sys, signer: signer, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
-	e.checker, _ = sys.(ts.Checker[S])
-	e.hasher, _ = sys.(ts.Hasher[S])
-	if !opt.NoSymmetry {
-		e.signer, _ = sys.(Signer[S])
-		if e.signer == nil {
-			return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ErrNoSymmetry)
-		}
-	}
-	n, err := search.Threads(sys)
-	if err != nil {
-		return res, err
-	}
-	if n != m.N {
-		return res, &ts.SystemError{Err: ts.ErrNondeterministic, Thread: -1,
-			Detail: fmt.Sprintf("Threads() returned %d, then %d", m.N, n)}
-	}
-	e.n = n
-	e.last = make([]int32, n)
+	e.last = make([]int32, e.n)
 	for i := range e.last {
 		e.last[i] = -1
 	}
-	e.zero = make([]uint32, n)
-	e.held = make([][]ts.Obj, n)
+	e.zero = make([]uint32, e.n)
+	e.held = make([][]ts.Obj, e.n)
 	err = e.run()
 	if err == nil {
 		err = m.ThreadsAgain()
@@ -102,10 +108,15 @@ func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 type dporFrame[S any] struct {
 	state  S
 	hash   uint64
+	hashed bool // hash is the state's: the baseline of the contract check
 	steps  []ts.Step
 	status []ts.Status
+	outs   []int         // each unfinished thread's number of outcomes
 	sig    []uint64      // signatures of the threads taken (or skipped) here
-	multi  bool          // two threads or more enabled: the contract is checked at pop
+	multi  bool          // two moves or more: the contract is checked at pop
+	run    ts.Tid        // the thread whose outcomes are being taken, or -1
+	out    int           // its next outcome
+	taken  []ts.Move     // the moves taken from here, for the contract check
 	bt     bitset.BitSet // the backtrack set
 	done   bitset.BitSet // threads taken or skipped here
 }
@@ -122,8 +133,6 @@ type dporEvent struct {
 type dpor[S any] struct {
 	m        *search.Model[S]
 	sys      ts.TransitionSystem[S]
-	checker  ts.Checker[S]
-	hasher   ts.Hasher[S]
 	signer   Signer[S]
 	opt      Options
 	res      *ts.Result
@@ -134,7 +143,7 @@ type dpor[S any] struct {
 	depth int            // frames in use
 	ev    []dporEvent    // ev[k] leads from stack[k] to stack[k+1]
 	store []dporEvent    // backing array of ev, whose slots keep their clocks
-	sched ts.Schedule    // sched[k] = ev[k].t
+	sched ts.Schedule    // sched[k] is ev[k]'s move (thread and outcome)
 	last  []int32        // each thread's latest event, or -1
 	held  [][]ts.Obj     // locks each thread holds now
 	zero  []uint32
@@ -181,33 +190,46 @@ func (e *dpor[S]) loop() {
 			e.popEvent() // after a panic in the transition being taken
 		}
 		top := &e.stack[e.depth-1]
-		t, ok := e.pick(top)
-		if !ok {
-			if top.multi && !e.unchanged(top) {
-				return
+		var mv ts.Move
+		if top.run >= 0 && top.out < top.outs[top.run] {
+			// The next outcome of the thread being taken.
+			mv = ts.Move{Thread: top.run, Outcome: top.out}
+			top.out++
+		} else {
+			t, ok := e.pick(top)
+			if !ok {
+				if top.multi && !e.unchanged(top) {
+					return
+				}
+				e.depth--
+				if e.depth > 0 {
+					e.popEvent()
+				}
+				continue
 			}
-			e.depth--
-			if e.depth > 0 {
-				e.popEvent()
+			top.done.Set(uint(t))
+			top.run = -1
+			if e.signer != nil && e.symmetricDone(top, t) {
+				e.pruned++
+				continue
 			}
-			continue
+			top.run, top.out = t, 1
+			mv = ts.Move{Thread: t}
 		}
-		top.done.Set(uint(t))
-		if e.signer != nil && e.symmetricDone(top, t) {
-			e.pruned++
-			continue
-		}
-		if e.Spent() {
+		if e.Spent() || (e.res.Transitions&4095 == 0 && !e.memoryOK()) {
 			return
 		}
-		e.pushEvent(t, top.steps[t])
+		t := mv.Thread
+		top.taken = append(top.taken, mv)
+		e.pushEvent(mv, top.steps[t])
 		e.current, e.pushing = t, true
-		child := e.sys.Apply(top.state, t)
+		child := e.m.Apply(top.state, mv)
 		e.res.Transitions++
-		if e.hasher != nil {
-			if h := e.hasher.Hash(top.state); h != top.hash {
+		if top.hashed {
+			e.current = -1
+			if h := e.m.Hasher.Hash(top.state); h != top.hash {
 				e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:len(e.ev)-1].Clone(),
-					Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", top.hash, h)})
+					Detail: fmt.Sprintf("the state before its transition (outcome %d) changed (hash %#x, now %#x)", mv.Outcome, top.hash, h)})
 				return
 			}
 		}
@@ -220,13 +242,14 @@ func (e *dpor[S]) loop() {
 	}
 }
 
-// unchanged checks, where the search leaves a state with two threads or more
-// enabled (whether or not it took both), that the state is what it was: its
-// hash, or every thread's step. An Apply that modified its argument, or a
-// Next that is not a function of the state, stops the search.
+// unchanged checks, where the search leaves a state with two moves or more
+// (whether or not it took them), that the state is what it was: its hash,
+// or every thread's step, status and number of outcomes. An Apply that
+// modified its argument, or a Next that is not a function of the state,
+// stops the search.
 func (e *dpor[S]) unchanged(f *dporFrame[S]) bool {
-	b := search.Baseline{Hash: f.hash, Hashed: e.hasher != nil, Steps: f.steps, Status: f.status}
-	if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], nil, &e.current); err != nil {
+	b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status, Outs: f.outs}
+	if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], f.taken, &e.current); err != nil {
 		e.Fail(err)
 		return false
 	}
@@ -258,8 +281,10 @@ func (e *dpor[S]) symmetricDone(top *dporFrame[S], t ts.Tid) bool {
 	return false
 }
 
-// pushEvent appends the event of thread t taking step, with its clock.
-func (e *dpor[S]) pushEvent(t ts.Tid, step ts.Step) {
+// pushEvent appends the event of move mv, whose thread takes step, with its
+// clock and the locks its thread holds after it.
+func (e *dpor[S]) pushEvent(mv ts.Move, step ts.Step) {
+	t := mv.Thread
 	k := len(e.ev)
 	if k == len(e.store) {
 		e.store = append(e.store, dporEvent{clock: make([]uint32, e.n)})
@@ -279,13 +304,15 @@ func (e *dpor[S]) pushEvent(t ts.Tid, step ts.Step) {
 	x.clock[t] = uint32(k + 1)
 	e.last[t] = int32(k)
 	x.held = append(x.held[:0], e.held[t]...)
-	switch step.Op {
-	case ts.Acquire:
-		e.held[t] = append(e.held[t], step.Obj)
-	case ts.Release:
-		e.held[t] = removeLock(e.held[t], step.Obj)
+	for a := range step.NumAccesses() {
+		switch acc := step.At(a); acc.Op {
+		case ts.Acquire:
+			e.held[t] = append(e.held[t], acc.Obj)
+		case ts.Release:
+			e.held[t] = removeLock(e.held[t], acc.Obj)
+		}
 	}
-	e.sched = append(e.sched[:k], ts.Move{Thread: t})
+	e.sched = append(e.sched[:k], mv)
 }
 
 func (e *dpor[S]) popEvent() {
@@ -316,38 +343,44 @@ func (e *dpor[S]) visit(s S, last ts.Tid) bool {
 		return false
 	}
 	if e.depth == len(e.stack) {
-		e.stack = append(e.stack, dporFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), sig: make([]uint64, e.n)})
+		e.growStack()
+		if !e.memoryOK() {
+			return false
+		}
 	}
 	f := &e.stack[e.depth]
-	var h uint64
-	if e.hasher != nil {
-		e.current = -1
-		h = e.hasher.Hash(s)
-	}
-	enabled, blocked, err := search.Look(e.sys, s, f.steps, f.status, &e.current)
+	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
 	if err != nil {
 		e.Fail(search.WithSchedule(err, path))
 		return false
 	}
-	var failed error
-	if e.checker != nil {
-		failed = e.checker.Check(s)
+	var h uint64
+	hashed := false
+	if e.m.Hasher != nil && c.Moves > 1 {
+		// The baseline of the contract check, where the search comes back.
+		e.current = -1
+		h, hashed = e.m.Hasher.Hash(s), true
 	}
+	e.current = -1
+	failed := e.m.Check(s)
 	e.analyse(f, failed != nil)
 	if failed != nil {
-		e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: failed, Thread: last}, path)
+		failed.Thread = last
+		e.violation(failed, path)
 		return false
 	}
-	if enabled == 0 {
+	if c.Enabled == 0 {
 		search.Terminal(&e.Outcome, s, path)
-		if blocked > 0 {
+		if search.Deadlock(c, &e.opt.Options) {
 			e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, path)
 			return false
 		}
 		e.res.Executions++
 		return false
 	}
-	f.state, f.hash, f.multi = s, h, enabled > 1
+	f.state, f.hash, f.hashed, f.multi = s, h, hashed, c.Moves > 1
+	f.run, f.out = -1, 0
+	f.taken = f.taken[:0]
 	f.bt.ClearAll()
 	f.done.ClearAll()
 	for t := range ts.Tid(e.n) {
@@ -361,8 +394,9 @@ func (e *dpor[S]) visit(s S, last ts.Tid) bool {
 }
 
 // analyse applies the backtrack rule at the state f (after the events e.ev)
-// for every thread that has not finished. When the state fails its check,
-// the transition into it counts as dependent with every other thread.
+// for every thread that has not finished. When the state fails its check or
+// invariant, the transition into it counts as dependent with every other
+// thread.
 func (e *dpor[S]) analyse(f *dporFrame[S], failing bool) {
 	k := len(e.ev)
 	for p := range ts.Tid(e.n) {
@@ -422,18 +456,55 @@ func (e *dpor[S]) violation(v *ts.Violation, sched ts.Schedule) {
 	search.Confirm(&e.Outcome, e.sys, v, sched)
 }
 
+// chunk is how many frames the search allocates at once: their slices come
+// from shared arrays, so that a search allocates a few times per chunk of
+// depth.
+const chunk = 32
+
+// growStack adds a chunk of frames to the stack.
+func (e *dpor[S]) growStack() {
+	n := e.n
+	steps := make([]ts.Step, chunk*n)
+	status := make([]ts.Status, chunk*n)
+	outs := make([]int, chunk*n)
+	sig := make([]uint64, chunk*n)
+	taken := make([]ts.Move, chunk*(n+1))
+	for i := range chunk {
+		e.stack = append(e.stack, dporFrame[S]{steps: steps[i*n : (i+1)*n : (i+1)*n], status: status[i*n : (i+1)*n : (i+1)*n],
+			outs: outs[i*n : (i+1)*n : (i+1)*n], sig: sig[i*n : (i+1)*n : (i+1)*n], taken: taken[i*(n+1) : i*(n+1) : (i+1)*(n+1)]})
+	}
+}
+
+// memoryOK fails the search if what it keeps passes Limits.Memory: its
+// frames and its events with their clocks.
+func (e *dpor[S]) memoryOK() bool {
+	n := int64(e.n)
+	frameBytes := int64(unsafe.Sizeof(dporFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+8+int64(unsafe.Sizeof(ts.Move{})))
+	eventBytes := int64(unsafe.Sizeof(dporEvent{})) + 4*n
+	used := int64(cap(e.stack))*frameBytes + int64(cap(e.store))*eventBytes
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d events", len(e.stack), len(e.store)))
+}
+
 // coEnabled reports whether event x and a step st of a thread that holds the
 // locks hp may be enabled at one state. Two steps made while their threads
 // hold a common lock never are, nor is an acquire of a lock with a step made
-// while another thread holds it. It relies on ts.Acquire and ts.Release
-// behaving as a mutex.
+// while another thread holds it (any access of a step of several objects
+// counts). It relies on ts.Acquire and ts.Release behaving as a mutex.
 func coEnabled(x *dporEvent, st ts.Step, hp []ts.Obj) bool {
 	for _, l := range x.held {
-		if slices.Contains(hp, l) || (st.Op == ts.Acquire && st.Obj == l) {
+		if slices.Contains(hp, l) {
+			return false
+		}
+		if op, ok := st.OpOn(l); ok && op == ts.Acquire {
 			return false
 		}
 	}
-	return !(x.step.Op == ts.Acquire && slices.Contains(hp, x.step.Obj))
+	for a := range x.step.NumAccesses() {
+		if acc := x.step.At(a); acc.Op == ts.Acquire && slices.Contains(hp, acc.Obj) {
+			return false
+		}
+	}
+	return true
 }
 
 func removeLock(held []ts.Obj, l ts.Obj) []ts.Obj {

@@ -17,11 +17,23 @@ import (
 // group: Canonical, Permute) and the discovered one (Signature). Thread ids
 // never enter its data but as lock owners, which permutations rename, so the
 // symmetries are exact. It is the random system of the property tests.
+//
+// The whole model's features are instructions of their own (a coin flip of
+// several outcomes, a copy that reads one variable and writes another, an
+// idle wait, an acquire of both locks at once) and a global invariant over
+// the shared variables, which no thread id enters: it is symmetric, and its
+// read set (variables only) is kept by every renaming of threads.
 type gprog struct {
 	vars, locks, mod int
-	code             [][]ginstr // per group
-	group            []int      // per thread
+	code             [][]ginstr  // per group
+	group            []int       // per thread
+	inv              *ginv       // the global invariant, or nil
+	lock1            []ts.Access // the Also of gAcquire2's step: acquire lock 1
 }
+
+// ginv is an invariant that fails when variable a holds va and variable b
+// holds vb.
+type ginv struct{ a, va, b, vb int }
 
 type gkind uint8
 
@@ -36,15 +48,24 @@ const (
 	gSet                   // r := k (local)
 	gJumpEq                // if r == k goto to (local, forward)
 	gAssertNe              // assert r != k (local)
+	gFlip                  // r := c; x := c, c an outcome 0..k-1
+	gCopy                  // r := x; y := x + k (reads x, writes y: one step of two objects)
+	gWait                  // await x == k, Idle until then
+	gAcquire2              // lock(0) and lock(1) at once (one step of two objects)
 )
 
 type ginstr struct {
 	kind    gkind
 	r, x, k int
+	y       int // gCopy's destination
 	to      int
 }
 
-func (i ginstr) visible() bool { return i.kind < gSet }
+func (i ginstr) visible() bool { return i.kind != gSet && i.kind != gJumpEq && i.kind != gAssertNe }
+
+// writeVar is the Also of gCopy's step, shared by every state: writes of
+// each variable.
+var writeVar = [3][]ts.Access{{{Obj: 0, Op: ts.Write}}, {{Obj: 1, Op: ts.Write}}, {{Obj: 2, Op: ts.Write}}}
 
 const gmax = 6
 
@@ -87,17 +108,42 @@ func (p *gprog) Next(s gstate, t ts.Tid) (ts.Step, ts.Status) {
 		return ts.Step{Obj: lock, Op: ts.Acquire}, ts.Enabled
 	case gRelease:
 		return ts.Step{Obj: lock, Op: ts.Release}, ts.Enabled
-	case gAwait:
+	case gAwait, gWait:
 		st := ts.Enabled
 		if int(s.vars[in.x]) != in.k {
 			st = ts.Blocked
+			if in.kind == gWait {
+				st = ts.Idle
+			}
 		}
 		return ts.Step{Obj: ts.Obj(in.x), Op: ts.Read, Sync: true}, st
+	case gFlip:
+		return ts.Step{Obj: ts.Obj(in.x), Op: ts.Write}, ts.Enabled
+	case gCopy:
+		return ts.Step{Obj: ts.Obj(in.x), Op: ts.Read, Also: writeVar[in.y]}, ts.Enabled
+	case gAcquire2:
+		st := ts.Enabled
+		if s.owner[0] != 0 || s.owner[1] != 0 {
+			st = ts.Blocked
+		}
+		return ts.Step{Obj: ts.Obj(p.vars), Op: ts.Acquire, Also: p.lock1}, st
 	}
 	panic("gprog: local instruction at a visible pc")
 }
 
-func (p *gprog) Apply(s gstate, t ts.Tid) gstate {
+// Outcomes is the number of outcomes of a coin flip, 1 for every other
+// transition.
+func (p *gprog) Outcomes(s gstate, t ts.Tid) int {
+	c := p.codeOf(t)
+	if s.fail[t] == 0 && int(s.pc[t]) < len(c) && c[s.pc[t]].kind == gFlip {
+		return c[s.pc[t]].k
+	}
+	return 1
+}
+
+func (p *gprog) Apply(s gstate, t ts.Tid) gstate { return p.ApplyOutcome(s, t, 0) }
+
+func (p *gprog) ApplyOutcome(s gstate, t ts.Tid, c int) gstate {
 	in := p.codeOf(t)[s.pc[t]]
 	m := uint8(p.mod)
 	switch in.kind {
@@ -121,7 +167,17 @@ func (p *gprog) Apply(s gstate, t ts.Tid) gstate {
 			return s
 		}
 		s.owner[in.x] = 0
-	case gAwait:
+	case gAwait, gWait:
+	case gFlip:
+		s.reg[t][in.r], s.vars[in.x] = uint8(c), uint8(c)
+	case gCopy:
+		s.reg[t][in.r] = s.vars[in.x]
+		s.vars[in.y] = (s.vars[in.x] + uint8(in.k)) % m
+	case gAcquire2:
+		if s.owner[0] != 0 || s.owner[1] != 0 {
+			panic("gprog: acquire of a held lock")
+		}
+		s.owner[0], s.owner[1] = uint8(t)+1, uint8(t)+1
 	}
 	s.pc[t]++
 	p.locals(&s, t)
@@ -165,6 +221,24 @@ func (p *gprog) Check(s gstate) error {
 	}
 	slices.Sort(fails)
 	return fmt.Errorf("failed: %s", strings.Join(fails, " "))
+}
+
+// Invariant fails when the two variables of p.inv hold its two values.
+func (p *gprog) Invariant(s gstate) error {
+	if i := p.inv; i != nil && int(s.vars[i.a]) == i.va && int(s.vars[i.b]) == i.vb {
+		return fmt.Errorf("invariant: x%d = %d and x%d = %d", i.a, i.va, i.b, i.vb)
+	}
+	return nil
+}
+
+func (p *gprog) InvariantReads() []ts.Obj {
+	switch {
+	case p.inv == nil:
+		return nil
+	case p.inv.a == p.inv.b:
+		return []ts.Obj{ts.Obj(p.inv.a)}
+	}
+	return []ts.Obj{ts.Obj(p.inv.a), ts.Obj(p.inv.b)}
 }
 
 func (p *gprog) Hash(s gstate) uint64 {
@@ -238,6 +312,9 @@ func (p *gprog) Signature(s gstate, t ts.Tid) uint64 {
 func (p *gprog) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "vars %d, locks %d, mod %d, groups %v\n", p.vars, p.locks, p.mod, p.group)
+	if p.inv != nil {
+		fmt.Fprintf(&b, "invariant: not (x%d = %d and x%d = %d)\n", p.inv.a, p.inv.va, p.inv.b, p.inv.vb)
+	}
 	for g, c := range p.code {
 		fmt.Fprintf(&b, "group %d:\n", g)
 		for i, in := range c {
@@ -250,12 +327,23 @@ func (p *gprog) String() string {
 // gprogs generates programs of up to maxThreads threads in one to three
 // groups, each group's code up to maxSteps visible instructions.
 func gprogs(maxThreads, maxSteps int) *rapid.Generator[*gprog] {
+	return genProgs(maxThreads, maxSteps, false)
+}
+
+// gwholes generates programs as gprogs does, with the whole model's
+// instructions too and, half of the time, an invariant.
+func gwholes(maxThreads, maxSteps int) *rapid.Generator[*gprog] {
+	return genProgs(maxThreads, maxSteps, true)
+}
+
+func genProgs(maxThreads, maxSteps int, whole bool) *rapid.Generator[*gprog] {
 	return rapid.Custom(func(t *rapid.T) *gprog {
 		p := &gprog{
 			vars:  rapid.IntRange(1, 2).Draw(t, "vars"),
 			locks: rapid.IntRange(0, 2).Draw(t, "locks"),
 			mod:   3,
 		}
+		p.lock1 = []ts.Access{{Obj: ts.Obj(p.vars + 1), Op: ts.Acquire}}
 		n := rapid.IntRange(1, maxThreads).Draw(t, "threads")
 		groups := rapid.IntRange(1, min(3, n)).Draw(t, "groups")
 		for t := range n {
@@ -265,13 +353,21 @@ func gprogs(maxThreads, maxSteps int) *rapid.Generator[*gprog] {
 			p.group = rapid.Permutation(p.group).Draw(t, "layout")
 		}
 		for g := range groups {
-			p.code = append(p.code, genCode(t, p, maxSteps, fmt.Sprint("g", g)))
+			p.code = append(p.code, genCode(t, p, maxSteps, fmt.Sprint("g", g), whole))
+		}
+		if whole && rapid.Bool().Draw(t, "invariant?") {
+			val := rapid.IntRange(0, p.mod-1)
+			p.inv = &ginv{a: rapid.IntRange(0, p.vars-1).Draw(t, "inv a"), va: val.Draw(t, "inv va"),
+				b: rapid.IntRange(0, p.vars-1).Draw(t, "inv b"), vb: val.Draw(t, "inv vb")}
+			if p.inv.a == p.inv.b {
+				p.inv.vb = p.inv.va
+			}
 		}
 		return p
 	})
 }
 
-func genCode(t *rapid.T, p *gprog, maxSteps int, label string) []ginstr {
+func genCode(t *rapid.T, p *gprog, maxSteps int, label string, whole bool) []ginstr {
 	steps := rapid.IntRange(1, maxSteps).Draw(t, label+"steps")
 	var c []ginstr
 	for range steps {
@@ -289,6 +385,15 @@ func genCode(t *rapid.T, p *gprog, maxSteps int, label string) []ginstr {
 		if p.locks > 0 {
 			kinds = append(kinds, gAcquire, gRelease, gAcquire, gRelease)
 		}
+		if whole {
+			kinds = append(kinds, gFlip, gFlip, gWait, gWait)
+			if p.vars > 1 {
+				kinds = append(kinds, gCopy, gCopy)
+			}
+			if p.locks > 1 {
+				kinds = append(kinds, gAcquire2)
+			}
+		}
 		k := rapid.SampledFrom(kinds).Draw(t, label+"kind")
 		in := ginstr{kind: k, r: rapid.IntRange(0, 1).Draw(t, label+"r"), k: rapid.IntRange(0, p.mod-1).Draw(t, label+"k")}
 		if k == gAcquire || k == gRelease {
@@ -296,8 +401,13 @@ func genCode(t *rapid.T, p *gprog, maxSteps int, label string) []ginstr {
 		} else {
 			in.x = rapid.IntRange(0, p.vars-1).Draw(t, label+"x")
 		}
-		if k == gFetchAdd || k == gStoreReg {
+		switch k {
+		case gFetchAdd, gStoreReg:
 			in.k = rapid.IntRange(1, p.mod-1).Draw(t, label+"k")
+		case gFlip:
+			in.k = 2 // outcomes
+		case gCopy:
+			in.y = (in.x + rapid.IntRange(1, p.vars-1).Draw(t, label+"y")) % p.vars
 		}
 		c = append(c, in)
 	}

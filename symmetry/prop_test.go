@@ -43,14 +43,15 @@ func canonHash[S any](sys symSystem[S], s S) uint64 {
 	return sys.Hash(rep)
 }
 
-// collect runs a search with KeepGoing and records its outcomes up to
-// symmetry, checking that every schedule it reports is a schedule of the
-// original system that reaches what it reported.
-func collect[S any](t tb, sys symSystem[S], run func(ts.Options) (ts.Result, error)) orbitOutcomes {
+// collect runs a search with KeepGoing (and base's IgnoreDeadlocks) and
+// records its outcomes up to symmetry, checking that every schedule it
+// reports is a schedule of the original system that reaches what it
+// reported.
+func collect[S any](t tb, sys symSystem[S], base ts.Options, run func(ts.Options) (ts.Result, error)) orbitOutcomes {
 	t.Helper()
 	out := orbitOutcomes{terminals: map[uint64]ts.Schedule{}, violations: map[string]ts.Schedule{}}
 	var problems []string
-	opt := ts.Options{KeepGoing: true,
+	opt := ts.Options{KeepGoing: true, IgnoreDeadlocks: base.IgnoreDeadlocks,
 		OnTerminal: func(st any, sched ts.Schedule) {
 			s := st.(S)
 			run, err := ts.Replay[S](sys, sched)
@@ -61,7 +62,7 @@ func collect[S any](t tb, sys symSystem[S], run func(ts.Options) (ts.Result, err
 		},
 		OnViolation: func(v *ts.Violation) {
 			sched := v.Trace.Schedule()
-			if _, err := ts.Confirm[S](sys, v, sched); err != nil {
+			if _, err := ts.ConfirmWith[S](sys, v, sched, ts.Options{IgnoreDeadlocks: base.IgnoreDeadlocks}); err != nil {
 				problems = append(problems, fmt.Sprintf("violation %v does not replay: %v", v, err))
 				return
 			}
@@ -129,12 +130,12 @@ func withOpts[S any](sys ts.TransitionSystem[S], f strategy[S], opt symmetry.Opt
 func TestSymmetricRandom(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := gshape(t)
-		ref := collect[gstate](t, p, func(o ts.Options) (ts.Result, error) { return ts.Explore[gstate](context.Background(), p, o) })
-		sym := collect[gstate](t, p, withOpts[gstate](p, symmetry.Explore[gstate], symmetry.Options{}))
+		ref := collect[gstate](t, p, ts.Options{}, func(o ts.Options) (ts.Result, error) { return ts.Explore[gstate](context.Background(), p, o) })
+		sym := collect[gstate](t, p, ts.Options{}, withOpts[gstate](p, symmetry.Explore[gstate], symmetry.Options{}))
 		sameOrbits(t, "sym", ref, sym)
-		plain := collect[gstate](t, p, withOpts[gstate](p, symmetry.DPOR[gstate], symmetry.Options{NoSymmetry: true}))
+		plain := collect[gstate](t, p, ts.Options{}, withOpts[gstate](p, symmetry.DPOR[gstate], symmetry.Options{NoSymmetry: true}))
 		sameOrbits(t, "dpor", ref, plain)
-		sp := collect[gstate](t, p, withOpts[gstate](p, symmetry.DPOR[gstate], symmetry.Options{}))
+		sp := collect[gstate](t, p, ts.Options{}, withOpts[gstate](p, symmetry.DPOR[gstate], symmetry.Options{}))
 		sameOrbits(t, "sympor", ref, sp)
 		if sp.res.Executions > plain.res.Executions {
 			t.Errorf("sympor explores %d executions, dpor %d", sp.res.Executions, plain.res.Executions)

@@ -59,9 +59,14 @@ type Permuter[S any] interface {
 // symmetry at s: there is a renaming σ of states with σ(s) = s that exchanges
 // a's and b's parts (and objects that belong to one of them, such as a
 // per-thread buffer), leaves every other thread alone, and commutes with the
-// system: σ(Apply(u, x)) = Apply(σ(u), τ(x)) for τ the transposition of a
-// and b, with matching statuses, steps (up to that renaming of objects) and
-// Check results, on every state u reachable from s.
+// system, outcome by outcome: σ(ApplyOutcome(u, x, c)) = ApplyOutcome(σ(u),
+// τ(x), c) for τ the transposition of a and b and every outcome c, with
+// matching statuses (Idle included), numbers of outcomes, steps (up to that
+// renaming of objects, access by access), Check and Invariant results, on
+// every state u reachable from s. The renaming of objects must map the
+// objects the invariant reads (ts.Invariant's InvariantReads) to objects it
+// reads, and the others to others, so that the transitions DPOR makes
+// dependent for the invariant's sake are renamed into each other.
 //
 // Equal local states are not enough when a thread's identity enters the
 // shared data (a message tagged with its id, a fork that only it and its

@@ -59,37 +59,46 @@ func (m *Mismatch) Error() string {
 func (m *Mismatch) Unwrap() error { return ErrAsymmetric }
 
 // Verify checks the symmetry a system declares on a bounded prefix of its
-// state space, breadth first, and returns the first *Mismatch it finds (the
-// shortest schedule, then the lowest thread), or nil. It checks whatever the
-// system implements:
+// state space, breadth first (every enabled thread with every outcome of its
+// transition), and returns the first *Mismatch it finds (the shortest
+// schedule, then the lowest thread), or nil. It checks whatever the system
+// implements:
 //
 //   - Canonicalizer (with ts.Hasher): at every state s, with (rep, p) =
-//     Canonical(s): p is a permutation; Check(s) and Check(rep) agree; for
-//     every thread t, Next(s, t) and Next(rep, p[t]) report the same status,
-//     and for enabled t, Apply(s, t) and Apply(rep, p[t]) have the same
-//     canonical hash. These are exactly the conditions under which storing
-//     one state per canonical hash is sound (see Canonicalizer).
+//     Canonical(s): p is a permutation; Check(s) and Check(rep) agree, and
+//     so do Invariant(s) and Invariant(rep) (the invariant is symmetric);
+//     for every thread t, Next(s, t) and Next(rep, p[t]) report the same
+//     status, and, unless t is finished, Outcomes(s, t) and Outcomes(rep,
+//     p[t]) agree; for enabled t and every outcome c, the successors of s by
+//     (t, c) and of rep by (p[t], c) have the same canonical hash. These are
+//     exactly the conditions under which storing one state per canonical
+//     hash is sound (see Canonicalizer).
 //   - Permuter as well: Permute(s, p) is rep, and the permuted successor is
-//     the successor of the permuted state: Permute(Apply(s, t), p) equals
-//     Apply(Permute(s, p), p[t]) (compared by Hash).
+//     the successor of the permuted state: Permute(ApplyOutcome(s, t, c), p)
+//     equals ApplyOutcome(Permute(s, p), p[t], c) (compared by Hash).
 //   - Signer: at every state s, for every two enabled threads a ≠ b with equal
 //     signatures, the futures of s with a and b exchanged are compared in
-//     lockstep up to MaxDepth transitions: for each schedule w from s, the
-//     state u reached by w and the state v reached by w with a and b
-//     exchanged must show the same statuses and check results, steps equal
-//     up to one consistent renaming of objects, and, with Permuter, v must
-//     be u with a and b exchanged.
+//     lockstep up to MaxDepth transitions, every outcome of each: for each
+//     schedule w from s, the state u reached by w and the state v reached by
+//     w with a and b exchanged must show the same statuses, numbers of
+//     outcomes, check and invariant results, steps equal up to one
+//     consistent renaming of objects (access by access, in the order the
+//     steps list them) that maps the objects the invariant reads
+//     (InvariantReads) to objects it reads and the others to others, and,
+//     with Permuter, v must be u with a and b exchanged.
 //
-// A system that implements none of the three is reported with ErrNoSymmetry;
-// Canonicalizer without ts.Hasher with ts.ErrNoHash. A panic in user code is
-// reported as a Mismatch naming the call.
+// The states where a check or the invariant fails are checked but not
+// explored further, as the searches do. A system that implements none of
+// the three is reported with ErrNoSymmetry; Canonicalizer without ts.Hasher
+// with ts.ErrNoHash; a system whose Threads or InvariantReads is out of
+// range or panics with an error wrapping ts.ErrBadSystem. A panic in user
+// code is reported as a Mismatch naming the call.
 func Verify[S any](sys ts.TransitionSystem[S], opt VerifyOptions) (err error) {
 	v := &verifier[S]{sys: sys, opt: opt}
 	v.hasher, _ = sys.(ts.Hasher[S])
 	v.canon, _ = sys.(Canonicalizer[S])
 	v.perm, _ = sys.(Permuter[S])
 	v.signer, _ = sys.(Signer[S])
-	v.checker, _ = sys.(ts.Checker[S])
 	if v.canon == nil && v.signer == nil {
 		return fmt.Errorf("%w: %w", ts.ErrBadOptions, ErrNoSymmetry)
 	}
@@ -108,11 +117,11 @@ func Verify[S any](sys ts.TransitionSystem[S], opt VerifyOptions) (err error) {
 	if v.opt.MaxPairs == 0 {
 		v.opt.MaxPairs = DefaultVerifyPairs
 	}
-	n, err := search.Threads(sys)
+	m, err := search.NewModel(sys)
 	if err != nil {
 		return err
 	}
-	v.n = n
+	v.m, v.n = m, m.N
 	defer func() {
 		if p := recover(); p != nil {
 			err = &Mismatch{Schedule: v.where.Clone(), Thread: v.thread, Image: -1, Detail: fmt.Sprintf("%s panicked: %v", v.call, p)}
@@ -122,14 +131,14 @@ func Verify[S any](sys ts.TransitionSystem[S], opt VerifyOptions) (err error) {
 }
 
 type verifier[S any] struct {
-	sys     ts.TransitionSystem[S]
-	hasher  ts.Hasher[S]
-	canon   Canonicalizer[S]
-	perm    Permuter[S]
-	signer  Signer[S]
-	checker ts.Checker[S]
-	opt     VerifyOptions
-	n       int
+	sys    ts.TransitionSystem[S]
+	m      *search.Model[S]
+	hasher ts.Hasher[S]
+	canon  Canonicalizer[S]
+	perm   Permuter[S]
+	signer Signer[S]
+	opt    VerifyOptions
+	n      int
 
 	// where user code runs, for a panic
 	where  ts.Schedule
@@ -146,6 +155,32 @@ func (v *verifier[S]) enter(sched ts.Schedule, t ts.Tid, call string) {
 	v.where, v.thread, v.call = sched, t, call
 }
 
+// moves returns the moves of the enabled threads at s, every outcome of
+// each.
+func (v *verifier[S]) moves(s S, sched ts.Schedule) []ts.Move {
+	var mvs []ts.Move
+	for t := range ts.Tid(v.n) {
+		v.enter(sched, t, "Next")
+		if _, st := v.sys.Next(s, t); st != ts.Enabled {
+			continue
+		}
+		for c := range v.outcomes(s, sched, t) {
+			mvs = append(mvs, ts.Move{Thread: t, Outcome: c})
+		}
+	}
+	return mvs
+}
+
+func (v *verifier[S]) outcomes(s S, sched ts.Schedule, t ts.Tid) int {
+	v.enter(sched, t, "Outcomes")
+	return v.m.Outcomes(s, t)
+}
+
+func (v *verifier[S]) apply(s S, sched ts.Schedule, mv ts.Move, call string) S {
+	v.enter(sched, mv.Thread, call)
+	return v.m.Apply(s, mv)
+}
+
 func (v *verifier[S]) run() error {
 	v.enter(nil, -1, "Init")
 	queue := []vnode[S]{{s: v.sys.Init()}}
@@ -159,17 +194,12 @@ func (v *verifier[S]) run() error {
 		if m := v.state(nd.s, nd.sched); m != nil {
 			return m
 		}
-		if v.failed(nd.s, nd.sched) {
+		if v.checkFails(nd.s, nd.sched) || v.invariantFails(nd.s, nd.sched) {
 			continue
 		}
-		for t := range ts.Tid(v.n) {
-			v.enter(nd.sched, t, "Next")
-			if _, st := v.sys.Next(nd.s, t); st != ts.Enabled {
-				continue
-			}
-			v.enter(nd.sched, t, "Apply")
-			c := v.sys.Apply(nd.s, t)
-			sched := append(nd.sched.Clone(), ts.Move{Thread: t})
+		for _, mv := range v.moves(nd.s, nd.sched) {
+			c := v.apply(nd.s, nd.sched, mv, "Apply")
+			sched := append(nd.sched.Clone(), mv)
 			if v.hasher != nil {
 				v.enter(sched, -1, "Hash")
 				h := v.hasher.Hash(c)
@@ -184,12 +214,40 @@ func (v *verifier[S]) run() error {
 	return nil
 }
 
-func (v *verifier[S]) failed(s S, sched ts.Schedule) bool {
-	if v.checker == nil {
+func (v *verifier[S]) checkFails(s S, sched ts.Schedule) bool {
+	if v.m.Checker == nil {
 		return false
 	}
 	v.enter(sched, -1, "Check")
-	return v.checker.Check(s) != nil
+	return v.m.Checker.Check(s) != nil
+}
+
+func (v *verifier[S]) invariantFails(s S, sched ts.Schedule) bool {
+	if v.m.Invariant == nil {
+		return false
+	}
+	v.enter(sched, -1, "Invariant")
+	return v.m.Invariant.Invariant(s) != nil
+}
+
+// agree compares what Check and Invariant say of two states that must be
+// alike, and describes the difference ("" if none); side names the second
+// state.
+func (v *verifier[S]) agree(a, b S, sched ts.Schedule, side string) string {
+	switch ca, cb := v.checkFails(a, sched), v.checkFails(b, sched); {
+	case ca && !cb:
+		return "Check fails on the state but not on " + side
+	case cb && !ca:
+		return "Check fails on " + side + " but not on the state"
+	}
+	const why = " (a symmetric invariant fails on both or neither)"
+	switch ia, ib := v.invariantFails(a, sched), v.invariantFails(b, sched); {
+	case ia && !ib:
+		return "the invariant fails on the state but not on " + side + why
+	case ib && !ia:
+		return "the invariant fails on " + side + " but not on the state" + why
+	}
+	return ""
 }
 
 func (v *verifier[S]) hash(s S, sched ts.Schedule) uint64 {
@@ -232,8 +290,8 @@ func (v *verifier[S]) canonical(s S, sched ts.Schedule) error {
 		}
 		used[u] = true
 	}
-	if v.failed(s, sched) != v.failed(rep, sched) {
-		return mis(-1, -1, "Check fails on one of the state and its canonical form only")
+	if d := v.agree(s, rep, sched, "its canonical form"); d != "" {
+		return mis(-1, -1, "%s", d)
 	}
 	if v.perm != nil {
 		v.enter(sched, -1, "Permute")
@@ -244,29 +302,35 @@ func (v *verifier[S]) canonical(s S, sched ts.Schedule) error {
 	for t := range ts.Tid(v.n) {
 		img := p[t]
 		v.enter(sched, t, "Next")
-		st1, s1 := v.sys.Next(s, t)
+		_, s1 := v.sys.Next(s, t)
 		v.enter(sched, img, "Next (of the canonical form)")
-		st2, s2 := v.sys.Next(rep, img)
+		_, s2 := v.sys.Next(rep, img)
 		if s1 != s2 {
 			return mis(t, img, "thread %d is %v but its image %d in the canonical form is %v", t, s1, img, s2)
+		}
+		if s1 == ts.Finished {
+			continue
+		}
+		k1, k2 := v.outcomes(s, sched, t), v.outcomes(rep, sched, img)
+		if k1 != k2 {
+			return mis(t, img, "thread %d's transition has %d outcomes but its image %d's in the canonical form has %d", t, k1, img, k2)
 		}
 		if s1 != ts.Enabled {
 			continue
 		}
-		_, _ = st1, st2
-		after := append(sched.Clone(), ts.Move{Thread: t})
-		v.enter(sched, t, "Apply")
-		c1 := v.sys.Apply(s, t)
-		v.enter(sched, img, "Apply (to the canonical form)")
-		c2 := v.sys.Apply(rep, img)
-		if v.canonHash(c1, after) != v.canonHash(c2, after) {
-			return mis(t, img, "the successor by thread %d and the canonical form's successor by thread %d are in different orbits", t, img)
-		}
-		if v.perm != nil {
-			v.enter(after, -1, "Permute")
-			a := v.perm.Permute(c1, p)
-			if v.hash(a, after) != v.hash(c2, after) {
-				return mis(t, img, "the permuted successor is not the successor of the permuted state (permutation %v)", p)
+		for c := range k1 {
+			after := append(sched.Clone(), ts.Move{Thread: t, Outcome: c})
+			c1 := v.apply(s, sched, ts.Move{Thread: t, Outcome: c}, "Apply")
+			c2 := v.apply(rep, sched, ts.Move{Thread: img, Outcome: c}, "Apply (to the canonical form)")
+			if v.canonHash(c1, after) != v.canonHash(c2, after) {
+				return mis(t, img, "the successor by thread %d (outcome %d) and the canonical form's successor by thread %d (outcome %d) are in different orbits", t, c, img, c)
+			}
+			if v.perm != nil {
+				v.enter(after, -1, "Permute")
+				a := v.perm.Permute(c1, p)
+				if v.hash(a, after) != v.hash(c2, after) {
+					return mis(t, img, "the permuted successor (outcome %d) is not the successor of the permuted state (permutation %v)", c, p)
+				}
 			}
 		}
 	}
@@ -304,6 +368,40 @@ type vpair[S any] struct {
 	depth int
 }
 
+// renaming is the renaming of objects that a swap of two threads induces,
+// built as the lockstep comparison meets the objects.
+type renaming struct {
+	to, from map[ts.Obj]ts.Obj
+}
+
+// match extends the renaming with the accesses of two steps that must be
+// images of each other, and describes why they cannot be ("" if they can).
+func (r *renaming) match(inv *ts.InvariantWrites, s1, s2 ts.Step) string {
+	if s1.NumAccesses() != s2.NumAccesses() {
+		return fmt.Sprintf("they touch %d and %d objects", s1.NumAccesses(), s2.NumAccesses())
+	}
+	for i := range s1.NumAccesses() {
+		a1, a2 := s1.At(i), s2.At(i)
+		if a1.Op != a2.Op || a1.IsSync() != a2.IsSync() {
+			return fmt.Sprintf("they differ in access %d", i)
+		}
+		o2, ok2 := r.to[a1.Obj]
+		o1, ok1 := r.from[a2.Obj]
+		if ok2 && o2 != a2.Obj || ok1 && o1 != a1.Obj {
+			return "no consistent renaming of objects"
+		}
+		if inv.Reads(a1.Obj) != inv.Reads(a2.Obj) {
+			read, other := a1.Obj, a2.Obj
+			if !inv.Reads(read) {
+				read, other = other, read
+			}
+			return fmt.Sprintf("the renaming of objects maps object %d, which the invariant reads, and object %d, which it does not, onto each other", read, other)
+		}
+		r.to[a1.Obj], r.from[a2.Obj] = a2.Obj, a1.Obj
+	}
+	return ""
+}
+
 // lockstep explores the futures of s breadth first in pairs (u, v), v being
 // reached by u's schedule from s with a and b exchanged, and compares them.
 func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
@@ -323,7 +421,7 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 			perm[t] = tau(ts.Tid(t))
 		}
 	}
-	objs, back := map[ts.Obj]ts.Obj{}, map[ts.Obj]ts.Obj{}
+	objs := renaming{to: map[ts.Obj]ts.Obj{}, from: map[ts.Obj]ts.Obj{}}
 	queue := []vpair[S]{{u: s, v: s, sched: sched}}
 	type key struct{ u, v uint64 }
 	seen := map[key]bool{}
@@ -334,9 +432,8 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 			return &Mismatch{Schedule: pr.sched.Clone(), Thread: t, Image: tau(t),
 				Detail: fmt.Sprintf("threads %d and %d have equal signatures after %v, but ", a, b, sched) + fmt.Sprintf(format, args...)}
 		}
-		fu, fv := v.failed(pr.u, pr.sched), v.failed(pr.v, pr.sched)
-		if fu != fv {
-			return mis(-1, "Check fails on only one side of the exchange")
+		if d := v.agree(pr.u, pr.v, pr.sched, "the state reached with them exchanged"); d != "" {
+			return mis(-1, "%s", d)
 		}
 		if perm != nil {
 			v.enter(pr.sched, -1, "Permute")
@@ -344,7 +441,7 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 				return mis(-1, "the state with %d and %d exchanged is not the state reached with them exchanged", a, b)
 			}
 		}
-		if fu {
+		if v.checkFails(pr.u, pr.sched) || v.invariantFails(pr.u, pr.sched) {
 			continue
 		}
 		for x := range ts.Tid(v.n) {
@@ -359,31 +456,29 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 			if st1 == ts.Finished {
 				continue
 			}
-			if step1.Op != step2.Op || step1.Sync != step2.Sync {
-				return mis(x, "thread %d's next step is %v and its image's %v", x, step1, step2)
+			if d := objs.match(v.m.Inv, step1, step2); d != "" {
+				return mis(x, "thread %d's next step is %v and its image's %v: %s", x, step1, step2, d)
 			}
-			o2, ok2 := objs[step1.Obj]
-			o1, ok1 := back[step2.Obj]
-			if ok2 && o2 != step2.Obj || ok1 && o1 != step1.Obj {
-				return mis(x, "thread %d's next step is %v and its image's %v: no consistent renaming of objects", x, step1, step2)
+			k1, k2 := v.outcomes(pr.u, pr.sched, x), v.outcomes(pr.v, pr.sched, y)
+			if k1 != k2 {
+				return mis(x, "thread %d's transition has %d outcomes and its image %d's has %d", x, k1, y, k2)
 			}
-			objs[step1.Obj], back[step2.Obj] = step2.Obj, step1.Obj
 			if st1 != ts.Enabled || pr.depth >= v.opt.MaxDepth {
 				continue
 			}
-			next := append(pr.sched.Clone(), ts.Move{Thread: x})
-			v.enter(pr.sched, x, "Apply")
-			cu := v.sys.Apply(pr.u, x)
-			v.enter(pr.sched, y, "Apply (exchanged)")
-			cv := v.sys.Apply(pr.v, y)
-			if v.hasher != nil {
-				k := key{v.hash(cu, next), v.hash(cv, next)}
-				if seen[k] {
-					continue
+			for c := range k1 {
+				next := append(pr.sched.Clone(), ts.Move{Thread: x, Outcome: c})
+				cu := v.apply(pr.u, pr.sched, ts.Move{Thread: x, Outcome: c}, "Apply")
+				cv := v.apply(pr.v, pr.sched, ts.Move{Thread: y, Outcome: c}, "Apply (exchanged)")
+				if v.hasher != nil {
+					k := key{v.hash(cu, next), v.hash(cv, next)}
+					if seen[k] {
+						continue
+					}
+					seen[k] = true
 				}
-				seen[k] = true
+				queue = append(queue, vpair[S]{u: cu, v: cv, sched: next, depth: pr.depth + 1})
 			}
-			queue = append(queue, vpair[S]{u: cu, v: cv, sched: next, depth: pr.depth + 1})
 		}
 	}
 	return nil
