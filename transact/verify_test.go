@@ -9,6 +9,7 @@ import (
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/transact"
 	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
 )
 
 // VerifyMovers rejects a racy write declared a both mover: Figure 1's
@@ -133,5 +134,111 @@ func TestDisciplineFigure3(t *testing.T) {
 	}
 	if _, err := transact.Infer[int](context.Background(), noHashSys{}, transact.InferOptions{}); !errors.Is(err, transact.ErrInfer) {
 		t.Errorf("no Hash: %v", err)
+	}
+}
+
+// idleLocks is two threads that each take one lock and then wait Idle for
+// the other's (a server that may wait for good): T0 takes a then b, T1
+// takes b then a, each releasing both. A run may end normally with each
+// holding one lock and waiting.
+type idleLocks struct{}
+
+type idleLocksState struct{ pc, owner [2]int8 } // owner: 0 free, t+1 held by t
+
+func (idleLocks) Init() idleLocksState { return idleLocksState{} }
+func (idleLocks) Threads() int         { return 2 }
+
+// lock returns the lock thread t touches at pc, and whether it acquires it.
+func (idleLocks) lock(t ts.Tid, pc int8) (int, bool) {
+	first, second := int(t), 1-int(t)
+	switch pc {
+	case 0:
+		return first, true
+	case 1:
+		return second, true
+	case 2:
+		return second, false
+	}
+	return first, false
+}
+
+func (l idleLocks) Next(s idleLocksState, t ts.Tid) (ts.Step, ts.Status) {
+	if s.pc[t] > 3 {
+		return ts.Step{}, ts.Finished
+	}
+	o, acq := l.lock(t, s.pc[t])
+	if !acq {
+		return ts.Step{Obj: ts.Obj(o), Op: ts.Release}, ts.Enabled
+	}
+	step := ts.Step{Obj: ts.Obj(o), Op: ts.Acquire}
+	switch {
+	case s.owner[o] == 0:
+		return step, ts.Enabled
+	case s.pc[t] == 1:
+		return step, ts.Idle
+	}
+	return step, ts.Blocked
+}
+
+func (l idleLocks) Apply(s idleLocksState, t ts.Tid) idleLocksState {
+	o, acq := l.lock(t, s.pc[t])
+	s.owner[o] = 0
+	if acq {
+		s.owner[o] = int8(t) + 1
+	}
+	s.pc[t]++
+	return s
+}
+
+func (idleLocks) Hash(s idleLocksState) uint64 {
+	return uint64(s.pc[0]) | uint64(s.pc[1])<<8 | uint64(s.owner[0])<<16 | uint64(s.owner[1])<<24
+}
+
+// A right mover must never make another thread Idle (property 5): an
+// acquire declared a right mover, as lock discipline would have it, makes
+// the other thread's Idle wait for the lock wait, and the run that ends
+// with both waiting is missed. VerifyMovers says so; the inferred movers
+// make an acquire of a lock someone waits for Idle a non-mover, and cpc
+// and cycle then reach that end.
+func TestIdleWaitForALock(t *testing.T) {
+	ctx := context.Background()
+	var sys idleLocks
+	lockMovers := transact.WithMovers[idleLocksState](sys, func(s idleLocksState, th ts.Tid) transact.Mover {
+		step, st := sys.Next(s, th)
+		switch {
+		case st == ts.Finished:
+			return transact.NonMover
+		case step.Op == ts.Acquire:
+			return transact.RightMover
+		}
+		return transact.LeftMover
+	})
+	var me *transact.MoverError
+	if err := transact.VerifyMovers(ctx, lockMovers, transact.VerifyOptions{}); !errors.As(err, &me) || me.Property != 5 {
+		t.Errorf("acquires declared right movers: %v, want a breach of property 5", err)
+	} else if !strings.Contains(err.Error(), "Idle") {
+		t.Errorf("the report does not say Idle: %v", err)
+	}
+	if err := transact.VerifyMovers[idleLocksState](ctx, sys, transact.VerifyOptions{}); err != nil {
+		t.Errorf("inferred movers: %v", err)
+	}
+	d, err := transact.Infer[idleLocksState](ctx, sys, transact.InferOptions{})
+	if err != nil || !d.IdleWaited(0) || d.Mover(ts.Step{Obj: 0, Op: ts.Acquire}, ts.Enabled) != transact.NonMover ||
+		d.Mover(ts.Step{Obj: 0, Op: ts.Release}, ts.Enabled) != transact.LeftMover {
+		t.Errorf("discipline %v, %v", d, err)
+	}
+	if got := d.String(); got != "o0: lock, waited for Idle\no1: lock, waited for Idle" {
+		t.Errorf("discipline:\n%s", got)
+	}
+	ref, err := tstest.Reference[idleLocksState](ctx, sys, tstest.ReductionOptions{Stateful: true})
+	if err != nil || len(ref.Terminals) != 2 {
+		t.Fatalf("reference: %d terminal states, %v", len(ref.Terminals), err)
+	}
+	for _, opt := range variants {
+		red, err := tstest.Collect[idleLocksState](ctx, sys, transactExplorer[idleLocksState](opt), tstest.ReductionOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareWhole(t, opt.Proviso.String(), ts.TransitionSystem[idleLocksState](sys), ref, red)
 	}
 }
