@@ -23,16 +23,20 @@ import (
 // popped and its CPC bit is set, there is a path of left movers of q.tid
 // from q.state to a state where all threads were scheduled (Xend).
 //
-// It needs ts.Hasher and handles cyclic state spaces. It finds every
-// assertion failure (a Check failure that a thread's own transition causes)
-// that ts.ExploreStateful finds, provided the movers (declared by the system
-// through [Movers], or inferred from its lock discipline by an exhaustive
-// pass, see [Infer]) satisfy the paper's four properties; the None proviso
-// does not. Terminal states and deadlocks it reports are real, but it may
-// miss some: a thread paused in the right-mover part of its transaction never
-// lets another thread run there. Result.States counts instrumented states
-// (a state and the threads' phase bits); Result.Stats holds the counts named
-// by the Stat constants.
+// It needs ts.Hasher and handles cyclic state spaces, and takes the whole
+// model: every outcome of a transition is explored and recorded in the
+// schedule, Check and the invariant are checked at every state visited, a
+// state where every waiting thread is Idle ends normally. Provided the
+// movers (declared by the system through [Movers], or inferred from its lock
+// discipline by an exhaustive pass, see [Infer]) satisfy the properties of
+// [MoverError], it finds every assertion failure (a Check failure that a
+// thread's own transition causes) and every invariant failure that
+// ts.ExploreStateful finds, and reaches every terminal state with no thread
+// Blocked that it reaches; the None proviso does not. Deadlocks it reports
+// are real, but it may miss some: a thread paused in the right-mover part
+// of its transaction never lets another thread run there. Result.States
+// counts instrumented states (a state and the threads' phase bits);
+// Result.Stats holds the counts named by the Stat constants.
 func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	// Deadlocks met are real and reported, but the reduction runs
 	// transactions whole and does not promise to meet them all.
