@@ -218,10 +218,9 @@ func (e *engine[S]) loop() {
 			q.m = m
 			// L7, evaluated whatever the thread's status: a next step that
 			// is not a left mover, past the commit, ends the transaction.
-			// So does an Idle wait, in either phase: the thread may wait
-			// for good, and the others must run there for the runs that
-			// end with it waiting to be reached (the package doc).
-			if !q.xend && (!p && !m.Left() || st == ts.Idle) {
+			// So do an exit and an Idle wait, in either phase (the package
+			// doc says why).
+			if !q.xend && ends(p, m, st) {
 				q.xend = true
 				e.ends++
 			}
@@ -364,18 +363,16 @@ func (e *engine[S]) newState(s S, h uint64, d int, last ts.Tid) (int32, bool) {
 // the proviso's rule for a record with no transition.
 func (e *engine[S]) leafXend(s S, t ts.Tid, m Mover, d int) bool {
 	st := e.status[d*e.n+int(t)]
-	if st == ts.Idle {
-		return true // an Idle wait ends the transaction, in either phase
-	}
-	if getPhase(e.phaseVec(d), int(t)) {
-		return false // L7 and every proviso's rule need the post-commit phase
-	}
 	em, ok := e.moverOf(s, t, e.steps[d*e.n+int(t)], st, d)
 	if !ok {
 		return false
 	}
-	if !em.Left() {
+	p := getPhase(e.phaseVec(d), int(t))
+	if ends(p, em, st) {
 		return true
+	}
+	if p {
+		return false // every proviso's rule needs the post-commit phase
 	}
 	switch e.opt.Proviso {
 	case CPC:
@@ -384,6 +381,18 @@ func (e *engine[S]) leafXend(s S, t ts.Tid, m Mover, d int) bool {
 		return true
 	}
 	return false
+}
+
+// ends reports whether a thread in phase p whose next step has mover type
+// m and status st is outside any transaction: line L7 (past the commit, a
+// next step that is not a left mover), and in either phase a thread that
+// exited (finished, its end not declared a left mover: see Movers) or waits
+// Idle. An exit is the paper's return, a global step that commits; weft
+// takes no step for it, so the phase cannot say it. An Idle thread may wait
+// for good, and the runs that end with it waiting are reached only if the
+// others run there.
+func ends(p bool, m Mover, st ts.Status) bool {
+	return (!p || st == ts.Finished) && !m.Left() || st == ts.Idle
 }
 
 // finish is lines L17-L28: the record on top has no transition left; the

@@ -29,7 +29,7 @@
 // local step, keeps it), the phase bits being part of the state key. It runs
 // the thread that reached a state on through its transaction and schedules
 // all threads where the transaction ends (line L7: past the commit, the next
-// step is not a left mover; or the thread waits Idle), or where
+// step is not a left mover; or the thread exited or waits Idle), or where
 // Options.Proviso forces them:
 //
 //   - CPC (strategy name "cpc"), commit point completion: a state of a
@@ -145,9 +145,12 @@
 //     (LM = RM = true on the record).
 //   - Line L7 is evaluated for the thread whatever its status: a blocked
 //     thread whose next step is not a left mover is outside any transaction
-//     (as the paper's N(t) says), and so is a finished thread that exited.
-//     An Idle thread ends its transaction in either phase (see above); the
-//     paper has no Idle threads.
+//     (as the paper's N(t) says), and so is a finished thread that exited,
+//     in either phase: the paper's return is a step that commits, which
+//     weft does not take, so the phase cannot say it (a thread that took a
+//     lock and finished holding it used to keep every other thread from
+//     running after its acquire). An Idle thread ends its transaction in
+//     either phase too (see above); the paper has no Idle threads.
 //     Whether a finished thread exited or is stuck (assume(false)) the
 //     transition system cannot say (both are ts.Finished): Movers.Mover
 //     declares it (NonMover: exited; BothMover: stuck). Inferred movers take

@@ -83,9 +83,9 @@ func (e *MoverError) Unwrap() error { return ErrMover }
 // matter. Run VerifyMovers on a small instance of the system in a test.
 // Movers of finished threads (how a thread's end counts) are not checked:
 // they change where transactions end, never soundness. As in every search, a
-// violating state (Check or the invariant fails) is a sink, and a
-// commutation diagram whose first step reaches one is not checked: the
-// search reports the violation there.
+// violating state (Check or the invariant fails) is a sink: a commutation
+// diagram whose first step reaches one holds if the other order reaches one
+// too (the step goes wrong either way), and is not checked further.
 func VerifyMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], opt VerifyOptions) (err error) {
 	if err := search.Context(ctx); err != nil {
 		return err
@@ -234,8 +234,10 @@ func (g *graph[S]) verify() error {
 
 // pair checks the five properties for threads t (the mover) and u at state
 // i, for every outcome a of t's step and b of u's. A diagram through a
-// violating state is not checked: the search stops there and reports it,
-// whichever order it takes.
+// violating state holds when both orders go wrong: the search stops there
+// and reports it, whichever order it takes. One that goes wrong in the
+// order the reduction would move to only does not: it would lose the runs
+// of the other order.
 func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 	sts, mt := g.next(i, t)
 	sus, _ := g.next(i, u)
@@ -269,6 +271,11 @@ func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 					return fail(1, mt, "%s gives %s %d outcomes, %d before", desc(i, t, a), desc(st, u, b), len(s2s), len(sus))
 				}
 				if g.bad[sus[b]] {
+					// u's step goes wrong first; it must after t's too,
+					// or moving t's step right loses the run that goes on.
+					if !g.bad[s2] {
+						return fail(1, mt, "%s goes wrong before %s, not after it", desc(i, u, b), desc(i, t, a))
+					}
 					continue
 				}
 				s4s, m4 := g.next(sus[b], t)
@@ -312,6 +319,10 @@ func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 			}
 			for a, st := range sts {
 				if g.bad[st] {
+					// t's step goes wrong first; it must after u's too.
+					if !g.bad[s1ts[a]] {
+						return fail(3, m1t, "%s goes wrong before %s, not after it", desc(i, t, a), desc(i, u, b))
+					}
 					continue
 				}
 				s3s, _ := g.next(st, u)

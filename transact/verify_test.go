@@ -242,3 +242,29 @@ func TestIdleWaitForALock(t *testing.T) {
 		compareWhole(t, opt.Proviso.String(), ts.TransitionSystem[idleLocksState](sys), ref, red)
 	}
 }
+
+// A commutation diagram that ends in a violation in one order only breaks
+// the property: y := 3 declared a right mover passes VerifyMovers when the
+// diagrams through violating states are skipped, yet moving it after T0's
+// read of y makes T0's assertion fail, and the run where T0 read 3 and went
+// on is lost (found by TestVerifiedDeclarationsAreSound).
+func TestVerifyMoversDiagramThroughAViolation(t *testing.T) {
+	p := &tstest.Program{
+		Vars: []tstest.Var{{Name: "y"}},
+		Code: [][]tstest.Instr{
+			{tstest.Load(0, 0), tstest.AssertEq(0, 3)},
+			{tstest.Store(0, 3)},
+		},
+	}
+	sys := transact.WithMovers[tstest.State](p, func(s tstest.State, th ts.Tid) transact.Mover {
+		if _, st := p.Next(s, th); th == 1 && st != ts.Finished {
+			return transact.RightMover
+		}
+		return transact.NonMover
+	})
+	var me *transact.MoverError
+	err := transact.VerifyMovers(context.Background(), sys, transact.VerifyOptions{})
+	if !errors.As(err, &me) || me.Property != 1 || me.Thread != 1 || !strings.Contains(err.Error(), "goes wrong before") {
+		t.Errorf("VerifyMovers = %v, want a breach of property 1 by thread 1", err)
+	}
+}
