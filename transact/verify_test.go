@@ -268,3 +268,49 @@ func TestVerifyMoversDiagramThroughAViolation(t *testing.T) {
 		t.Errorf("VerifyMovers = %v, want a breach of property 1 by thread 1", err)
 	}
 }
+
+// The discipline gives a step of several objects the weakest mover type of
+// its accesses. Here x is protected by m0, y is racy, z is read-only, m0
+// and m1 are shared locks, and p is private; T1 takes both locks in one
+// step.
+func TestDisciplineStepsOfSeveralObjects(t *testing.T) {
+	p := &tstest.Program{
+		Vars:  []tstest.Var{{Name: "x"}, {Name: "y"}, {Name: "z"}, {Name: "p"}},
+		Locks: []string{"m0", "m1"},
+		Code: [][]tstest.Instr{
+			{tstest.Acquire(0), tstest.Store(0, 1), tstest.Release(0), tstest.Store(1, 1), tstest.Load(0, 2), tstest.Store(3, 1), tstest.Acquire(1), tstest.Release(1)},
+			{tstest.Acquire2(0, 1), tstest.Load(0, 0), tstest.Release(1), tstest.Release(0), tstest.Load(0, 1), tstest.Load(0, 2)},
+		},
+	}
+	d, err := transact.Infer[tstest.State](context.Background(), p, transact.InferOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Format(p), "m0: lock\nm1: lock\np: private\nx: protected by m0\ny: racy\nz: read-only"; got != want {
+		t.Fatalf("discipline:\n%s\nwant:\n%s", got, want)
+	}
+	const x, y, z, pv, m0, m1 = 0, 1, 2, 3, 4, 5
+	step := func(acc ...ts.Access) ts.Step {
+		return ts.Step{Obj: acc[0].Obj, Op: acc[0].Op, Also: acc[1:]}
+	}
+	a := func(o ts.Obj, op ts.Op) ts.Access { return ts.Access{Obj: o, Op: op} }
+	for _, c := range []struct {
+		step ts.Step
+		want transact.Mover
+	}{
+		{step(a(m0, ts.Acquire), a(m1, ts.Acquire)), transact.RightMover},
+		{step(a(m0, ts.Release), a(m1, ts.Release)), transact.LeftMover},
+		{step(a(m0, ts.Acquire), a(m1, ts.Release)), transact.NonMover},
+		{step(a(x, ts.Write), a(z, ts.Read)), transact.BothMover},
+		{step(a(x, ts.Write), a(pv, ts.Write), a(z, ts.Read)), transact.BothMover},
+		{step(a(m0, ts.Acquire), a(z, ts.Read)), transact.RightMover},
+		{step(a(m0, ts.Acquire), a(y, ts.Read)), transact.NonMover},
+		{step(a(x, ts.Write), a(m0, ts.Release)), transact.LeftMover},
+		{step(a(x, ts.Write), a(y, ts.Write)), transact.NonMover},
+		{step(a(99, ts.Read), a(z, ts.Read)), transact.NonMover}, // never seen
+	} {
+		if got := d.Mover(c.step, ts.Enabled); got != c.want {
+			t.Errorf("%v: %v, want %v", c.step, got, c.want)
+		}
+	}
+}
