@@ -44,6 +44,17 @@ func wholeModel[S any](t *testing.T, name string, sys ts.TransitionSystem[S]) ma
 			name, label, red.Result.States, red.Result.Stats[transact.StatPlainStates], red.Result.Transitions,
 			ref.Result.States, len(red.Terminals), len(red.Violations))
 	}
+	v, err := transact.NewView(ctx, sys, transact.ViewOptions{})
+	if err != nil {
+		t.Fatalf("%s: NewView: %v", name, err)
+	}
+	view, err := tstest.Collect[S](ctx, v, ts.ExploreStateful[S], tstest.ReductionOptions{})
+	if err != nil {
+		t.Fatalf("%s: view: %v", name, err)
+	}
+	compareWhole(t, name+" view", sys, ref, view)
+	rows["view"] = modelRow{view.Result.States, view.Result.States, ref.Result.States}
+	t.Logf("%s view: %d states, %d transactions", name, view.Result.States, view.Result.Transitions)
 	return rows
 }
 
@@ -60,6 +71,12 @@ func TestBundledWholeModels(t *testing.T) {
 	check := func(name string, rows map[string]modelRow, states, reference int64) {
 		t.Helper()
 		for label, r := range rows {
+			if label == "view" {
+				if r.states > reference {
+					t.Errorf("%s view: %d states, the reference %d", name, r.states, reference)
+				}
+				continue
+			}
 			if r.states != states || r.plain != states || r.reference != reference {
 				t.Errorf("%s %s: %d states (%d distinct), the reference %d; want %d, %d", name, label, r.states, r.plain, r.reference, states, reference)
 			}

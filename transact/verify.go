@@ -41,6 +41,9 @@ type MoverError struct {
 	//     mover, after it;
 	//  5. a right mover of t never makes u Idle: if u is Idle after it, u
 	//     was Idle before it.
+	// A violating state is a sink: where one order of two steps reaches
+	// one, the other must reach the same violation (a left mover taken
+	// first leaves a step that goes wrong enabled and going wrong, for 4).
 	Property int
 	// Thread is the thread whose declaration is wrong, Other the thread
 	// whose step shows it.
@@ -84,8 +87,9 @@ func (e *MoverError) Unwrap() error { return ErrMover }
 // Movers of finished threads (how a thread's end counts) are not checked:
 // they change where transactions end, never soundness. As in every search, a
 // violating state (Check or the invariant fails) is a sink: a commutation
-// diagram whose first step reaches one holds if the other order reaches one
-// too (the step goes wrong either way), and is not checked further.
+// diagram whose first step reaches one holds if the other order reaches the
+// same violation (kind and message: the step goes wrong either way, and the
+// same way), and is not checked further.
 func VerifyMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], opt VerifyOptions) (err error) {
 	if err := search.Context(ctx); err != nil {
 		return err
@@ -132,6 +136,7 @@ type graph[S any] struct {
 	parent []int32   // BFS parent, -1 for the initial state
 	via    []ts.Move // the move from the parent
 	bad    []bool    // Check or the invariant fails
+	why    []string  // then the violation, kind and message
 	steps  []ts.Step
 	status []ts.Status
 	movers []Mover
@@ -173,8 +178,14 @@ func (g *graph[S]) build(ctx context.Context, limit int) error {
 		if _, err := g.m.Look(s, g.steps[base:], g.status[base:], outs, &cur); err != nil {
 			return search.WithSchedule(err, g.schedule(int32(i)))
 		}
-		bad := g.m.Check(s) != nil
+		v := g.m.Check(s)
+		bad := v != nil
 		g.bad = append(g.bad, bad)
+		why := ""
+		if bad {
+			why = fmt.Sprintf("%v: %v", v.Kind, v.Err)
+		}
+		g.why = append(g.why, why)
 		for t := range ts.Tid(g.n) {
 			if bad || g.status[base+int(t)] != ts.Enabled {
 				continue
@@ -234,10 +245,10 @@ func (g *graph[S]) verify() error {
 
 // pair checks the five properties for threads t (the mover) and u at state
 // i, for every outcome a of t's step and b of u's. A diagram through a
-// violating state holds when both orders go wrong: the search stops there
-// and reports it, whichever order it takes. One that goes wrong in the
-// order the reduction would move to only does not: it would lose the runs
-// of the other order.
+// violating state holds when both orders go wrong the same way: the search
+// stops there and reports it, whichever order it takes. One that goes
+// wrong in one order only, or another way, does not: the reduction, which
+// takes one order, would lose the runs or the violation of the other.
 func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 	sts, mt := g.next(i, t)
 	sus, _ := g.next(i, u)
@@ -272,9 +283,11 @@ func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 				}
 				if g.bad[sus[b]] {
 					// u's step goes wrong first; it must after t's too,
-					// or moving t's step right loses the run that goes on.
-					if !g.bad[s2] {
-						return fail(1, mt, "%s goes wrong before %s, not after it", desc(i, u, b), desc(i, t, a))
+					// the same way, or moving t's step right loses the
+					// run that goes on, or the violation it shows.
+					if !g.sameWrong(sus[b], s2) {
+						return fail(1, mt, "%s goes wrong before %s (%s), not the same way after it (%s)",
+							desc(i, u, b), desc(i, t, a), g.why[sus[b]], g.wrong(s2))
 					}
 					continue
 				}
@@ -298,6 +311,25 @@ func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 	}
 	for b, su := range sus {
 		if g.bad[su] {
+			// 4, for a step of u that goes wrong: a left mover of t
+			// taken first leaves it enabled and going wrong (the search
+			// completes t's transaction with its left movers before
+			// others run, as Lipton's argument moves them left).
+			if sts == nil || !mt.Left() {
+				continue
+			}
+			for a, st := range sts {
+				if g.bad[st] {
+					continue
+				}
+				s3s, _ := g.next(st, u)
+				if s3s == nil || b >= len(s3s) {
+					return fail(4, mt, "%s goes wrong (%s), but %s disables it", desc(i, u, b), g.why[su], desc(i, t, a))
+				}
+				if !g.sameWrong(su, s3s[b]) {
+					return fail(4, mt, "%s goes wrong (%s), but not the same way after %s (%s)", desc(i, u, b), g.why[su], desc(i, t, a), g.wrong(s3s[b]))
+				}
+			}
 			continue
 		}
 		s1ts, m1t := g.next(su, t) // t after u's step
@@ -319,9 +351,11 @@ func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 			}
 			for a, st := range sts {
 				if g.bad[st] {
-					// t's step goes wrong first; it must after u's too.
-					if !g.bad[s1ts[a]] {
-						return fail(3, m1t, "%s goes wrong before %s, not after it", desc(i, t, a), desc(i, u, b))
+					// t's step goes wrong first; it must after u's too,
+					// the same way.
+					if !g.sameWrong(st, s1ts[a]) {
+						return fail(3, m1t, "%s goes wrong before %s (%s), not the same way after it (%s)",
+							desc(i, t, a), desc(i, u, b), g.why[st], g.wrong(s1ts[a]))
 					}
 					continue
 				}
@@ -348,6 +382,18 @@ func (g *graph[S]) pair(i int32, t, u ts.Tid) error {
 		}
 	}
 	return nil
+}
+
+// sameWrong reports whether states j and k are violating with the same
+// violation (kind and message).
+func (g *graph[S]) sameWrong(j, k int32) bool { return g.bad[j] && g.bad[k] && g.why[j] == g.why[k] }
+
+// wrong says what is wrong at state j, if anything.
+func (g *graph[S]) wrong(j int32) string {
+	if !g.bad[j] {
+		return "no violation"
+	}
+	return g.why[j]
 }
 
 // describe names thread v's step at state j, with outcome c when it has

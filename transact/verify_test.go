@@ -314,3 +314,48 @@ func TestDisciplineStepsOfSeveralObjects(t *testing.T) {
 		}
 	}
 }
+
+// Diagrams through violations, found by TestVerifiedDeclarationsAreSound:
+// a right mover whose order changes the failure another thread's step
+// reports (x := 1 before T1's fetch_add, whose assertion always fails,
+// shows r1 = 1, after it r1 = 0), and a left mover that disables a step
+// that goes wrong (T1's lock(m) taken first keeps T0's lock(m), whose
+// assertion fails, from running; the search, which completes T1's
+// transaction with its left movers, would never see the failure).
+func TestVerifyMoversDiagramsThroughViolations(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    *tstest.Program
+		as   transact.Mover // thread 1's declaration
+		prop int
+		says string
+	}{
+		{"another failure", &tstest.Program{
+			Vars: []tstest.Var{{Name: "x"}},
+			Code: [][]tstest.Instr{
+				{tstest.FetchAdd(1, 0, 1), tstest.AssertEq(1, 2)},
+				{tstest.Store(0, 1)},
+			},
+		}, transact.RightMover, 1, "not the same way"},
+		{"a failure disabled", &tstest.Program{
+			Locks: []string{"m"},
+			Code: [][]tstest.Instr{
+				{tstest.Acquire(0), tstest.AssertEq(0, 1)},
+				{tstest.Acquire(0)},
+			},
+		}, transact.LeftMover, 4, "disables it"},
+	} {
+		p := c.p
+		sys := transact.WithMovers[tstest.State](p, func(s tstest.State, th ts.Tid) transact.Mover {
+			if _, st := p.Next(s, th); th == 1 && st != ts.Finished {
+				return c.as
+			}
+			return transact.NonMover
+		})
+		var me *transact.MoverError
+		err := transact.VerifyMovers(context.Background(), sys, transact.VerifyOptions{})
+		if !errors.As(err, &me) || me.Property != c.prop || me.Thread != 1 || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: VerifyMovers = %v, want a breach of property %d by thread 1", c.name, err, c.prop)
+		}
+	}
+}
