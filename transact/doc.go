@@ -101,7 +101,8 @@
 // fail goes wrong, in the paper's sense, in the reordered execution too:
 // the search, which checks Check and the invariant at every state it visits
 // (inside transactions too), reaches a state with the same values of those
-// objects, where the invariant fails with the same message. The reduction
+// objects, where the invariant, which depends on them only, fails with the
+// same message. The reduction
 // preserves an invariant only at states where its objects change; making
 // every such step a commit makes each of them a point the search visits in
 // every order it explores. The View, which shows transaction boundaries
@@ -124,8 +125,10 @@
 // The property tests check these on thousands of random programs of the
 // whole model (several objects, outcomes, idle threads, invariants, locks,
 // awaits, assertions), on random cyclic programs with local loops,
-// nondeterministic exits and dead ends, and on the bundled protocols
-// (two-phase commit, the alternating-bit protocol) and their bugs.
+// nondeterministic exits and dead ends, with inferred movers and with
+// random declarations that VerifyMovers accepts, and on the bundled
+// protocols (two-phase commit, the alternating-bit protocol) and their
+// bugs.
 // Everything reported is real, deadlocks included, but deadlocks may be
 // missed: a thread paused in the right-mover part of its transaction (after
 // an acquire) never lets another thread run there while it is enabled or
@@ -147,11 +150,11 @@
 //     thread whose next step is not a left mover is outside any transaction
 //     (as the paper's N(t) says), and so is a finished thread that exited,
 //     in either phase: the paper's return is a step that commits, which
-//     weft does not take, so the phase cannot say it (a thread that took a
-//     lock and finished holding it used to keep every other thread from
-//     running after its acquire). An Idle thread ends its transaction in
-//     either phase too (see above); the paper has no Idle threads.
-//     Whether a finished thread exited or is stuck (assume(false)) the
+//     weft does not take, so the phase cannot say it (otherwise a thread
+//     that takes a lock and finishes holding it would keep every other
+//     thread from running after its acquire). An Idle thread ends its
+//     transaction in either phase too (see above); the paper has no Idle
+//     threads. Whether a finished thread exited or is stuck (assume(false)) the
 //     transition system cannot say (both are ts.Finished): Movers.Mover
 //     declares it (NonMover: exited; BothMover: stuck). Inferred movers take
 //     every finished thread for exited, which makes the unsound search find
