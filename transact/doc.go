@@ -154,8 +154,8 @@
 //     that takes a lock and finishes holding it would keep every other
 //     thread from running after its acquire). An Idle thread ends its
 //     transaction in either phase too (see above); the paper has no Idle
-//     threads. Whether a finished thread exited or is stuck (assume(false)) the
-//     transition system cannot say (both are ts.Finished): Movers.Mover
+//     threads. Whether a finished thread exited or is stuck (assume(false))
+//     the transition system cannot say (both are ts.Finished): Movers.Mover
 //     declares it (NonMover: exited; BothMover: stuck). Inferred movers take
 //     every finished thread for exited, which makes the unsound search find
 //     Figure 2 with assume(false); the figures' tests declare it stuck.
