@@ -61,10 +61,11 @@ func wholeModel[S any](t *testing.T, name string, sys ts.TransitionSystem[S]) ma
 // Two-phase commit and the alternating-bit protocol use the whole model
 // (broadcasts and a select as steps of several objects, losses, votes,
 // timers and duplications as outcomes, idle receivers, an invariant): cpc
-// (with and without L19) and cycle reach exactly the terminal states of
-// ts.ExploreStateful, with no violation; the bug variants' invariant
-// failures (a participant that commits on a timeout; a receiver that
-// delivers a frame twice) are exactly those it finds. The states stored are
+// (with and without L19) and cycle, and ts.ExploreStateful on the
+// transaction view, reach exactly the terminal states of ts.ExploreStateful,
+// with no violation; the bug variants' invariant failures (a participant
+// that commits on a timeout; a receiver that delivers a frame twice) are
+// exactly those it finds. The states stored are
 // asserted: little is reduced, since most steps touch a link both sides
 // write (racy, so non-movers); the timers and the records are private.
 func TestBundledWholeModels(t *testing.T) {
