@@ -74,7 +74,7 @@ type info struct {
 const (
 	samePOR   = "terminal states, deadlocks, failed checks, invariant failures and panics; needs the independence contract (independent steps commute)"
 	sameCBPOR = "terminal states, deadlocks, failed checks and invariant failures within the bound, for checks that stay failed (a thread's assertion)"
-	sameTx    = "terminal states and failed checks; deadlocks not promised (those met are reported)"
+	sameTx    = "terminal states, failed checks and invariant failures; deadlocks not promised (those met are reported)"
 	modelCB   = "basic, idle threads, invariants"
 )
 
@@ -110,11 +110,11 @@ var algos = [numAlgos]info{
 		model: modelCB, needs: NeedsAcyclic, bounded: true, traces: true, fewest: true,
 		preserve: sameCBPOR + "; the first violation has the fewest preemptions"},
 	algoCPC: {name: "cpc", summary: "transactions with commit point completion against the ignoring problem; movers declared or inferred (transact)",
-		model: "basic", needs: NeedsHash, preserve: sameTx},
+		needs: NeedsHash, whole: true, preserve: sameTx},
 	algoCycle: {name: "cycle", summary: "transactions with cycle detection and the dead-end rule (transact)",
-		model: "basic", needs: NeedsHash, preserve: sameTx},
+		needs: NeedsHash, whole: true, preserve: sameTx},
 	algoUnsound: {name: "unsound", summary: "transactions with no proviso: UNSOUND, misses bugs; for comparison only (transact)",
-		model: "basic", needs: NeedsHash, preserve: "nothing: it misses bugs by design"},
+		needs: NeedsHash, whole: true, preserve: "nothing: it misses bugs by design"},
 	algoSym: {name: "sym", summary: "stateful search storing one state per symmetry orbit; models that declare a canonical form (symmetry.Explore)",
 		needs: NeedsHash | NeedsCanonical, whole: true,
 		preserve: "everything, up to the symmetry"},

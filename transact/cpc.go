@@ -23,16 +23,20 @@ import (
 // popped and its CPC bit is set, there is a path of left movers of q.tid
 // from q.state to a state where all threads were scheduled (Xend).
 //
-// It needs ts.Hasher and handles cyclic state spaces. It finds every
-// assertion failure (a Check failure that a thread's own transition causes)
-// that ts.ExploreStateful finds, provided the movers (declared by the system
-// through [Movers], or inferred from its lock discipline by an exhaustive
-// pass, see [Infer]) satisfy the paper's four properties; the None proviso
-// does not. Terminal states and deadlocks it reports are real, but it may
-// miss some: a thread paused in the right-mover part of its transaction never
-// lets another thread run there. Result.States counts instrumented states
-// (a state and the threads' phase bits); Result.Stats holds the counts named
-// by the Stat constants.
+// It needs ts.Hasher and handles cyclic state spaces, and takes the whole
+// model: every outcome of a transition is explored and recorded in the
+// schedule, Check and the invariant are checked at every state visited, a
+// state where every waiting thread is Idle ends normally. Provided the
+// movers (declared by the system through [Movers], or inferred from its lock
+// discipline by an exhaustive pass, see [Infer]) satisfy the properties of
+// [MoverError], it finds every assertion failure (a Check failure that a
+// thread's own transition causes) and every invariant failure that
+// ts.ExploreStateful finds, and reaches every terminal state with no thread
+// Blocked that it reaches; the None proviso does not. Deadlocks it reports
+// are real, but it may miss some: a thread paused in the right-mover part
+// of its transaction never lets another thread run there. Result.States
+// counts instrumented states (a state and the threads' phase bits);
+// Result.Stats holds the counts named by the Stat constants.
 func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	// Deadlocks met are real and reported, but the reduction runs
 	// transactions whole and does not promise to meet them all.
@@ -43,15 +47,14 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
-	hasher, ok := sys.(ts.Hasher[S])
-	if !ok {
+	if _, ok := sys.(ts.Hasher[S]); !ok {
 		return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
 	}
-	n, err := search.Threads(sys)
+	model, err := search.NewModel(sys)
 	if err != nil {
 		return res, err
 	}
-	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates, opt.Options)
+	mover, disc, err := resolveMovers(ctx, model, opt.InferStates, opt.Options)
 	res.Stats = map[string]int64{}
 	if disc != nil {
 		// The pass's transitions count against Limits.Transitions too.
@@ -65,17 +68,17 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err != nil {
 		return res, err
 	}
+	n := model.N
 	e := &engine[S]{
-		sys: sys, hasher: hasher, mover: mover, ctx: ctx, opt: opt, res: &res,
+		m: model, sys: sys, hasher: model.Hasher, mover: mover, ctx: ctx, opt: opt, res: &res,
 		n: n, w: phaseWords(n), maxDepth: opt.Limits.MaxDepth(), current: -1,
 		table: make(map[uint64]int32), plain: make(map[uint64]struct{}),
 		reported: make(map[uint64]struct{}),
 	}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
-	e.checker, _ = sys.(ts.Checker[S])
 	err = e.run()
 	if err == nil {
-		err = search.ThreadsStill(sys, n)
+		err = model.ThreadsAgain()
 	}
 	res.States = int64(len(e.records))
 	res.Stats[StatEnds] = e.ends
@@ -102,21 +105,23 @@ type frame[S any] struct {
 	rec      int32  // the state's record
 	tid      ts.Tid
 	numTids  int
-	executed bool // choice: the thread's one transition was taken (threads are deterministic)
+	started  bool  // L7 and L8 were evaluated for tid
+	m        Mover // tid's mover type at state, once started
+	choice   int   // the next outcome of tid's transition to take (the paper's choice index)
 	xend     bool
 	lm, rm   bool // the mover type of the transition that reached state
 	explored bool // some record of this state took a transition
 }
 
 type engine[S any] struct {
-	sys     ts.TransitionSystem[S]
-	checker ts.Checker[S]
-	hasher  ts.Hasher[S]
-	mover   moverFunc[S]
-	ctx     context.Context
-	opt     Options
-	res     *ts.Result
-	n, w    int
+	m      *search.Model[S]
+	sys    ts.TransitionSystem[S]
+	hasher ts.Hasher[S]
+	mover  moverFunc[S]
+	ctx    context.Context
+	opt    Options
+	res    *ts.Result
+	n, w   int
 
 	maxDepth int
 	table    map[uint64]int32 // instrumented state key -> record
@@ -127,9 +132,15 @@ type engine[S any] struct {
 	stack  []frame[S]
 	depth  int
 	phases []uint64    // phases[d*w:(d+1)*w] is the phase vector of stack[d]'s state
-	steps  []ts.Step   // steps[d*n+t] is thread t's next step at stack[d]'s state
+	steps  []ts.Step   // steps[d*n+t] is thread t's next step at stack[d]'s state (marked)
 	status []ts.Status // likewise its status
-	sched  ts.Schedule // the path to the state on top (and the transition being taken)
+	outs   []int       // and the number of outcomes of its transition
+	// taken holds the moves taken from the states on the stack, for the
+	// contract check: those from stack[d]'s state from takenAt[d] on (the
+	// deeper states' moves above them are gone once the search is back).
+	taken   []ts.Move
+	takenAt []int
+	sched   ts.Schedule // the path to the state on top (and the transition being taken)
 
 	ends, forced int64
 
@@ -153,14 +164,21 @@ func (e *engine[S]) panicked(any) {
 	e.violation(&ts.Violation{Kind: ts.Panic, Thread: t}, sched, 0, false)
 }
 
+// slotChunk is how many stack slots slot adds at once.
+const slotChunk = 32
+
 // slot makes room for stack slot d.
 func (e *engine[S]) slot(d int) {
-	for len(e.stack) <= d {
-		e.stack = append(e.stack, frame[S]{})
-		e.phases = append(e.phases, make([]uint64, e.w)...)
-		e.steps = append(e.steps, make([]ts.Step, e.n)...)
-		e.status = append(e.status, make([]ts.Status, e.n)...)
+	if len(e.stack) > d {
+		return
 	}
+	k := max(slotChunk, d+1-len(e.stack))
+	e.stack = append(e.stack, make([]frame[S], k)...)
+	e.phases = append(e.phases, make([]uint64, k*e.w)...)
+	e.steps = append(e.steps, make([]ts.Step, k*e.n)...)
+	e.status = append(e.status, make([]ts.Status, k*e.n)...)
+	e.outs = append(e.outs, make([]int, k*e.n)...)
+	e.takenAt = append(e.takenAt, make([]int, k)...)
 }
 
 func (e *engine[S]) phaseVec(d int) []uint64 { return e.phases[d*e.w : (d+1)*e.w] }
@@ -178,6 +196,7 @@ func (e *engine[S]) root() {
 	}
 	e.records[rec].cpc = true
 	e.stack[0] = frame[S]{state: s, hash: h, rec: rec, tid: 0, numTids: 1, xend: true}
+	e.taken, e.takenAt[0] = e.taken[:0], 0
 	e.records[rec].onStack = true
 	e.depth = 1
 }
@@ -187,28 +206,33 @@ func (e *engine[S]) loop() {
 	for e.depth > 0 && !e.Stop { // L3
 		d := e.depth - 1
 		q := &e.stack[d] // L4
-		if !q.executed {
-			q.executed = true
-			t := q.tid
-			step, st := e.steps[d*e.n+int(t)], e.status[d*e.n+int(t)]
-			m, ok := e.moverOf(q.state, t, step, st, d)
+		t := q.tid
+		st := e.status[d*e.n+int(t)]
+		p := getPhase(e.phaseVec(d), int(t))
+		if !q.started {
+			q.started = true
+			m, ok := e.moverOf(q.state, t, e.steps[d*e.n+int(t)], st, d)
 			if !ok {
 				return
 			}
-			p := getPhase(e.phaseVec(d), int(t))
+			q.m = m
 			// L7, evaluated whatever the thread's status: a next step that
 			// is not a left mover, past the commit, ends the transaction.
-			if !p && !m.Left() && !q.xend {
+			// So do an exit and an Idle wait, in either phase (the package
+			// doc says why).
+			if !q.xend && ends(p, m, st) {
 				q.xend = true
 				e.ends++
 			}
 			if q.xend { // L8
 				e.records[q.rec].cpc = true
 			}
-			if st == ts.Enabled { // L5
-				e.execute(d, t, m, p) // L6, L9-L16
-				continue
-			}
+		}
+		if st == ts.Enabled && q.choice < e.outs[d*e.n+int(t)] { // L5
+			c := q.choice
+			q.choice++
+			e.execute(d, ts.Move{Thread: t, Outcome: c}, q.m, p) // L6, L9-L16
+			continue
 		}
 		e.finish(d) // L17-L28
 	}
@@ -227,20 +251,22 @@ func (e *engine[S]) moverOf(s S, t ts.Tid, step ts.Step, st ts.Status, d int) (m
 	return e.mover(s, t, step, st), true
 }
 
-// execute takes thread t's transition from stack slot d (L6) and looks its
-// successor up (L9-L15).
-func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
+// execute takes move mv, of mover type m from phase p, from stack slot d
+// (L6) and looks its successor up (L9-L15).
+func (e *engine[S]) execute(d int, mv ts.Move, m Mover, p bool) {
 	if e.Spent() || (e.res.Transitions&4095 == 0 && !e.memoryOK()) {
 		return
 	}
+	t := mv.Thread
 	e.stack[d].explored = true
-	e.sched = append(e.sched[:d], ts.Move{Thread: t})
+	e.sched = append(e.sched[:d], mv)
+	e.taken = append(e.taken, mv)
 	e.current, e.pushing = t, true
-	child := e.sys.Apply(e.stack[d].state, t)
+	child := e.m.Apply(e.stack[d].state, mv)
 	e.res.Transitions++
 	if h := e.hasher.Hash(e.stack[d].state); h != e.stack[d].hash {
 		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: e.sched[:d].Clone(),
-			Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", e.stack[d].hash, h)})
+			Detail: fmt.Sprintf("the state before its transition (outcome %d) changed (hash %#x, now %#x)", mv.Outcome, e.stack[d].hash, h)})
 		return
 	}
 	e.current = -1
@@ -288,33 +314,33 @@ func (e *engine[S]) execute(d int, t ts.Tid, m Mover, p bool) {
 	}
 	// L14: the successor is explored by the same thread first.
 	e.stack[d+1] = frame[S]{state: child, hash: hc, rec: r, tid: t, numTids: 1, lm: m.Left(), rm: m.Right()}
+	e.takenAt[d+1] = len(e.taken)
 	e.records[r].onStack = true
 	e.depth++
 }
 
 // newState stores a state not seen before under its instrumented key (whose
-// phase vector is in slot d), reads every thread's step, checks it, and
-// reports terminal states and violations. It returns the state's record and
-// whether the state is to be explored.
+// phase vector is in slot d), reads every thread's step, checks it (Check
+// and the invariant), and reports terminal states and violations. It
+// returns the state's record and whether the state is to be explored.
 func (e *engine[S]) newState(s S, h uint64, d int, last ts.Tid) (int32, bool) {
 	r := int32(len(e.records))
 	e.records = append(e.records, record{})
 	e.table[stateKey(h, e.phaseVec(d))] = r
 	e.plain[h] = struct{}{}
-	steps, status := e.steps[d*e.n:(d+1)*e.n], e.status[d*e.n:(d+1)*e.n]
-	enabled, blocked, err := search.Look(e.sys, s, steps, status, &e.current)
+	steps, status, outs := e.steps[d*e.n:(d+1)*e.n], e.status[d*e.n:(d+1)*e.n], e.outs[d*e.n:(d+1)*e.n]
+	c, err := e.m.Look(s, steps, status, outs, &e.current)
 	if err != nil {
 		e.Fail(search.WithSchedule(err, e.sched[:d]))
 		return r, false
 	}
-	if e.checker != nil {
-		e.current = -1
-		if err := e.checker.Check(s); err != nil {
-			e.violation(&ts.Violation{Kind: ts.CheckFailure, Err: err, Thread: last}, e.sched[:d], h, true)
-			return -1, false
-		}
+	e.current = -1
+	if v := e.m.Check(s); v != nil {
+		v.Thread = last
+		e.violation(v, e.sched[:d], h, true)
+		return -1, false
 	}
-	if enabled > 0 {
+	if c.Enabled > 0 {
 		return r, true
 	}
 	if _, dup := e.reported[h]; dup {
@@ -323,7 +349,7 @@ func (e *engine[S]) newState(s S, h uint64, d int, last ts.Tid) (int32, bool) {
 	}
 	e.reported[h] = struct{}{}
 	search.Terminal(&e.Outcome, s, e.sched[:d])
-	if blocked > 0 {
+	if search.Deadlock(c, &e.opt.Options) {
 		e.violation(&ts.Violation{Kind: ts.Deadlock, Thread: last}, e.sched[:d], h, false)
 		return r, false
 	}
@@ -333,19 +359,20 @@ func (e *engine[S]) newState(s S, h uint64, d int, last ts.Tid) (int32, bool) {
 
 // leafXend reports whether a terminal state reached by thread t's step of
 // mover type m, whose phase vector is in slot d, would get Xend when
-// explored: by L7 for t's end, or by the proviso's rule for a record with no
-// transition.
+// explored: by L7 for t's end (or its Idle wait), or by
+// the proviso's rule for a record with no transition.
 func (e *engine[S]) leafXend(s S, t ts.Tid, m Mover, d int) bool {
-	p := getPhase(e.phaseVec(d), int(t))
-	if p {
-		return false // L7 and every proviso's rule need the post-commit phase
-	}
-	em, ok := e.moverOf(s, t, e.steps[d*e.n+int(t)], e.status[d*e.n+int(t)], d)
+	st := e.status[d*e.n+int(t)]
+	em, ok := e.moverOf(s, t, e.steps[d*e.n+int(t)], st, d)
 	if !ok {
 		return false
 	}
-	if !em.Left() {
+	p := getPhase(e.phaseVec(d), int(t))
+	if ends(p, em, st) {
 		return true
+	}
+	if p {
+		return false // every proviso's rule needs the post-commit phase
 	}
 	switch e.opt.Proviso {
 	case CPC:
@@ -354,6 +381,18 @@ func (e *engine[S]) leafXend(s S, t ts.Tid, m Mover, d int) bool {
 		return true
 	}
 	return false
+}
+
+// ends reports whether a thread in phase p whose next step has mover type
+// m and status st is outside any transaction: line L7 (past the commit, a
+// next step that is not a left mover), and in either phase a thread that
+// exited (finished, its end not declared a left mover: see Movers) or waits
+// Idle. An exit is the paper's return, a global step that commits; weft
+// takes no step for it, so the phase cannot say it. An Idle thread may wait
+// for good, and the runs that end with it waiting are reached only if the
+// others run there.
+func ends(p bool, m Mover, st ts.Status) bool {
+	return (!p || st == ts.Finished) && !m.Left() || st == ts.Idle
 }
 
 // finish is lines L17-L28: the record on top has no transition left; the
@@ -388,41 +427,26 @@ func (e *engine[S]) finish(d int) {
 	if q.xend && q.numTids < e.n { // L24-L26: Update(q)
 		q.tid = (q.tid + 1) % ts.Tid(e.n)
 		q.numTids++
-		q.executed = false
+		q.started, q.choice = false, 0
 		e.depth++
 		return
 	}
 	if !q.explored {
 		e.res.Executions++ // the reduced search ends an execution here
 	}
-	if !e.sameSteps(d) {
+	// The search leaves the state for good: it must be what it was when
+	// stored (an Apply that modified it shows in its hash after every
+	// transition; a Next that is not a function of the state shows here).
+	b := search.Baseline{Hash: q.hash, Hashed: true, Steps: e.steps[d*e.n : (d+1)*e.n],
+		Status: e.status[d*e.n : (d+1)*e.n], Outs: e.outs[d*e.n : (d+1)*e.n]}
+	if err := e.m.Unchanged(q.state, b, e.sched[:d], e.taken[e.takenAt[d]:], &e.current); err != nil {
+		e.Fail(err)
 		return
 	}
+	e.taken = e.taken[:e.takenAt[d]]
 	e.records[q.rec].onStack = false
 	var zero S
 	q.state = zero
-}
-
-// sameSteps checks, where the search leaves the state of stack slot d for
-// good, that every thread's next step there is still the one read when the
-// state was stored: Apply's modifications show in the hash (checked after
-// every transition), a Next that is not a function of the state shows here.
-func (e *engine[S]) sameSteps(d int) bool {
-	q := &e.stack[d]
-	for u := range ts.Tid(e.n) {
-		e.current = u
-		step, st := e.sys.Next(q.state, u)
-		was, wasSt := e.steps[d*e.n+int(u)], e.status[d*e.n+int(u)]
-		if st == wasSt && (st == ts.Finished || step.Equal(was)) {
-			continue
-		}
-		e.current = -1
-		e.Fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: u, Schedule: e.sched[:d].Clone(),
-			Detail: fmt.Sprintf("thread %d's next step at a state of unchanged hash was %v %v, now %v %v (Next is not a function of the state)", u, was, wasSt, step, st)})
-		return false
-	}
-	e.current = -1
-	return true
 }
 
 // memoryOK fails the search if what it keeps passes Limits.Memory: the
@@ -431,7 +455,7 @@ func (e *engine[S]) sameSteps(d int) bool {
 func (e *engine[S]) memoryOK() bool {
 	used := int64(len(e.table))*48 + int64(cap(e.records))*int64(unsafe.Sizeof(record{})) +
 		int64(len(e.plain)+len(e.reported))*40 + int64(cap(e.stack))*int64(unsafe.Sizeof(frame[S]{})) +
-		int64(cap(e.steps))*int64(unsafe.Sizeof(ts.Step{})) + int64(cap(e.status)) + int64(cap(e.phases))*8
+		int64(cap(e.steps))*int64(unsafe.Sizeof(ts.Step{})) + int64(cap(e.status)) + int64(cap(e.outs))*8 + int64(cap(e.phases))*8 + int64(cap(e.taken))*16
 	return e.MemoryOK(used, fmt.Sprintf("%d states, %d frames", len(e.records), len(e.stack)))
 }
 
@@ -456,8 +480,9 @@ func (e *engine[S]) completes(q *frame[S], p bool) Reason {
 }
 
 // violation confirms a violation by replaying its schedule and records it.
-// Check failures and deadlocks are reported once per state (by its hash h),
-// as by ts.ExploreStateful, whatever the phases it was reached with.
+// Check and invariant failures and deadlocks are reported once per state
+// (by its hash h), as by ts.ExploreStateful, whatever the phases it was
+// reached with.
 func (e *engine[S]) violation(v *ts.Violation, sched ts.Schedule, h uint64, dedupe bool) {
 	e.res.Executions++
 	if dedupe {

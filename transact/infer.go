@@ -56,8 +56,10 @@ func (c Class) String() string {
 
 // Discipline is the lock discipline of a system, as an exhaustive pass over
 // its reachable states observed it: for each object, which threads access it,
-// whether anyone writes it, and which locks are held at every access. It
-// gives the mover type of any step by the paper's rules (section 1):
+// whether anyone writes it, which locks are held at every access, and
+// whether a thread was seen waiting Idle for it. It gives the mover type of
+// any step by the paper's rules (section 1), applied to each access of the
+// step:
 //   - acquire is a right mover and release a left mover, except on a lock
 //     that only one thread ever takes, where both are both movers;
 //   - a read or write of an object that one thread only accesses, that no
@@ -65,12 +67,31 @@ func (c Class) String() string {
 //     common lock, is a both mover;
 //   - any other access, and an access to an object the pass never saw, is a
 //     non-mover;
-//   - a finished thread's end is a non-mover: the thread exited, completing
-//     its transaction (see [Movers]).
+//   - an access that writes (Write, Acquire, Release) an object some thread
+//     was seen waiting Idle for is not a right mover (a right mover becomes
+//     a non-mover, a both mover a left mover): a right mover must never make
+//     another thread Idle (mover property 5, see [MoverError]), or a normal
+//     end with that thread waiting could be missed.
+//
+// A step of several objects is a right mover only if each of its accesses
+// is one, and a left mover only if each is one: a both mover only if every
+// access is, and an acquire that also touches a racy object, or releases
+// another lock, is a non-mover. Each access counts as made with the locks
+// the thread held before the step, so a lock the step itself acquires
+// protects none of its other accesses. Every access commutes as its class
+// says with any access of another thread to the same object (none, for a
+// held lock or a protected object; reads only, for a read-only one), and
+// accesses to other objects commute by the independence contract, so the
+// step commutes as the weakest of its accesses.
+//
+// A finished thread's end is a non-mover: the thread exited, completing its
+// transaction (see [Movers]). Steps that write an object of the system's
+// global invariant are non-movers whatever the discipline says (see the
+// package documentation); Mover itself does not know the invariant.
 //
 // The rules assume what lock discipline means: a thread holds lock l from its
 // Acquire of l to its Release of l, Acquire blocks while another thread holds
-// l, and Step reports exactly the object a transition accesses (the
+// l, and Step reports exactly the objects a transition accesses (the
 // TransitionSystem contract). Locks held are tracked per thread along each
 // path of the pass, so the lock a thread holds must be a function of the
 // state, as it is when the state records lock owners. Check the inferred
@@ -91,6 +112,7 @@ type objInfo struct {
 	written bool
 	lock    bool           // acquired or released
 	data    bool           // read or written
+	idle    bool           // a thread was seen Idle with a step that touches it
 	held    *bitset.BitSet // locks held at every data access so far, by dense lock index
 }
 
@@ -111,27 +133,69 @@ func (d *Discipline) Guard(o ts.Obj) (ts.Obj, bool) {
 	return d.objs[o].guard, true
 }
 
+// IdleWaited reports whether the pass saw a thread wait Idle with a step
+// that touches object o.
+func (d *Discipline) IdleWaited(o ts.Obj) bool {
+	info, ok := d.objs[o]
+	return ok && info.idle
+}
+
 // Mover returns the mover type the discipline gives a step with status st.
 func (d *Discipline) Mover(step ts.Step, st ts.Status) Mover {
 	if st == ts.Finished {
 		return NonMover
 	}
-	c := d.Class(step.Obj)
-	switch step.Op {
-	case ts.Acquire:
-		if c == Private {
-			return BothMover
-		}
-		return RightMover
-	case ts.Release:
-		if c == Private {
-			return BothMover
-		}
-		return LeftMover
+	if step.Single() {
+		return d.access(step.Obj, step.Op)
 	}
-	switch c {
-	case Private, ReadOnly, Protected:
+	right, left := true, true
+	for i := range step.NumAccesses() {
+		a := step.At(i)
+		m := d.access(a.Obj, a.Op)
+		right, left = right && m.Right(), left && m.Left()
+	}
+	return moverOf(right, left)
+}
+
+// access is the mover type of one access.
+func (d *Discipline) access(o ts.Obj, op ts.Op) Mover {
+	info := d.objs[o]
+	c := Unused
+	if info != nil {
+		c = info.class
+	}
+	m := NonMover
+	switch {
+	case op == ts.Acquire:
+		m = RightMover
+		if c == Private {
+			m = BothMover
+		}
+	case op == ts.Release:
+		m = LeftMover
+		if c == Private {
+			m = BothMover
+		}
+	case c == Private || c == ReadOnly || c == Protected:
+		m = BothMover
+	}
+	if info != nil && info.idle && op != ts.Read {
+		// Never a right mover: it could make an Idle waiter wait.
+		m = moverOf(false, m.Left())
+	}
+	return m
+}
+
+// moverOf is the mover type that is a right mover iff right and a left
+// mover iff left.
+func moverOf(right, left bool) Mover {
+	switch {
+	case right && left:
 		return BothMover
+	case right:
+		return RightMover
+	case left:
+		return LeftMover
 	}
 	return NonMover
 }
@@ -159,6 +223,9 @@ func (d *Discipline) Format(names ts.ObjNamer) string {
 		l := fmt.Sprintf("%s: %v", name(o), info.class)
 		if info.class == Protected {
 			l += " by " + name(info.guard)
+		}
+		if info.idle {
+			l += ", waited for Idle"
 		}
 		lines = append(lines, l)
 	}
@@ -188,10 +255,11 @@ type InferOptions struct {
 var ErrInferLimit = errors.New("transact: the inference pass reached its transition limit")
 
 // Infer explores every reachable state of sys once (a stateful depth-first
-// search, which needs ts.Hasher) and returns the lock discipline its
-// transitions keep. The pass does not go on from a state whose Check fails,
-// as no search does. A panic in user code stops the pass on that branch only:
-// the search that follows reports it.
+// search, which needs ts.Hasher, taking every outcome of every transition)
+// and returns the lock discipline its transitions keep. The pass does not go
+// on from a state whose Check or Invariant fails, as no search does. A panic
+// in user code stops the pass on that branch only: the search that follows
+// reports it.
 func Infer[S any](ctx context.Context, sys ts.TransitionSystem[S], opt InferOptions) (*Discipline, error) {
 	if err := search.Context(ctx); err != nil {
 		return nil, err
@@ -199,25 +267,28 @@ func Infer[S any](ctx context.Context, sys ts.TransitionSystem[S], opt InferOpti
 	if opt.MaxStates < 0 {
 		return nil, fmt.Errorf("%w: negative MaxStates %d", ts.ErrBadOptions, opt.MaxStates)
 	}
-	hasher, ok := sys.(ts.Hasher[S])
-	if !ok {
+	if _, ok := sys.(ts.Hasher[S]); !ok {
 		return nil, fmt.Errorf("%w: %w", ErrInfer, ts.ErrNoHash)
 	}
-	n, err := search.Threads(sys)
+	m, err := search.NewModel(sys)
 	if err != nil {
 		return nil, err
 	}
+	return infer(ctx, m, opt)
+}
+
+func infer[S any](ctx context.Context, m *search.Model[S], opt InferOptions) (*Discipline, error) {
 	max := opt.MaxStates
 	if max == 0 {
 		max = DefaultInferStates
 	}
-	p := &inferPass[S]{sys: sys, hasher: hasher, n: n, d: &Discipline{objs: make(map[ts.Obj]*objInfo)}, limits: opt.Limits, progress: opt.progress, progressEvery: opt.progressEvery,
+	p := &inferPass[S]{m: m, n: m.N, d: &Discipline{objs: make(map[ts.Obj]*objInfo)}, limits: opt.Limits, progress: opt.progress, progressEvery: opt.progressEvery,
 		visited: make(map[uint64]struct{}), lockIdx: make(map[ts.Obj]uint)}
-	p.checker, _ = sys.(ts.Checker[S])
-	p.held = make([]*bitset.BitSet, n)
+	p.held = make([]*bitset.BitSet, m.N)
 	for t := range p.held {
 		p.held[t] = bitset.New(0)
 	}
+	var err error
 	if cbErr := search.Protect(func() { err = p.run(ctx, max) }); cbErr != nil {
 		return nil, cbErr // the caller's Progress panicked
 	}
@@ -256,24 +327,28 @@ func (info *objInfo) classify(locks []ts.Obj) {
 
 type inferFrame[S any] struct {
 	state  S
-	next   ts.Tid
+	next   ts.Tid // the thread whose move is next
+	out    int    // and its outcome
 	status []ts.Status
 	steps  []ts.Step
-	// undo of the lock operation that reached this state
-	undoT    ts.Tid
-	undoIdx  uint // the lock's dense index
-	undoOp   ts.Op
-	undoHeld bool
+	outs   []int
+	undo   int // len(undo) before the lock operations of the step that reached the state
+}
+
+// lockUndo restores a thread's bit of a lock when the pass backtracks.
+type lockUndo struct {
+	t   ts.Tid
+	idx uint // the lock's dense index
+	was bool
 }
 
 type inferPass[S any] struct {
-	sys           ts.TransitionSystem[S]
-	hasher        ts.Hasher[S]
-	checker       ts.Checker[S]
+	m             *search.Model[S]
 	n             int
 	d             *Discipline
 	visited       map[uint64]struct{}
 	held          []*bitset.BitSet // locks each thread holds on the current path, by dense index
+	undo          []lockUndo
 	limits        ts.Limits
 	progress      func(int64)
 	progressEvery time.Duration
@@ -287,7 +362,7 @@ type inferPass[S any] struct {
 func (p *inferPass[S]) run(ctx context.Context, max int) error {
 	p.current = -1
 	var err error
-	p.protect(func() { err = p.visit(p.sys.Init(), -1, ts.Step{}, max) })
+	p.protect(func() { err = p.visit(p.m.Sys.Init(), -1, ts.Step{}, max) })
 	if err != nil {
 		return err
 	}
@@ -304,23 +379,24 @@ func (p *inferPass[S]) run(ctx context.Context, max int) error {
 			return fmt.Errorf("%w: %w (%d); declare the movers (transact.Movers) or raise the limit", ErrInfer, ErrInferLimit, p.limits.Transitions)
 		}
 		top := &p.stack[p.depth-1]
-		t := top.next
-		for int(t) < p.n && top.status[t] != ts.Enabled {
-			t++
+		for int(top.next) < p.n && (top.status[top.next] != ts.Enabled || top.out >= top.outs[top.next]) {
+			top.next++
+			top.out = 0
 		}
-		if int(t) >= p.n {
+		if int(top.next) >= p.n {
 			p.pop()
 			continue
 		}
-		top.next = t + 1
-		step := top.steps[t]
+		mv := ts.Move{Thread: top.next, Outcome: top.out}
+		top.out++
+		step := top.steps[mv.Thread]
 		var child S
-		if !p.protect(func() { child = p.sys.Apply(top.state, t) }) {
+		if !p.protect(func() { child = p.m.Apply(top.state, mv) }) {
 			continue
 		}
 		p.d.Transitions++
-		p.record(t, step)
-		p.protect(func() { err = p.visit(child, t, step, max) })
+		p.record(mv.Thread, step)
+		p.protect(func() { err = p.visit(child, mv.Thread, step, max) })
 		if err != nil {
 			return err
 		}
@@ -340,37 +416,51 @@ func (p *inferPass[S]) protect(f func()) (ok bool) {
 	return true
 }
 
-// record notes that thread t took step.
-func (p *inferPass[S]) record(t ts.Tid, step ts.Step) {
-	info, ok := p.d.objs[step.Obj]
+// info returns object o's record, made on first use.
+func (p *inferPass[S]) info(o ts.Obj) *objInfo {
+	info, ok := p.d.objs[o]
 	if !ok {
 		info = &objInfo{first: -1}
-		p.d.objs[step.Obj] = info
+		p.d.objs[o] = info
 	}
-	if info.first < 0 {
-		info.first = t
-	} else if info.first != t {
-		info.multi = true
-	}
-	switch step.Op {
-	case ts.Acquire, ts.Release:
-		info.lock = true
-		return
-	case ts.Write:
-		info.written = true
-	}
-	info.data = true
-	if info.held == nil {
-		info.held = p.held[t].Clone()
-	} else {
-		info.held.InPlaceIntersection(p.held[t])
+	return info
+}
+
+// record notes that thread t took step, every access of it made with the
+// locks t held before the step. The invariant's mark is not an object.
+func (p *inferPass[S]) record(t ts.Tid, step ts.Step) {
+	for i := range step.NumAccesses() {
+		a := step.At(i)
+		if a.Obj == ts.InvariantObj {
+			continue
+		}
+		info := p.info(a.Obj)
+		if info.first < 0 {
+			info.first = t
+		} else if info.first != t {
+			info.multi = true
+		}
+		switch a.Op {
+		case ts.Acquire, ts.Release:
+			info.lock = true
+			continue
+		case ts.Write:
+			info.written = true
+		}
+		info.data = true
+		if info.held == nil {
+			info.held = p.held[t].Clone()
+		} else {
+			info.held.InPlaceIntersection(p.held[t])
+		}
 	}
 }
 
 // visit pushes a state reached by thread last's step, unless it was visited
-// or violates Check, updating the locks held.
+// or violates Check or the invariant, updating the locks held. It notes the
+// objects of every Idle thread's step, at terminal states too.
 func (p *inferPass[S]) visit(s S, last ts.Tid, step ts.Step, max int) error {
-	h := p.hasher.Hash(s)
+	h := p.m.Hasher.Hash(s)
 	if _, seen := p.visited[h]; seen {
 		return nil
 	}
@@ -379,26 +469,44 @@ func (p *inferPass[S]) visit(s S, last ts.Tid, step ts.Step, max int) error {
 	}
 	p.visited[h] = struct{}{}
 	p.d.States++
-	if p.checker != nil && p.checker.Check(s) != nil {
+	if p.m.Check(s) != nil {
 		return nil
 	}
 	if p.depth == len(p.stack) {
-		p.stack = append(p.stack, inferFrame[S]{status: make([]ts.Status, p.n), steps: make([]ts.Step, p.n)})
+		p.stack = append(p.stack, inferFrame[S]{status: make([]ts.Status, p.n), steps: make([]ts.Step, p.n), outs: make([]int, p.n)})
 	}
 	f := &p.stack[p.depth]
-	enabled, _, err := search.Look(p.sys, s, f.steps, f.status, &p.current)
+	c, err := p.m.Look(s, f.steps, f.status, f.outs, &p.current)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInfer, err)
 	}
-	if enabled == 0 {
+	if c.Idle > 0 {
+		for u, st := range f.status {
+			if st != ts.Idle {
+				continue
+			}
+			for i := range f.steps[u].NumAccesses() {
+				if o := f.steps[u].At(i).Obj; o != ts.InvariantObj {
+					p.info(o).idle = true
+				}
+			}
+		}
+	}
+	if c.Enabled == 0 {
 		return nil
 	}
-	f.state, f.next, f.undoT = s, 0, -1
-	if last >= 0 && (step.Op == ts.Acquire || step.Op == ts.Release) {
-		hs := p.held[last]
-		i := p.lockIndex(step.Obj)
-		f.undoT, f.undoIdx, f.undoOp, f.undoHeld = last, i, step.Op, hs.Test(i)
-		hs.SetTo(i, step.Op == ts.Acquire)
+	f.state, f.next, f.out, f.undo = s, 0, 0, len(p.undo)
+	if last >= 0 {
+		for i := range step.NumAccesses() {
+			a := step.At(i)
+			if a.Op != ts.Acquire && a.Op != ts.Release {
+				continue
+			}
+			hs := p.held[last]
+			idx := p.lockIndex(a.Obj)
+			p.undo = append(p.undo, lockUndo{t: last, idx: idx, was: hs.Test(idx)})
+			hs.SetTo(idx, a.Op == ts.Acquire)
+		}
 	}
 	p.depth++
 	return nil
@@ -417,36 +525,63 @@ func (p *inferPass[S]) lockIndex(o ts.Obj) uint {
 
 func (p *inferPass[S]) pop() {
 	f := &p.stack[p.depth-1]
-	if f.undoT >= 0 {
-		p.held[f.undoT].SetTo(f.undoIdx, f.undoHeld)
+	for i := len(p.undo) - 1; i >= f.undo; i-- {
+		u := p.undo[i]
+		p.held[u.t].SetTo(u.idx, u.was)
 	}
+	p.undo = p.undo[:f.undo]
 	var zero S
 	f.state = zero
 	p.depth--
 }
 
-// resolveMovers returns the movers of sys: its declarations when it
-// implements Movers, and otherwise those of its inferred discipline, which it
-// returns too.
-func resolveMovers[S any](ctx context.Context, sys ts.TransitionSystem[S], maxStates int, opt ts.Options) (moverFunc[S], *Discipline, error) {
-	if m, ok := sys.(Movers[S]); ok {
-		return func(s S, t ts.Tid, _ ts.Step, _ ts.Status) Mover {
-			mv := m.Mover(s, t)
-			if !mv.Valid() {
+// resolveMovers returns the movers of the system m: its declarations when
+// it implements Movers, and otherwise those of its inferred discipline,
+// which it returns too. Either way, with a global invariant, a step that
+// writes an object the invariant reads (marked by m as a write of
+// ts.InvariantObj) is a non-mover.
+func resolveMovers[S any](ctx context.Context, m *search.Model[S], maxStates int, opt ts.Options) (moverFunc[S], *Discipline, error) {
+	var base moverFunc[S]
+	var d *Discipline
+	if mv, ok := m.Sys.(Movers[S]); ok {
+		base = func(s S, t ts.Tid, _ ts.Step, _ ts.Status) Mover {
+			m := mv.Mover(s, t)
+			if !m.Valid() {
 				return NonMover
 			}
-			return mv
-		}, nil, nil
+			return m
+		}
+	} else {
+		io := InferOptions{MaxStates: maxStates, Limits: opt.Limits, progressEvery: opt.ProgressEvery}
+		if opt.Progress != nil {
+			io.progress = func(n int64) {
+				search.Callback("Progress", func() { opt.Progress(ts.Result{Bound: ts.NoBound, Transitions: n}) })
+			}
+		}
+		var err error
+		if d, err = infer(ctx, m, io); err != nil {
+			return nil, d, err
+		}
+		base = func(_ S, _ ts.Tid, step ts.Step, st ts.Status) Mover { return d.Mover(step, st) }
 	}
-	io := InferOptions{MaxStates: maxStates, Limits: opt.Limits, progressEvery: opt.ProgressEvery}
-	if opt.Progress != nil {
-		io.progress = func(n int64) {
-			search.Callback("Progress", func() { opt.Progress(ts.Result{Bound: ts.NoBound, Transitions: n}) })
+	if m.Inv == nil {
+		return base, d, nil
+	}
+	return func(s S, t ts.Tid, step ts.Step, st ts.Status) Mover {
+		if st != ts.Finished && writesInvariant(step) {
+			return NonMover
+		}
+		return base(s, t, step, st)
+	}, d, nil
+}
+
+// writesInvariant reports whether a step, as search.Model marks it, writes
+// an object the global invariant reads.
+func writesInvariant(step ts.Step) bool {
+	for _, a := range step.Also {
+		if a.Obj == ts.InvariantObj {
+			return true
 		}
 	}
-	d, err := Infer(ctx, sys, io)
-	if err != nil {
-		return nil, d, err
-	}
-	return func(_ S, _ ts.Tid, step ts.Step, st ts.Status) Mover { return d.Mover(step, st) }, d, nil
+	return false
 }

@@ -63,11 +63,16 @@ func (m Mover) Valid() bool { return m <= BothMover }
 //     problem (CPC's completion, cycle detection's dead-end rule) then let
 //     other threads run there.
 //
+// For a transition of several outcomes, the type is that of every outcome.
+// A step that writes an object the system's global invariant reads is taken
+// for a non-mover whatever Mover says.
+//
 // The declarations must satisfy the four properties of the paper's section
-// 3 for the reduction to be sound; check them on a small instance with
-// [VerifyMovers]. Mover is called often: keep it cheap, and it must be a
-// deterministic function of (s, t) that another thread's transition changes
-// only as the properties allow.
+// 3, and the fifth of [MoverError] (a right mover never makes another
+// thread Idle), for the reduction to be sound; check them on a small
+// instance with [VerifyMovers]. Mover is called often: keep it cheap, and it
+// must be a deterministic function of (s, t) that another thread's
+// transition changes only as the properties allow.
 type Movers[S any] interface {
 	Mover(s S, t ts.Tid) Mover
 }

@@ -24,14 +24,17 @@ const TransactionObj ts.Obj = math.MaxInt32 - 1
 //
 // Thread t's transaction at s runs t alone from s with its phase starting
 // false, and stops after the first step that leaves it at
-//   - a state whose Check fails, when it is the first step; otherwise the
-//     transaction stops before that step, which is the next transaction of
-//     the thread (no search goes on from a violating state, so the other
-//     threads must have their turn before it, as a thread gone wrong in the
-//     paper lets them run after it);
-//   - a state where t is not enabled (blocked, finished);
+//   - a state whose Check or invariant fails, when it is the first step;
+//     otherwise the transaction stops before that step, which is the next
+//     transaction of the thread (no search goes on from a violating state,
+//     so the other threads must have their turn before it, as a thread gone
+//     wrong in the paper lets them run after it);
+//   - a state where t is not enabled (blocked, idle, finished);
 //   - a state where t, past its commit (phase false), has a next step that is
 //     not a left mover: the transaction ended;
+//   - a state where t's next transition has several outcomes: each outcome
+//     is a choice of the environment, and a choice begins a transaction of
+//     its own, whose outcomes are the view's (see below);
 //   - a state on a cycle of t's own steps (a loop that never ends the
 //     transaction), found by Brent's algorithm: stopping anywhere on the
 //     cycle lets the other threads in, which answers the ignoring problem as
@@ -41,9 +44,28 @@ const TransactionObj ts.Obj = math.MaxInt32 - 1
 // view reaches is reachable; by Lipton's theorem (Theorem 1 of the paper)
 // every assertion failure of the original is reached by some sequence of
 // transactions, and the view schedules every thread at every one of its
-// states. Starting each transaction with phase false cuts a transaction that
-// began before a blocked step earlier than the instrumented search would,
+// states. Starting each transaction with phase false, and ending it before a
+// choice, cuts a transaction earlier than the instrumented search would,
 // never later: more scheduling points, never fewer.
+//
+// # Outcomes, idle threads and invariants
+//
+// The view is a ts.Chooser: the outcomes of thread t's transaction at s are
+// those of t's next transition there (its first step), and outcome c takes
+// that step with outcome c and then the steps of one outcome that follow.
+// Schedules of the view record the outcome; Expand keeps it. A thread's
+// status in the view is its status in the original, Idle included, so a
+// search of the view ends normally where the original does.
+//
+// The view is a ts.Invariant when the original is one: the same invariant,
+// whose read set is TransactionObj (every transaction writes it). It is
+// checked at every state of the view, that is at transaction boundaries
+// only; that is enough, because a step that writes an object the invariant
+// reads is a non-mover (the movers say so whatever they declare), so a
+// transaction makes at most one such step, its commit: the invariant's
+// objects hold their values at the start from the start up to the commit,
+// and their values at the end from the commit to the end. A transaction
+// whose step makes the invariant fail stops before it, as for Check.
 //
 // # Steps and footprints
 //
@@ -63,12 +85,12 @@ const TransactionObj ts.Obj = math.MaxInt32 - 1
 // A View is safe for concurrent use if the system is.
 type View[S any] struct {
 	sys       ts.TransitionSystem[S]
+	m         *search.Model[S]
 	mover     moverFunc[S]
 	hasher    ts.Hasher[S]
-	checker   ts.Checker[S]
-	chooser   ts.Chooser[S]
 	describer ts.Describer[S]
 	namer     ts.ObjNamer
+	invReads  []ts.Obj // the original invariant's read set
 	n         int
 	// Discipline is the lock discipline the movers were inferred from, or
 	// nil when the system declares them.
@@ -96,19 +118,20 @@ func NewView[S any](ctx context.Context, sys ts.TransitionSystem[S], opt ViewOpt
 	if !ok {
 		return nil, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
 	}
-	n, err := search.Threads(sys)
+	m, err := search.NewModel(sys)
 	if err != nil {
 		return nil, err
 	}
-	mover, disc, err := resolveMovers(ctx, sys, opt.InferStates, ts.Options{})
+	mover, disc, err := resolveMovers(ctx, m, opt.InferStates, ts.Options{})
 	if err != nil {
 		return nil, err
 	}
-	v := &View[S]{sys: sys, mover: mover, hasher: hasher, n: n, Discipline: disc}
-	v.checker, _ = sys.(ts.Checker[S])
-	v.chooser, _ = sys.(ts.Chooser[S])
+	v := &View[S]{sys: sys, m: m, mover: mover, hasher: hasher, n: m.N, Discipline: disc}
 	v.describer, _ = sys.(ts.Describer[S])
 	v.namer, _ = sys.(ts.ObjNamer)
+	if m.Inv != nil {
+		v.invReads = append([]ts.Obj(nil), m.Invariant.InvariantReads()...)
+	}
 	return v, nil
 }
 
@@ -125,44 +148,47 @@ func (v *View[S]) Next(s S, t ts.Tid) (ts.Step, ts.Status) {
 	return ts.Step{Obj: TransactionObj, Op: ts.Write, Sync: true}, st
 }
 
-// Apply runs thread t's transaction from s.
-func (v *View[S]) Apply(s S, t ts.Tid) S { return v.run(s, t, nil) }
+// Apply runs thread t's transaction from s, with outcome 0.
+func (v *View[S]) Apply(s S, t ts.Tid) S { return v.run(s, t, 0, nil) }
 
-// run runs thread t's transaction from s, calling visit (if not nil) before
-// each step with the state it starts from and the step.
-func (v *View[S]) run(s S, t ts.Tid, visit func(x S, step ts.Step)) S {
+// Outcomes returns the number of outcomes of thread t's transaction at s:
+// those of its first step.
+func (v *View[S]) Outcomes(s S, t ts.Tid) int { return v.m.Outcomes(s, t) }
+
+// ApplyOutcome runs thread t's transaction from s with outcome c of its
+// first step.
+func (v *View[S]) ApplyOutcome(s S, t ts.Tid, c int) S { return v.run(s, t, c, nil) }
+
+// run runs thread t's transaction from s, its first step with outcome c,
+// calling visit (if not nil) before each step with the state it starts
+// from, the step (marked when it writes what the invariant reads) and its
+// outcome.
+func (v *View[S]) run(s S, t ts.Tid, c int, visit func(x S, step ts.Step, out int)) S {
 	x := s
-	step, st := v.sys.Next(x, t)
+	step, st := v.m.Next(x, t)
 	m := v.mover(x, t, step, st)
 	p := false
 	saved, power, lam := v.hasher.Hash(x), 1, 0
 	prev := saved
 	k := 0 // steps taken
 	for {
-		if v.chooser != nil {
-			if outs := v.chooser.Outcomes(x, t); outs > 1 {
-				// Taking the first outcome would hide the others: say so
-				// loudly (searches report it as a panic, with its schedule).
-				panic(fmt.Sprintf("transact: a View runs one outcome per step, and thread %d's step has %d: systems with outcomes are not supported", t, outs))
-			}
-		}
 		p = nextPhase(p, m)
-		y := v.sys.Apply(x, t)
-		if v.checker != nil && v.checker.Check(y) != nil {
+		y := v.m.Apply(x, ts.Move{Thread: t, Outcome: c})
+		if v.m.Check(y) != nil {
 			if k > 0 {
 				return x // let the others run before the step that fails
 			}
 			if visit != nil {
-				visit(x, step)
+				visit(x, step, c)
 			}
 			return y
 		}
 		if visit != nil {
-			visit(x, step)
+			visit(x, step, c)
 		}
 		x = y
 		k++
-		step, st = v.sys.Next(x, t)
+		step, st = v.m.Next(x, t)
 		if st != ts.Enabled {
 			return x
 		}
@@ -170,6 +196,10 @@ func (v *View[S]) run(s S, t ts.Tid, visit func(x S, step ts.Step)) S {
 		if !p && !m.Left() {
 			return x
 		}
+		if v.m.Outcomes(x, t) > 1 {
+			return x // a choice begins a transaction of its own
+		}
+		c = 0
 		h := v.hasher.Hash(x)
 		if h == saved || h == prev {
 			return x // back on a state of this transaction: a cycle
@@ -182,19 +212,33 @@ func (v *View[S]) run(s S, t ts.Tid, visit func(x S, step ts.Step)) S {
 }
 
 // Footprint clears reads and writes and fills them with the objects thread
-// t's transaction from s reads and writes (Acquire and Release count as
-// writes). t must be enabled at s. It allocates nothing once the sets are
-// large enough.
+// t's transaction from s reads and writes, with any outcome (Acquire and
+// Release count as writes). A transaction that writes an object the
+// invariant reads writes, in its footprint, every object the invariant
+// reads: so two such transactions conflict, as the invariant needs (see
+// the type's notes). t must be enabled at s. It allocates nothing once the
+// sets are large enough.
 func (v *View[S]) Footprint(s S, t ts.Tid, reads, writes *bitset.BitSet) {
 	reads.ClearAll()
 	writes.ClearAll()
-	v.run(s, t, func(_ S, step ts.Step) {
-		if step.Op == ts.Read {
-			reads.Set(uint(step.Obj))
-		} else {
-			writes.Set(uint(step.Obj))
+	visit := func(_ S, step ts.Step, _ int) {
+		for i := range step.NumAccesses() {
+			a := step.At(i)
+			switch {
+			case a.Obj == ts.InvariantObj:
+				for _, o := range v.invReads {
+					writes.Set(uint(o))
+				}
+			case a.Op == ts.Read:
+				reads.Set(uint(a.Obj))
+			default:
+				writes.Set(uint(a.Obj))
+			}
 		}
-	})
+	}
+	for c := range v.m.Outcomes(s, t) {
+		v.run(s, t, c, visit)
+	}
 }
 
 // Conflict reports whether two footprints conflict: one writes an object the
@@ -205,24 +249,22 @@ func Conflict(reads1, writes1, reads2, writes2 *bitset.BitSet) bool {
 		writes2.IntersectionCardinality(reads1) > 0
 }
 
-// Len returns the number of steps of thread t's transaction from s.
+// Len returns the number of steps of thread t's transaction from s, with
+// outcome 0.
 func (v *View[S]) Len(s S, t ts.Tid) int {
 	k := 0
-	v.run(s, t, func(S, ts.Step) { k++ })
+	v.run(s, t, 0, func(S, ts.Step, int) { k++ })
 	return k
 }
 
 // Expand returns the original system's schedule of a schedule of the view:
-// each transaction's thread repeated once per step.
+// each transaction's thread repeated once per step, its first step with the
+// transaction's outcome.
 func (v *View[S]) Expand(sched ts.Schedule) (ts.Schedule, error) {
 	var out ts.Schedule
 	s := v.sys.Init()
-	for i, m := range sched {
-		t := m.Thread
-		if m.Outcome != 0 {
-			return nil, &ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched.Clone(),
-				Detail: fmt.Sprintf("step %d: outcome %d of a step with one", i, m.Outcome)}
-		}
+	for i, mv := range sched {
+		t := mv.Thread
 		if t < 0 || int(t) >= v.n {
 			return nil, &ts.SystemError{Err: ts.ErrThreadRange, Thread: t, Schedule: sched.Clone(),
 				Detail: fmt.Sprintf("step %d moves thread %d of %d", i, t, v.n)}
@@ -231,24 +273,49 @@ func (v *View[S]) Expand(sched ts.Schedule) (ts.Schedule, error) {
 			return nil, &ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched.Clone(),
 				Detail: fmt.Sprintf("step %d: thread is %v", i, st)}
 		}
-		s = v.run(s, t, func(S, ts.Step) { out = append(out, ts.Move{Thread: t}) })
+		if outs := v.m.Outcomes(s, t); mv.Outcome < 0 || mv.Outcome >= outs {
+			return nil, &ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched.Clone(),
+				Detail: fmt.Sprintf("step %d: outcome %d of a transaction with %d", i, mv.Outcome, outs)}
+		}
+		s = v.run(s, t, mv.Outcome, func(_ S, _ ts.Step, c int) { out = append(out, ts.Move{Thread: t, Outcome: c}) })
 	}
 	return out, nil
 }
 
 // Check is the original system's Check.
 func (v *View[S]) Check(s S) error {
-	if v.checker == nil {
+	if v.m.Checker == nil {
 		return nil
 	}
-	return v.checker.Check(s)
+	return v.m.Checker.Check(s)
+}
+
+// Invariant is the original system's global invariant, or nil when it has
+// none.
+func (v *View[S]) Invariant(s S) error {
+	if v.m.Invariant == nil {
+		return nil
+	}
+	return v.m.Invariant.Invariant(s)
+}
+
+// InvariantReads returns TransactionObj, which every transaction writes,
+// when the original system has an invariant that reads anything, and nil
+// otherwise.
+func (v *View[S]) InvariantReads() []ts.Obj {
+	if len(v.invReads) == 0 {
+		return nil
+	}
+	return []ts.Obj{TransactionObj}
 }
 
 // Hash is the original system's Hash.
 func (v *View[S]) Hash(s S) uint64 { return v.hasher.Hash(s) }
 
 // Describe lists the steps of thread t's transaction from s, separated by
-// "; ", with the original system's descriptions where it has them.
+// "; ", with the original system's descriptions where it has them; for a
+// transaction whose outcomes take different steps, those of each outcome,
+// "[0] ...; ... [1] ...".
 func (v *View[S]) Describe(s S, t ts.Tid) string {
 	if _, st := v.sys.Next(s, t); st != ts.Enabled {
 		if v.describer != nil {
@@ -256,10 +323,28 @@ func (v *View[S]) Describe(s S, t ts.Tid) string {
 		}
 		return ""
 	}
+	outs := v.m.Outcomes(s, t)
+	all := make([]string, outs)
+	same := true
+	for c := range outs {
+		all[c] = v.describe(s, t, c)
+		same = same && all[c] == all[0]
+	}
+	if same {
+		return all[0]
+	}
+	for c := range all {
+		all[c] = fmt.Sprintf("[%d] %s", c, all[c])
+	}
+	return strings.Join(all, " ")
+}
+
+// describe lists the steps of thread t's transaction from s with outcome c.
+func (v *View[S]) describe(s S, t ts.Tid, c int) string {
 	const most = 8
 	var parts []string
 	k := 0
-	v.run(s, t, func(x S, step ts.Step) {
+	v.run(s, t, c, func(x S, step ts.Step, _ int) {
 		k++
 		if k > most {
 			return
@@ -269,7 +354,7 @@ func (v *View[S]) Describe(s S, t ts.Tid) string {
 			d = v.describer.Describe(x, t)
 		}
 		if d == "" {
-			d = step.Format(v)
+			d = unmarked(step).Format(v)
 		}
 		parts = append(parts, d)
 	})
@@ -277,6 +362,17 @@ func (v *View[S]) Describe(s S, t ts.Tid) string {
 		parts = append(parts, fmt.Sprintf("… (%d steps)", k))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// unmarked is step without the invariant's mark.
+func unmarked(step ts.Step) ts.Step {
+	if n := len(step.Also); n > 0 && step.Also[n-1].Obj == ts.InvariantObj {
+		step.Also = step.Also[:n-1]
+		if len(step.Also) == 0 {
+			step.Also = nil
+		}
+	}
+	return step
 }
 
 // ObjName names TransactionObj "transaction" and the other objects as the

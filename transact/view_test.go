@@ -28,6 +28,18 @@ func TestViewConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	tstest.Conformance[models.PhilosophersState](t, v, tstest.ConformanceOptions{})
+	// The whole model: outcomes, idle threads, steps of several objects,
+	// an invariant.
+	tp, err := transact.NewView[models.TwoPhaseState](ctx, models.NewTwoPhase(1), transact.ViewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tstest.Conformance[models.TwoPhaseState](t, tp, tstest.ConformanceOptions{})
+	abp, err := transact.NewView[models.ABPState](ctx, models.NewABPBug(1), transact.ViewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tstest.Conformance[models.ABPState](t, abp, tstest.ConformanceOptions{})
 }
 
 // On Figure 3 the view runs T1's transaction from acq(m) through rel(m) and
