@@ -28,8 +28,11 @@ import (
 // exactly the HB states with CB <= c (Theorem 2). Result.States counts them.
 //
 // A state is an HB state: the set of events of the execution that reached
-// it (package hb), so two executions that differ only in the order of
-// independent transitions reach one state, and the second is not explored.
+// it (package hb), each with its accesses and its outcome, so two executions
+// that differ only in the order of independent transitions reach one state,
+// and the second is not explored. The search's moves are a thread and an
+// outcome of its transition; every outcome is explored (see the package
+// documentation for the whole model).
 // CB(s, t) comes from the memoized dynamic program of section 3.2 (see
 // cbound's package documentation); its figures are in Result.Stats.
 //
