@@ -60,8 +60,9 @@ func New(threads int) *State { return NewSeeded(threads, DefaultSeed) }
 // NewSeeded is New with the event hash picked by seed. Hashes of states with
 // different seeds are unrelated: keep one seed per search.
 func NewSeeded(threads int, seed uint64) *State {
-	s := &State{keys: keysOf(seed), seed: seed}
-	s.grow(max(threads, 0))
+	threads = max(threads, 0)
+	s := &State{keys: keysOf(seed), seed: seed, seqs: make([][]word, 0, threads), nev: make([]int32, 0, threads)}
+	s.grow(threads)
 	return s
 }
 
