@@ -263,14 +263,10 @@ func (s *State) nextWord(op Kind, o ts.Obj) word {
 // With [State.EventHash] it gives the successor's hash:
 // s.Hash() ^ s.EventHash(s.NextEvent(t, st)).
 func (s *State) NextEvent(t ts.Tid, st ts.Step) Event {
-	if len(st.Also) == 0 {
-		return s.nextOne(t, st)
+	if len(st.Also) != 0 {
+		return s.NextEventOutcome(t, st, 0)
 	}
-	return s.NextEventOutcome(t, st, 0)
-}
-
-// nextOne is NextEvent of a step of one object: one word, the common case.
-func (s *State) nextOne(t ts.Tid, st ts.Step) Event {
+	// One word, the common case.
 	last := 0
 	if i, ok := s.idx.lookup(st.Obj); ok {
 		last = len(s.objs[i].readers) - 1
