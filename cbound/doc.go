@@ -139,8 +139,8 @@
 // every strategy and tstest.TraceKey use. Two moves of one thread never
 // commute, and two outcomes make two events, so executions that take
 // different outcomes never share an HB state: no reduction merges them.
-// The one-object, outcome-0 event is one word, as it was, and costs
-// nothing more.
+// An event of one object with outcome 0, the common case, is stored in one
+// word and costs nothing more than a step of the basic model.
 //
 // Why the paper's theorems still hold: they need (1) that every
 // linearization of an HB state reaches the same system state, which is the
