@@ -79,6 +79,14 @@ func BenchmarkStrategies(b *testing.B) {
 	benchModel[models.WSQState](b, "wsq", models.NewWSQ(1), 4)
 }
 
+// BenchmarkWholeModels runs the strategies on the bundled models of the
+// whole model (steps of several objects, outcomes, idle threads, an
+// invariant).
+func BenchmarkWholeModels(b *testing.B) {
+	benchModel[models.TwoPhaseState](b, "twophase-2", models.NewTwoPhase(2), 2)
+	benchModel[models.ABPState](b, "abp-1", models.NewABP(1), 2)
+}
+
 // BenchmarkMark reports the amortized cost of CB computation per Mark call
 // of cb-por2 (Algorithm 2) as the bound grows: the paper's complexity
 // argument has it constant per call, the DP's subproblems being shared

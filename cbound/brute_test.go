@@ -3,6 +3,7 @@ package cbound
 import (
 	"context"
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -11,22 +12,27 @@ import (
 // algorithms: per HB state (keyed by hb.State.String, which is exact), the
 // fewest preemptions of the schedules that reach it; per (state, thread),
 // the fewest preemptions of the schedules that reach the state and then move
-// the thread; and the leaves (terminal states and states whose Check fails,
-// where the enumeration, like every search, stops).
+// the thread; and the leaves (terminal states and states whose Check or
+// Invariant fails, where the enumeration, like every search, stops). Every
+// outcome of every transition is taken; the HB states are those of the
+// marked steps (search.Model), as the searches see them.
 type Brute struct {
 	States map[string]int            // every HB state reached -> fewest preemptions
 	Steps  map[string]map[ts.Tid]int // HB state -> enabled thread -> CB(s, t)
 	Leaves map[string]int            // leaf HB states -> fewest preemptions
 	Sched  map[string]ts.Schedule    // a schedule to each state
-	Failed map[string]bool           // leaves whose Check fails
+	Failed map[string]bool           // leaves whose Check or Invariant fails
 }
 
 // BruteForce enumerates every schedule of sys from its initial state.
 func BruteForce[S any](sys ts.TransitionSystem[S]) *Brute {
 	b := &Brute{States: map[string]int{}, Steps: map[string]map[ts.Tid]int{}, Leaves: map[string]int{},
 		Sched: map[string]ts.Schedule{}, Failed: map[string]bool{}}
-	checker, _ := sys.(ts.Checker[S])
-	n := sys.Threads()
+	m, err := search.NewModel(sys)
+	if err != nil {
+		panic(err)
+	}
+	n := m.N
 	st := hb.New(n)
 	var sched ts.Schedule
 	var rec func(s S, prev ts.Tid, pre int)
@@ -36,12 +42,12 @@ func BruteForce[S any](sys ts.TransitionSystem[S]) *Brute {
 			b.States[key] = pre
 			b.Sched[key] = sched.Clone()
 		}
-		failed := checker != nil && checker.Check(s) != nil
+		failed := m.Check(s) != nil
 		enabled := make([]bool, n)
 		steps := make([]ts.Step, n)
 		any := false
 		for t := range ts.Tid(n) {
-			step, status := sys.Next(s, t)
+			step, status := m.Next(s, t)
 			steps[t] = step
 			enabled[t] = status == ts.Enabled
 			any = any || enabled[t]
@@ -67,11 +73,14 @@ func BruteForce[S any](sys ts.TransitionSystem[S]) *Brute {
 			if old, ok := b.Steps[key][t]; !ok || p < old {
 				b.Steps[key][t] = p
 			}
-			st.Add(t, steps[t])
-			sched = append(sched, ts.Move{Thread: t})
-			rec(sys.Apply(s, t), t, p)
-			sched = sched[:len(sched)-1]
-			st.Remove(t)
+			for c := range m.Outcomes(s, t) {
+				mv := ts.Move{Thread: t, Outcome: c}
+				st.AddOutcome(t, steps[t], c)
+				sched = append(sched, mv)
+				rec(m.Apply(s, mv), t, p)
+				sched = sched[:len(sched)-1]
+				st.Remove(t)
+			}
 		}
 	}
 	rec(sys.Init(), -1, 0)
@@ -98,13 +107,12 @@ func CBAt[S any](sys ts.TransitionSystem[S], sched ts.Schedule, memoCost int64) 
 	}
 	defer e.memo.close()
 	s := sys.Init()
-	e.push(s, -1, ts.Step{})
+	e.push(s, ts.Move{Thread: -1}, ts.Step{})
 	for _, mv := range sched {
-		t := mv.Thread
 		top := &e.frames[e.depth-1]
-		step := top.steps[t]
-		s = sys.Apply(top.state, t)
-		e.push(s, t, step)
+		step := top.steps[mv.Thread]
+		s = e.m.Apply(top.state, mv)
+		e.push(s, mv, step)
 	}
 	if e.Err != nil {
 		return nil, 0, e.Err

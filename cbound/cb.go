@@ -42,6 +42,7 @@ package cbound
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"unsafe"
 
@@ -133,8 +134,8 @@ func fp2(h uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// stepOf is a step that makes the event e again (Add needs only its kind and
-// object).
+// stepOf is a step that makes the event e of one access again (Add needs
+// only its kind and object).
 func stepOf(e hb.Event) ts.Step {
 	if e.Op == hb.R {
 		return ts.Step{Obj: e.Obj, Op: ts.Read}
@@ -230,17 +231,32 @@ func (m *memo) remove(u ts.Tid) hb.Event {
 	return e
 }
 
-// add puts event e of thread u back on the scratch state.
-func (m *memo) add(u ts.Tid, e hb.Event) {
-	m.x.Add(u, stepOf(e))
+// add puts event e of thread u, whose step is st, back on the scratch state.
+func (m *memo) add(u ts.Tid, e hb.Event, st ts.Step) {
+	if got := m.x.AddOutcome(u, st, e.Outcome); e.More > 0 && got != e {
+		panic("cbound: an event put back differs from the one removed") // a bug here, not the user's
+	}
 	m.x2 ^= fp2(m.x.EventHash(e))
 }
 
-// addStep adds thread u's next event, the access st, to the scratch state.
-func (m *memo) addStep(u ts.Tid, st ts.Step) hb.Event {
-	e := m.x.Add(u, st)
+// addStep adds thread u's next event, the accesses st with outcome c, to the
+// scratch state.
+func (m *memo) addStep(u ts.Tid, st ts.Step, c int) hb.Event {
+	e := m.x.AddOutcome(u, st, c)
 	m.x2 ^= fp2(m.x.EventHash(e))
 	return e
+}
+
+// readd puts back on the scratch state thread u's event ev, just removed
+// from it. An event of one access is its own step; the step of one of
+// several is the path's (the scratch state is a prefix of the current one,
+// see stepAt).
+func (e *hbSearch[S]) readd(u ts.Tid, ev hb.Event) {
+	if ev.More == 0 {
+		e.memo.add(u, ev, stepOf(ev))
+		return
+	}
+	e.memo.add(u, ev, e.stepAt(u))
 }
 
 func (m *memo) stats(into map[string]int64) {
@@ -276,7 +292,7 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		ev := m.remove(ts.Tid(u))
 		v := e.cbAt(ts.Tid(u))
-		m.add(ts.Tid(u), ev)
+		e.readd(ts.Tid(u), ev)
 		if ts.Tid(u) == t {
 			best = min(best, v)
 		} else {
@@ -320,22 +336,23 @@ func (e *hbSearch[S]) cbState() int32 {
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		ev := m.remove(ts.Tid(u))
 		best = min(best, e.cbAt(ts.Tid(u)))
-		m.add(ts.Tid(u), ev)
+		e.readd(ts.Tid(u), ev)
 	}
 	return best
 }
 
 // witness returns a linearization of the scratch state x with the fewest
-// preemptions (CB(x)), followed by last when last >= 0 (then the schedule
-// has CB(x, last) preemptions), and that count. It leaves x empty.
-func (e *hbSearch[S]) witness(last ts.Tid) (ts.Schedule, int32) {
+// preemptions (CB(x)), each move with its event's outcome, followed by the
+// move last when last.Thread >= 0 (then the schedule has CB(x, last.Thread)
+// preemptions), and that count. It leaves x empty.
+func (e *hbSearch[S]) witness(last ts.Move) (ts.Schedule, int32) {
 	m := e.memo
 	x := m.x
 	var rev ts.Schedule
-	if last >= 0 {
-		rev = append(rev, ts.Move{Thread: last})
+	if last.Thread >= 0 {
+		rev = append(rev, last)
 	}
-	t := last
+	t := last.Thread
 	total := int32(-1)
 	for x.Len() > 0 {
 		x.Frontier(&m.wfr)
@@ -344,7 +361,7 @@ func (e *hbSearch[S]) witness(last ts.Tid) (ts.Schedule, int32) {
 		for u, ok := m.wfr.NextSet(0); ok; u, ok = m.wfr.NextSet(u + 1) {
 			ev := m.remove(ts.Tid(u))
 			v := e.cbAt(ts.Tid(u))
-			m.add(ts.Tid(u), ev)
+			e.readd(ts.Tid(u), ev)
 			if t >= 0 && ts.Tid(u) != t {
 				if en == nil {
 					en, _ = e.enabledAt()
@@ -360,8 +377,7 @@ func (e *hbSearch[S]) witness(last ts.Tid) (ts.Schedule, int32) {
 		if total < 0 {
 			total = best
 		}
-		rev = append(rev, ts.Move{Thread: pick})
-		m.remove(pick)
+		rev = append(rev, ts.Move{Thread: pick, Outcome: m.remove(pick).Outcome})
 		t = pick
 	}
 	if total < 0 {
@@ -422,10 +438,18 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 		if x.ThreadLen(f.t) < int(f.n) {
 			continue
 		}
-		want := e.frames[i-1].steps[f.t]
-		e.rsched = append(e.rsched, ts.Move{Thread: f.t})
+		want, outs := e.frames[i-1].steps[f.t], e.frames[i-1].outs[f.t]
+		mv := e.sched[i-1]
+		e.rsched = append(e.rsched, mv)
 		e.current = f.t
 		step, st := e.m.Next(s, f.t)
+		if st == ts.Enabled && step.Equal(want) && e.m.Outcomes(s, f.t) != outs {
+			e.current = -1
+			e.Fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: f.t, Schedule: e.rsched.Clone(),
+				Detail: fmt.Sprintf("replaying an equivalent schedule (independent steps reordered) the thread's transition has %d outcomes, not %d: independent steps do not commute",
+					e.m.Outcomes(s, f.t), outs)})
+			panic(errStop)
+		}
 		if st != ts.Enabled || !step.Equal(want) {
 			e.current = -1
 			if err := e.mutated(); err != nil {
@@ -440,7 +464,7 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 		if e.spent() {
 			panic(errStop) // replays count against the limits and the context too
 		}
-		s = e.m.Apply(s, ts.Move{Thread: f.t})
+		s = e.m.Apply(s, mv)
 		e.res.Transitions++
 		m.enReplaySteps++
 	}
@@ -468,7 +492,7 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 func (e *hbSearch[S]) mutated() error {
 	for i := e.depth - 1; i >= 0; i-- {
 		f := &e.frames[i]
-		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status}
+		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status, Outs: f.outs}
 		if err := e.m.Unchanged(f.state, b, e.sched[:i], f.taken, &e.current); err != nil {
 			return err
 		}
@@ -478,8 +502,8 @@ func (e *hbSearch[S]) mutated() error {
 
 // CB returns the context bound of the happens-before state that sched
 // reaches: the fewest preemptions of any schedule equivalent to sched (one
-// that reorders only independent transitions), found by the dynamic program
-// of section 3.2 of the cbpor paper. Deciding CB <= c is NP-complete
+// that reorders only independent transitions, each with its outcome), found
+// by the dynamic program of section 3.2 of the cbpor paper. Deciding CB <= c is NP-complete
 // (Theorem 5 there), and the program can take time exponential in the number
 // of threads; it is meant for the short schedules of violations.
 // Minimize returns such a schedule.
@@ -491,8 +515,9 @@ func CB[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (int, error) {
 // Minimize returns a schedule equivalent to sched (it reaches the same
 // happens-before state, and so the same state of a system that keeps the
 // ts.TransitionSystem contract) with the fewest preemptions, and that count.
-// A schedule that does not replay (a thread out of range or not enabled, a
-// panic in user code) is an error.
+// Its moves keep their outcomes. A schedule that does not replay (a thread
+// out of range or not enabled, an outcome out of range, a panic in user
+// code) is an error.
 func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule, int, error) {
 	e, err := newHBSearch(context.Background(), sys, Options{MemoCost: -1}, false)
 	if err != nil {
@@ -513,28 +538,28 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 			}
 		}()
 		s := sys.Init()
-		e.push(s, -1, ts.Step{})
+		e.push(s, ts.Move{Thread: -1}, ts.Step{})
 		if e.Err != nil {
 			return
 		}
 		for i, mv := range sched {
 			t := mv.Thread
 			top := &e.frames[e.depth-1]
-			if t < 0 || int(t) >= e.n || top.status[t] != ts.Enabled || mv.Outcome != 0 {
+			if t < 0 || int(t) >= e.n || top.status[t] != ts.Enabled || mv.Outcome < 0 || mv.Outcome >= top.outs[t] {
 				e.Fail(&ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched[:i+1].Clone(),
-					Detail: "the schedule moves a thread that is not enabled or out of range"})
+					Detail: "the schedule moves a thread that is not enabled or out of range, or takes an outcome out of range"})
 				return
 			}
 			step := top.steps[t]
 			e.current = t
-			s = e.m.Apply(top.state, ts.Move{Thread: t})
-			e.push(s, t, step)
+			s = e.m.Apply(top.state, mv)
+			e.push(s, mv, step)
 			if e.Err != nil {
 				return
 			}
 		}
 		e.memo.begin(e.cur, e.curH2)
-		out, count = e.witness(-1)
+		out, count = e.witness(ts.Move{Thread: -1})
 	}()
 	if perr != nil {
 		return nil, 0, perr

@@ -103,41 +103,86 @@
 // pass again may be missed, as with every partial-order reduction; declared
 // as a ts.Invariant with its read set it is not (below: every linearization
 // of an HB state, and of each of its prefixes, shows the same values of what
-// it reads). A panic in user code met
+// it reads). All of this holds on the whole model (below). A panic in user
+// code met
 // while replaying a prefix is reported with that replay's schedule, which may
 // exceed the bound.
 //
 // Memory: the table keeps a state stored by cb-por1, or a predecessor stored
 // by Mark, as the state it extends or precedes plus one event, in about 50
-// bytes (hb.EntryBytes), and each terminal state cb-por2 reaches as a copy of
-// its events (8 bytes an event); the memo keeps at most about
+// bytes (hb.EntryBytes; a state cb-por1 stores by an event of several
+// accesses or with an outcome keeps 8 bytes more a word of it), and each
+// terminal state cb-por2 reaches as a copy of its events (8 bytes an access,
+// and one for an outcome); the memo keeps at most about
 // Options.MemoCost, and a quarter of Limits.Memory at most; the stack costs
 // some 50 bytes per thread per transition of depth. Past Limits.Memory the
 // search stops with an error wrapping ts.ErrMemory.
 //
-// The model: cb-por1, cb-por2 and IterativePOR accept Idle threads (a state
-// where every waiting thread is Idle ends normally),
-// Options.IgnoreDeadlocks and a global invariant with a read set
-// (ts.Invariant), and refuse, with an error wrapping ts.ErrUnsupported, a
-// step of several objects and a transition of several outcomes: their HB
-// states have one access and no outcome per event (package hb packs each
-// event in one word). The invariant is checked at every state the search
-// visits, and a state where it fails ends the execution there, as a failed
-// Check does. In the HB states every object the invariant reads stands as
-// one object (the step's operation kept), so any two transitions that write
-// what it reads are dependent, and a read of it depends on each: this
-// dependency contains the one ts.Dependent gives the marked steps
-// (ts.InvariantWrites), so the HB states remain sound, and every
-// linearization of an HB state shows the same sequence of values of what the
-// invariant reads. The invariant therefore holds at every state of all of
-// them or fails on the way in all of them, and the search, which explores
-// one linearization of every HB state (cb-por1) or of every terminal HB
-// class (cb-por2, where a failing state is terminal) with CB at most the
-// bound, reports every invariant failure some schedule within the bound
-// reaches. The dependency is coarser than the marked one (there, a read of
-// one such object and a write of another are independent; here they are
-// dependent), so with an invariant cb-por2 may explore more than one
-// execution per trace of the marked dependency.
+// # cb-por on the whole model
+//
+// cb-por1, cb-por2 and IterativePOR take every system ts.Explore takes:
+// steps of several objects, transitions of several outcomes, Idle threads (a
+// state where every waiting thread is Idle ends normally),
+// Options.IgnoreDeadlocks, and a global invariant with a read set
+// (ts.Invariant), checked at every state the search visits; a state where it
+// fails ends the execution there, as a failed Check does.
+//
+// Their transitions are moves: a thread and an outcome of its transition.
+// Search tries every outcome of every enabled thread, and Mark's line 18
+// asks next(x, t') for every such move of every thread enabled at x. The
+// HB state of an execution is the set of its events (package hb), each
+// with one access per object its step touches and the outcome it took, over
+// the steps as search.Model marks them: a step that writes what the
+// invariant reads also writes ts.InvariantObj. Two events of different
+// threads are therefore ordered directly iff they share an object one of
+// them writes: exactly ts.Dependent of the marked steps, the dependency
+// every strategy and tstest.TraceKey use. Two moves of one thread never
+// commute, and two outcomes make two events, so executions that take
+// different outcomes never share an HB state: no reduction merges them.
+// An event of one object with outcome 0, the common case, is stored in one
+// word and costs nothing more than a step of the basic model.
+//
+// Why the paper's theorems still hold: they need (1) that every
+// linearization of an HB state reaches the same system state, which is the
+// ts.TransitionSystem contract (steps that are not Dependent commute, with
+// any outcomes, and neither enables, disables or changes the other), and
+// (2) the context bound of a linearization, which counts switches between
+// threads only. A move's context bound is its thread's: CB(s, t) is the
+// fewest preemptions of an execution that ends with t's transition from s,
+// whichever outcome it takes, because choosing an outcome is not a
+// preemption. So the dynamic program is unchanged, asked once per thread
+// for all its outcomes, and its memo is keyed by the HB state (whose hashes
+// cover every event's accesses and outcome) and the thread.
+//
+// Why the invariant is never hidden: every two transitions that write what
+// it reads are dependent (both write ts.InvariantObj), so every
+// linearization of an HB state takes them in one order; each takes the same
+// event, reading and writing the same values, in all of them; and reads
+// change nothing. Every linearization of an HB state, and of each of its
+// prefixes, thus shows the same sequence of values of the invariant's
+// objects: the invariant holds at every state of all of them, or fails on
+// the way in all of them, and a state whose prefix fails is not reached in
+// the explored system (where nothing moves on from a violation), as the
+// CB computation assumes. The search explores one linearization of every
+// HB state (cb-por1) or of every leaf HB class (cb-por2, where a failing
+// state is a leaf) with CB at most the bound, so it reports every invariant
+// failure some schedule within the bound reaches. Reads of those objects
+// stay independent of each other and of writes of the invariant's other
+// objects, as in ts.Dependent.
+//
+// What is tested, on random programs of the whole model against ts.Explore
+// and against an enumeration of every schedule with every outcome: at bounds
+// 0..3, exactly the terminal states and every violation (of every kind)
+// that the executions within the bound reach; cb-por1 stores every HB state
+// with CB <= c exactly once; cb-por2 explores exactly one execution per leaf
+// HB class within the bound, and so, where no check or invariant fails
+// (invariants that hold, of one object or two, included), exactly one
+// execution per Mazurkiewicz trace that some schedule within the bound
+// completes (tstest.CheckOptimal); IterativePOR's first violation has the
+// fewest preemptions; Minimize keeps outcomes. Where checks fail, an
+// execution ends at the first failing state, and cb-por2 explores one
+// execution per leaf HB class, which may be more than one per trace of the
+// complete executions.
 //
 // The contract is checked as ts.Explore checks it: at every state with two threads enabled the
 // search asks Next again (and Hash, if the system has one) when it leaves

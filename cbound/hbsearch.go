@@ -28,8 +28,11 @@ import (
 // exactly the HB states with CB <= c (Theorem 2). Result.States counts them.
 //
 // A state is an HB state: the set of events of the execution that reached
-// it (package hb), so two executions that differ only in the order of
-// independent transitions reach one state, and the second is not explored.
+// it (package hb), each with its accesses and its outcome, so two executions
+// that differ only in the order of independent transitions reach one state,
+// and the second is not explored. The search's moves are a thread and an
+// outcome of its transition; every outcome is explored (see the package
+// documentation for the whole model).
 // CB(s, t) comes from the memoized dynamic program of section 3.2 (see
 // cbound's package documentation); its figures are in Result.Stats.
 //
@@ -85,6 +88,9 @@ type hbFrame[S any] struct {
 	h2     uint64 // second fingerprint of the HB state here
 	id     int32  // Algorithm 1: the state's id in the table
 	it     int    // the next position in the thread order
+	u      ts.Tid // the thread whose moves are being tried, or -1
+	oc     int    // u's next outcome to try
+	cbU    int32  // CB(s, u) once computed for u's moves, or -1
 	leaf   bool   // the search does not go on from here
 	moved  bool   // a child was searched
 	taken  []ts.Move
@@ -117,9 +123,9 @@ type hbSearch[S any] struct {
 	rsched        ts.Schedule // the schedule of a prefix being replayed
 	replaying     bool
 
-	current  ts.Tid // thread whose user code runs, or -1
-	moving   ts.Tid // thread whose transition is being taken (its Apply, the Next of the state it reaches), or -1
-	visiting bool   // the top frame is being checked
+	current  ts.Tid  // thread whose user code runs, or -1
+	moving   ts.Move // the move being taken (its Apply, the Next of the state it reaches); Thread -1 if none
+	visiting bool    // the top frame is being checked
 	search.Outcome
 
 	leafCB    []int64          // leaves (terminal HB classes) by CB
@@ -142,7 +148,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 	m.eager = opt.eagerCache
 	e := &hbSearch[S]{m: model, sys: sys, opt: opt, res: &ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}, n: n,
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
-		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, moving: -1,
+		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, moving: ts.Move{Thread: -1},
 		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), scratchOuts: make([]int, n)}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
 	e.States = func() int64 { return int64(e.table.Len()) }
@@ -232,16 +238,16 @@ func (e *hbSearch[S]) panicked(p any) {
 	switch {
 	case e.replaying:
 		sched = e.rsched.Clone()
-	case e.moving >= 0:
-		sched = append(e.sched.Clone(), ts.Move{Thread: e.moving})
+	case e.moving.Thread >= 0:
+		sched = append(e.sched.Clone(), e.moving)
 		if t < 0 {
-			t = e.moving
+			t = e.moving.Thread
 		}
 	default:
 		sched = e.sched.Clone()
 	}
 	moving, replaying := e.moving, e.replaying
-	e.current, e.moving, e.replaying = -1, -1, false
+	e.current, e.moving, e.replaying = -1, ts.Move{Thread: -1}, false
 	if e.visiting && e.depth > 0 {
 		e.frames[e.depth-1].leaf = true
 	}
@@ -252,19 +258,16 @@ func (e *hbSearch[S]) panicked(p any) {
 	// fewest preemptions to the state where the panicking transition
 	// starts (plus that transition), or to the state being visited.
 	var w ts.Schedule
-	switch {
-	case replaying:
-	case moving >= 0:
+	if !replaying {
 		w = e.tryWitness(moving)
-	default:
-		w = e.tryWitness(-1)
 	}
 	e.report(v, w, sched)
 }
 
 // tryWitness computes a fewest-preemption schedule to the current state
-// (followed by t when t >= 0), or nil if user code panics on the way.
-func (e *hbSearch[S]) tryWitness(t ts.Tid) (w ts.Schedule) {
+// (followed by the move last when last.Thread >= 0), or nil if user code
+// panics on the way.
+func (e *hbSearch[S]) tryWitness(last ts.Move) (w ts.Schedule) {
 	// It runs inside Drive's recovery: nothing may panic out of it. A stop
 	// (errStop) or a callback's panic stops the search; user code's panic
 	// leaves the schedule to the caller.
@@ -278,20 +281,25 @@ func (e *hbSearch[S]) tryWitness(t ts.Tid) (w ts.Schedule) {
 		}
 	}()
 	e.memo.begin(e.cur, e.curH2)
-	w, _ = e.witness(t)
+	w, _ = e.witness(last)
 	return w
 }
 
 func (e *hbSearch[S]) start() {
-	e.moving = -1
-	e.visit(e.sys.Init(), -1, ts.Step{})
+	e.moving = ts.Move{Thread: -1}
+	e.visit(e.sys.Init(), ts.Move{Thread: -1}, ts.Step{})
 }
 
-// nextThread returns the next enabled thread to try from f, the thread that
-// moved last first (so the first execution has no preemptions), or -1.
-func (e *hbSearch[S]) nextThread(f *hbFrame[S]) ts.Tid {
+// nextMove returns the next move to try from f: each enabled thread's
+// outcomes in turn, the thread that moved last first (so the first
+// execution has no preemptions); Thread -1 when none is left.
+func (e *hbSearch[S]) nextMove(f *hbFrame[S]) ts.Move {
 	if f.leaf {
-		return -1
+		return ts.Move{Thread: -1}
+	}
+	if f.u >= 0 && f.oc < f.outs[f.u] {
+		f.oc++
+		return ts.Move{Thread: f.u, Outcome: f.oc - 1}
 	}
 	for f.it <= e.n {
 		i := f.it
@@ -305,17 +313,24 @@ func (e *hbSearch[S]) nextThread(f *hbFrame[S]) ts.Tid {
 			continue
 		}
 		if f.status[u] == ts.Enabled {
-			return u
+			f.u, f.oc, f.cbU = u, 1, -1
+			return ts.Move{Thread: u}
 		}
 	}
-	return -1
+	f.u = -1
+	return ts.Move{Thread: -1}
 }
 
-// loop is the depth-first search: Search of both algorithms.
+// loop is the depth-first search: Search of both algorithms, whose steps
+// are moves: a thread and one of its transition's outcomes. Two outcomes
+// lead to different HB states (an event carries its outcome), and a move's
+// context bound is its thread's, whatever the outcome: a choice is not a
+// preemption.
 func (e *hbSearch[S]) loop() {
 	for e.depth > 0 && !e.Stop {
 		top := &e.frames[e.depth-1]
-		t := e.nextThread(top)
+		mv := e.nextMove(top)
+		t := mv.Thread
 		if t < 0 {
 			if !top.leaf && !top.moved {
 				e.stuck++
@@ -323,19 +338,22 @@ func (e *hbSearch[S]) loop() {
 			e.pop()
 			continue
 		}
-		// next(s, t) ∈ H ?
+		// next(s, mv) ∈ H ?
 		step := top.steps[t]
-		e.cur.Add(t, e.hbStep(step))
+		e.cur.AddOutcome(t, step, mv.Outcome)
 		in := e.table.Contains(e.cur)
 		e.cur.Remove(t)
 		if in {
 			continue
 		}
-		// CB(s, t) > c ?
+		// CB(s, t) > c ? Asked once for all of t's outcomes.
 		if e.bounded {
-			e.memo.begin(e.cur, e.curH2)
-			e.memo.queries++
-			if e.cbAt(t) > e.c {
+			if top.cbU < 0 {
+				e.memo.begin(e.cur, e.curH2)
+				e.memo.queries++
+				top.cbU = e.cbAt(t)
+			}
+			if top.cbU > e.c {
 				continue
 			}
 		}
@@ -343,12 +361,12 @@ func (e *hbSearch[S]) loop() {
 			return
 		}
 		top.moved = true
-		top.taken = append(top.taken, ts.Move{Thread: t})
-		e.current, e.moving = t, t
-		child := e.m.Apply(top.state, ts.Move{Thread: t})
+		top.taken = append(top.taken, mv)
+		e.current, e.moving = t, mv
+		child := e.m.Apply(top.state, mv)
 		e.res.Transitions++
 		e.current = -1
-		e.visit(child, t, step)
+		e.visit(child, mv, step)
 	}
 }
 
@@ -375,21 +393,22 @@ func (e *hbSearch[S]) memoryOK() bool {
 	return e.MemoryOK(used, fmt.Sprintf("%d HB states, %d memo entries, %d frames", e.table.Len(), e.memo.entries(), cap(e.frames)))
 }
 
-// visit pushes the state s reached by thread t's transition step (t < 0: the
-// initial state) and processes it: it stores it (Algorithm 1), checks it,
-// and ends the execution there if it is terminal or violating (Algorithm 2:
-// Mark). User code that panics in Next here belongs to t's transition; in
-// Check or Hash, to the state.
-func (e *hbSearch[S]) visit(s S, t ts.Tid, step ts.Step) {
+// visit pushes the state s reached by the move mv, whose step is step
+// (mv.Thread < 0: the initial state), and processes it: it stores it
+// (Algorithm 1), checks it, and ends the execution there if it is terminal
+// or violating (Algorithm 2: Mark). User code that panics in Next here
+// belongs to mv's transition; in Check or Hash, to the state.
+func (e *hbSearch[S]) visit(s S, mv ts.Move, step ts.Step) {
+	t := mv.Thread
 	if len(e.sched)+1 > e.maxDepth && t >= 0 {
-		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: append(e.sched.Clone(), ts.Move{Thread: t}),
+		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: t, Schedule: append(e.sched.Clone(), mv),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", len(e.sched)+1)})
-		e.moving = -1
+		e.moving = ts.Move{Thread: -1}
 		return
 	}
-	e.moving = t
-	e.push(s, t, step)
-	e.moving = -1
+	e.moving = mv
+	e.push(s, mv, step)
+	e.moving = ts.Move{Thread: -1}
 	if e.Stop {
 		return
 	}
@@ -443,9 +462,11 @@ func bump(counts []int64, i int32) []int64 {
 	return counts
 }
 
-// push reads every thread's next step at s, then makes s, reached by thread
-// t's transition step, the top of the stack and extends the HB state.
-func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
+// push reads every thread's next step (marked: see search.Model) at s, then
+// makes s, reached by the move mv whose step is step, the top of the stack
+// and extends the HB state by mv's event.
+func (e *hbSearch[S]) push(s S, mv ts.Move, step ts.Step) {
+	t := mv.Thread
 	if e.depth == len(e.frames) {
 		n := e.n
 		e.frames = append(e.frames, hbFrame[S]{steps: make([]ts.Step, n), status: make([]ts.Status, n),
@@ -454,18 +475,16 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 	f := &e.frames[e.depth]
 	sched := e.sched
 	if t >= 0 {
-		sched = append(sched, ts.Move{Thread: t})
+		sched = append(sched, mv)
 		e.sched = sched[:len(sched)-1]
 	}
 	counts, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
-	if err == nil {
-		err = e.unsupported(f)
-	}
 	if err != nil {
 		e.Fail(search.WithSchedule(err, sched))
 		return
 	}
 	f.state, f.counts, f.t, f.it, f.leaf, f.moved, f.multi, f.hashed = s, counts, t, 0, false, false, false, false
+	f.u, f.oc, f.cbU = -1, 0, -1
 	f.taken = f.taken[:0]
 	f.en.ClearAll()
 	for u, st := range f.status {
@@ -474,7 +493,7 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 		}
 	}
 	if t >= 0 {
-		ev := e.cur.Add(t, e.hbStep(step))
+		ev := e.cur.AddOutcome(t, step, mv.Outcome)
 		e.curH2 ^= fp2(e.cur.EventHash(ev))
 		f.n = int32(ev.N)
 		e.tpos[t] = append(e.tpos[t], int32(e.depth))
@@ -482,54 +501,6 @@ func (e *hbSearch[S]) push(s S, t ts.Tid, step ts.Step) {
 	}
 	f.h2 = e.curH2
 	e.depth++
-}
-
-// unsupported returns the error for a state whose threads use what cb-por
-// does not support: a step of several objects, a transition of several
-// outcomes. Its happens-before states have one access and no outcome per
-// event. The mark of a write of what the invariant reads is not an object
-// of its own here (hbStep).
-func (e *hbSearch[S]) unsupported(f *hbFrame[S]) error {
-	for u, st := range f.status {
-		if st == ts.Finished {
-			continue
-		}
-		switch {
-		case !e.hbStep(f.steps[u]).Single():
-			return &ts.SystemError{Err: fmt.Errorf("%w: cb-por: thread %d's step touches several objects (%v)", ts.ErrUnsupported, u, f.steps[u]), Thread: ts.Tid(u)}
-		case f.outs[u] > 1:
-			return &ts.SystemError{Err: fmt.Errorf("%w: cb-por: thread %d's transition has %d outcomes", ts.ErrUnsupported, u, f.outs[u]), Thread: ts.Tid(u)}
-		}
-	}
-	return nil
-}
-
-// hbStep returns the access that stands for step st in the HB states. With
-// a global invariant, every object the invariant reads becomes the one
-// object ts.InvariantObj (the step's operation kept), and the mark Model
-// adds to a write of one of them (an access to ts.InvariantObj at the end of
-// Also) is dropped: the transitions that write what the invariant reads are
-// then all dependent, as the mark makes them, and a read of it depends on
-// each of them. The dependency is coarser than ts.Dependent of the marked
-// steps, never finer, so the HB states stay sound; and every linearization of
-// an HB state shows the same sequence of values of what the invariant reads,
-// so the invariant holds at all of them or fails on the way in all of them.
-// A single-object step costs one comparison.
-func (e *hbSearch[S]) hbStep(st ts.Step) ts.Step {
-	inv := e.m.Inv
-	if inv == nil {
-		return st
-	}
-	if k := len(st.Also); k > 0 && st.Also[k-1].Obj == ts.InvariantObj {
-		st.Also = st.Also[:k-1]
-	}
-	if len(st.Also) == 0 {
-		st.Also = nil
-		if inv.Reads(st.Obj) {
-			st.Obj = ts.InvariantObj
-		}
-	}
-	return st
 }
 
 // pop removes the top of the stack, after checking the contract where the
@@ -541,7 +512,7 @@ func (e *hbSearch[S]) pop() {
 		// ts.Explore does, also where it took only one. Once: a panic
 		// here is reported and the frame popped after.
 		f.multi = false
-		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status}
+		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status, Outs: f.outs}
 		if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], f.taken, &e.current); err != nil {
 			e.Fail(err)
 			return
@@ -580,7 +551,7 @@ func (e *hbSearch[S]) cbLeaf(failed bool) (int32, ts.Tid) {
 				best, via = v, ts.Tid(u)
 			}
 		}
-		m.add(ts.Tid(u), ev)
+		e.readd(ts.Tid(u), ev)
 	}
 	return best, via
 }
@@ -602,10 +573,11 @@ func (e *hbSearch[S]) leaf(v *ts.Violation, failed bool) {
 	}
 	if v != nil {
 		e.memo.begin(e.cur, e.curH2)
+		last := ts.Move{Thread: -1}
 		if via >= 0 {
-			e.memo.remove(via)
+			last = ts.Move{Thread: via, Outcome: e.memo.remove(via).Outcome}
 		}
-		w, _ := e.witness(via)
+		w, _ := e.witness(last)
 		e.report(v, w, e.sched)
 	}
 }

@@ -113,13 +113,7 @@ func violationKey(v *ts.Violation) string {
 	}
 	s := hb.New(0)
 	for _, ev := range v.Trace.Events {
-		// Each access as an event of its own (a marked write of what the
-		// invariant reads has two): the per-thread and per-object orders
-		// still name the trace.
-		for i := range ev.Step.NumAccesses() {
-			a := ev.Step.At(i)
-			s.Add(ev.Thread, ts.Step{Obj: a.Obj, Op: a.Op})
-		}
+		s.AddOutcome(ev.Thread, ev.Step, ev.Outcome)
 	}
 	fmt.Fprintf(&b, "|%d|%s", len(v.Trace.Events), s.String())
 	return b.String()

@@ -68,19 +68,20 @@ func (e *hbSearch[S]) markRec(id int, failed bool) {
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		t := ts.Tid(u)
 		ev := m.remove(t)
-		if e.markable(t, failed) {
+		if e.markable(t, ev.Outcome, failed) {
 			xid, _ := e.table.InsertRemoved(x, id, ev)
 			e.markRec(xid, false)
 		}
-		m.add(t, ev)
+		e.readd(t, ev)
 	}
 }
 
 // markable reports whether the scratch state x, a predecessor of the state
-// just stored by thread t's step, is to be marked: CB(x, t) <= c (line 17)
-// and every thread t' enabled at x has next(x, t') stored or CB(x, t') > c
-// (line 18).
-func (e *hbSearch[S]) markable(t ts.Tid, failed bool) bool {
+// just stored by thread t's move with outcome ct, is to be marked: CB(x, t)
+// <= c (line 17) and every move (t', c') of a thread t' enabled at x, each
+// outcome c' of its transition, has next(x, (t', c')) stored or CB(x, t') >
+// c (line 18).
+func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 	m := e.memo
 	x := m.x
 	if e.table.Contains(x) {
@@ -98,24 +99,36 @@ func (e *hbSearch[S]) markable(t ts.Tid, failed bool) bool {
 	en, _ := e.enabledAt()
 	for u, ok := en.NextSet(0); ok; u, ok = en.NextSet(u + 1) {
 		v := ts.Tid(u)
-		if v == t {
-			continue // next(x, t) is the state just stored
-		}
-		m.addStep(v, e.hbStep(e.stepAt(v)))
-		in := e.table.Contains(x)
-		m.remove(v)
-		if in {
-			continue
-		}
-		if !e.bounded || e.cbAt(v) <= e.c {
-			return false
+		step, outs := e.stepAt(v), e.outsAt(v)
+		cbv := int32(-1) // CB(x, v), asked once for all of v's outcomes
+		for c := range outs {
+			if v == t && c == ct {
+				continue // next(x, (t, ct)) is the state just stored
+			}
+			m.addStep(v, step, c)
+			in := e.table.Contains(x)
+			m.remove(v)
+			if in {
+				continue
+			}
+			if !e.bounded {
+				return false
+			}
+			if cbv < 0 {
+				cbv = e.cbAt(v)
+			}
+			if cbv <= e.c {
+				return false
+			}
 		}
 	}
 	return true
 }
 
 // stepAt returns thread u's next step at the scratch state x, a prefix of the
-// current state.
+// current state: the step of its transition after as many as it has in x,
+// the path's or (if the path has no more of u's) its step at the current
+// state. Another thread's transition never changes a thread's step.
 func (e *hbSearch[S]) stepAt(u ts.Tid) ts.Step {
 	k := e.memo.x.ThreadLen(u)
 	if k < len(e.tpos[u]) {
@@ -123,4 +136,15 @@ func (e *hbSearch[S]) stepAt(u ts.Tid) ts.Step {
 		return e.frames[i-1].steps[u]
 	}
 	return e.frames[e.depth-1].steps[u]
+}
+
+// outsAt returns the number of outcomes of thread u's next transition at the
+// scratch state x, found as stepAt finds its step.
+func (e *hbSearch[S]) outsAt(u ts.Tid) int {
+	k := e.memo.x.ThreadLen(u)
+	if k < len(e.tpos[u]) {
+		i := e.tpos[u][k]
+		return e.frames[i-1].outs[u]
+	}
+	return e.frames[e.depth-1].outs[u]
 }

@@ -43,11 +43,37 @@ func newWorkload() *workload {
 	return w
 }
 
+// newWholeWorkload is newWorkload where every third step also touches
+// one or two more objects and every fifth move takes outcome 1 or 2.
+func newWholeWorkload() *workload {
+	w := newWorkload()
+	r := rand.New(rand.NewPCG(3, 4))
+	for t := range w.p {
+		for i := range w.p[t] {
+			if i%3 != 0 {
+				continue
+			}
+			st := &w.p[t][i]
+			for k := range 1 + r.IntN(2) {
+				o := (st.Obj + ts.Obj(k+1)) % 8
+				st.Also = append(st.Also, ts.Access{Obj: o, Op: ts.Op(r.IntN(2))})
+			}
+		}
+	}
+	for i := range w.sched {
+		if i%5 == 0 {
+			w.sched[i].Outcome = 1 + r.IntN(2)
+		}
+	}
+	w.steps = w.p.steps(w.sched)
+	w.evs = w.p.events(w.sched)
+	return w
+}
+
 // addRemove adds the whole execution to s and removes it again, last first.
 func (w *workload) addRemove(s *State) {
 	for i, mv := range w.sched {
-		t := mv.Thread
-		s.Add(t, w.steps[i])
+		s.AddOutcome(mv.Thread, w.steps[i], mv.Outcome)
 	}
 	for i := len(w.sched) - 1; i >= 0; i-- {
 		s.Remove(w.sched[i].Thread)
@@ -118,11 +144,59 @@ func TestZeroAllocs(t *testing.T) {
 			t.Errorf("%s: %v allocations per run, want 0", op.name, n)
 		}
 	}
+
+	// The same with events of several accesses and outcomes.
+	ww := newWholeWorkload()
+	ws := New(4)
+	ww.addRemove(ws)
+	wfull := ww.p.build(ww.sched)
+	wother := wfull.Clone()
+	var wtb Table
+	wtb.Insert(wfull)
+	prev, _ := wtb.Insert(New(4))
+	chain := New(4)
+	for i, mv := range ww.sched {
+		chain.AddOutcome(mv.Thread, ww.steps[i], mv.Outcome)
+		prev, _ = wtb.InsertAdded(chain, prev, mv.Thread)
+	}
+	many := ts.Step{Obj: 1, Op: ts.Write, Also: []ts.Access{{Obj: 2, Op: ts.Read}, {Obj: 5, Op: ts.Write}}}
+	for _, op := range []struct {
+		name string
+		f    func()
+	}{
+		{"whole Add+Remove", func() { ww.addRemove(ws) }},
+		{"whole NextEvent+EventHash", func() { sink += wfull.EventHash(wfull.NextEventOutcome(1, many, 2)) }},
+		{"whole Frontier", func() { wfull.Frontier(&f) }},
+		{"whole Linearize", func() { sched = wfull.Linearize(sched[:0]) }},
+		{"whole CopyFrom", func() { wother.CopyFrom(wfull) }},
+		{"whole Table.Lookup", func() {
+			if !wtb.Contains(wother) || !wtb.Contains(chain) {
+				t.Fatal("not found")
+			}
+		}},
+	} {
+		if n := testing.AllocsPerRun(20, op.f); n != 0 {
+			t.Errorf("%s: %v allocations per run, want 0", op.name, n)
+		}
+	}
 	_ = sink
 }
 
 func BenchmarkAddRemove(b *testing.B) {
 	w := newWorkload()
+	s := New(4)
+	w.addRemove(s)
+	b.ReportAllocs()
+	for b.Loop() {
+		w.addRemove(s)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*2*len(w.sched)), "ns/event")
+}
+
+// BenchmarkAddRemoveWhole is BenchmarkAddRemove with every third step
+// touching two or three objects and every fifth move an outcome.
+func BenchmarkAddRemoveWhole(b *testing.B) {
+	w := newWholeWorkload()
 	s := New(4)
 	w.addRemove(s)
 	b.ReportAllocs()

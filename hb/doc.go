@@ -14,12 +14,22 @@
 // object's writes from 1; for a read, m is the number of the write whose
 // value it reads, 0 for the initial value.
 //
+// A transition of several objects (ts.Step.Also) is one event with one such
+// access (op, obj, m) per object, and a transition with an outcome c > 0 (see
+// ts.Chooser) carries c: two events that differ only in their outcome are
+// different events, so executions that take different outcomes never reach
+// one state. The one-object, outcome-0 event is stored and hashed as before,
+// in one word.
+//
 // The happens-before order needs no edges stored: it is the transitive
 // closure of program order (by n) and, per object, write m before the reads
-// of m and before write m+1, and the reads of m before write m+1. Two
-// executions that differ only in the order of independent transitions
-// ([ts.Dependent]) give the same set of events; two that order some
-// dependent pair differently do not.
+// of m and before write m+1, and the reads of m before write m+1, over every
+// access of every event. Two events of different threads are so ordered
+// directly iff they share an object that one of them writes, which is
+// ts.Dependent of their steps. Two executions that differ only in the order
+// of independent transitions give the same set of events; two that order
+// some dependent pair differently, or take another outcome somewhere, do
+// not.
 //
 // # States
 //
@@ -30,16 +40,21 @@
 // next event and to tell whether an event is maximal.
 //
 //	s := hb.New(threads)
-//	e := s.Add(t, step) // along the execution: t's next event
-//	s.Remove(t)         // back again: only for t in the frontier
+//	e := s.Add(t, step)            // along the execution: t's next event
+//	e = s.AddOutcome(u, step2, c)  // one with outcome c
+//	s.Remove(u)                    // back again: only for u in the frontier
+//
+// An event's Op, Obj and M are those of its first access; More counts the
+// others and [State.AppendAccesses] lists them.
 //
 // [State.Frontier] gives the threads whose last event nothing depends on,
 // the F(s) of the cbpor paper's CB recursion; removing such an event gives a
 // predecessor state. [State.PrefixOf] tests the paper's prefix order, and
 // [State.Linearize] gives a schedule that reaches the state, for replaying a
-// prefix the search never drove the system to. Once a State has seen its
-// threads and objects, Add, Remove, Hash, Equal, Frontier, PrefixOf,
-// Linearize (into a reused schedule) and CopyFrom do not allocate.
+// prefix the search never drove the system to; its moves carry the
+// outcomes. Once a State has seen its threads and objects, Add, AddOutcome,
+// Remove, Hash, Equal, Frontier, PrefixOf, Linearize (into a reused
+// schedule) and CopyFrom do not allocate, whatever the events.
 //
 // # Hashes
 //
@@ -47,7 +62,9 @@
 // updated in constant time both ways: h(s+e) = h(s) ^ h(e). The event hash
 // is picked from a family by a seed ([NewSeeded]; [New] uses the fixed
 // [DefaultSeed], so runs are reproducible): two rounds of the splitmix64
-// finalizer, keyed by the seed, over the event's 128-bit encoding. Equal
+// finalizer, keyed by the seed, over the event's 128-bit encoding (thread, n
+// and its first access), mixed once more, for an event of several accesses
+// or an outcome, with a digest of the rest. Equal
 // states have equal hashes under one seed. If event hashes behaved as
 // independent random 64-bit values, two different states would collide with
 // probability 2⁻⁶⁴ and some pair among n states with probability at most
@@ -59,9 +76,11 @@
 // # Visited states
 //
 // A [Table] is a set of states: Insert stores a compact copy (8 bytes an
-// event) and gives each new state a dense id, InsertAdded and InsertRemoved
-// store a state as a stored one plus or minus one event in constant space
-// ([EntryBytes]), Lookup and Contains find a state by hash and exact
+// access, and one for an outcome) and gives each new state a dense id,
+// InsertAdded and InsertRemoved store a state as a stored one plus or minus
+// one event in constant space ([EntryBytes]; an event of several words added
+// keeps its words too, one removed refers to them where they are stored
+// already), Lookup and Contains find a state by hash and exact
 // comparison (walking a chain of differences costs what comparing copies
 // would), Load rebuilds a stored state.
 //

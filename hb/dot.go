@@ -11,35 +11,40 @@ import (
 )
 
 // WriteDot writes the happens-before graph of a trace to w in Graphviz DOT:
-// one node per transition, labelled with its index, thread, operation, object
-// and the trace's description of it, grouped in one cluster per thread. Solid
-// edges are program order; dashed edges are the cross-thread edges of the
-// canonical happens-before order (a write before the reads of its value and
-// the next write, a read before the next write), only the direct ones: an
-// edge implied by a path through other edges is left out. names, if not nil,
-// names the objects; otherwise they show as o0, o1, ...
+// one node per transition, labelled with its index, thread, accesses (each
+// object with its operation: ts.Step.Format), outcome (for a transition of
+// several) and the trace's description of it, grouped in one cluster per
+// thread. Solid edges are program order; dashed edges are the cross-thread
+// edges of the canonical happens-before order over every access (a write
+// before the reads of its value and the next write, a read before the next
+// write), only the direct ones: an edge implied by a path through other
+// edges is left out. names, if not nil, names the objects; otherwise they
+// show as o0, o1, ...
 func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
 	evs := tr.Events
 	s := New(0)
-	canon := make([]Event, len(evs))
+	accs := make([][]EventAccess, len(evs)) // each transition's accesses, numbered
 	for i, e := range evs {
-		canon[i] = s.Add(e.Thread, e.Step)
+		ev := s.AddOutcome(e.Thread, e.Step, e.Outcome)
+		accs[i] = s.AppendAccesses(nil, e.Thread, ev.N)
 	}
 
 	// The trace indices of each object's writes (by number) and reads (by
 	// the write they read).
 	type objTrace struct{ writes, readsOf map[int][]int }
 	objs := map[ts.Obj]*objTrace{}
-	for i, e := range canon {
-		o := objs[e.Obj]
-		if o == nil {
-			o = &objTrace{writes: map[int][]int{}, readsOf: map[int][]int{}}
-			objs[e.Obj] = o
-		}
-		if e.Op == W {
-			o.writes[e.M] = append(o.writes[e.M], i)
-		} else {
-			o.readsOf[e.M] = append(o.readsOf[e.M], i)
+	for i := range evs {
+		for _, a := range accs[i] {
+			o := objs[a.Obj]
+			if o == nil {
+				o = &objTrace{writes: map[int][]int{}, readsOf: map[int][]int{}}
+				objs[a.Obj] = o
+			}
+			if a.Op == W {
+				o.writes[a.M] = append(o.writes[a.M], i)
+			} else {
+				o.readsOf[a.M] = append(o.readsOf[a.M], i)
+			}
 		}
 	}
 
@@ -55,13 +60,9 @@ func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
 			if int(e.Thread) != t {
 				continue
 			}
-			name := fmt.Sprintf("o%d", e.Step.Obj)
-			if names != nil {
-				name = names.ObjName(e.Step.Obj)
-			}
-			label := fmt.Sprintf("%d: T%d %v %s", i, e.Thread, e.Step.Op, name)
-			if e.Step.Sync && e.Step.Op != ts.Acquire && e.Step.Op != ts.Release {
-				label += " (sync)"
+			label := fmt.Sprintf("%d: T%d %s", i, e.Thread, e.Step.Format(names))
+			if e.Outcomes > 1 {
+				label += fmt.Sprintf(" /%d", e.Outcome)
 			}
 			if e.Desc != "" {
 				label += "\n" + e.Desc
@@ -78,17 +79,19 @@ func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
 	anc := make([]*bitset.BitSet, len(evs))
 	lastOf := map[ts.Tid]int{}
 	var cands []int
-	for i, e := range canon {
+	for i, e := range evs {
 		anc[i] = bitset.New(uint(len(evs)))
 		po, hasPO := lastOf[e.Thread]
 		lastOf[e.Thread] = i
 		cands = cands[:0]
-		o := objs[e.Obj]
-		if e.Op == R {
-			cands = append(cands, o.writes[e.M]...)
-		} else {
-			cands = append(cands, o.writes[e.M-1]...)
-			cands = append(cands, o.readsOf[e.M-1]...)
+		for _, a := range accs[i] {
+			o := objs[a.Obj]
+			if a.Op == R {
+				cands = append(cands, o.writes[a.M]...)
+			} else {
+				cands = append(cands, o.writes[a.M-1]...)
+				cands = append(cands, o.readsOf[a.M-1]...)
+			}
 		}
 		if hasPO {
 			fmt.Fprintf(&b, "\te%d -> e%d;\n", po, i)

@@ -58,3 +58,28 @@ func TestWriteDotReadsBeforeWrite(t *testing.T) {
 		t.Errorf("sync access not marked:\n%s", b.String())
 	}
 }
+
+// A transition of several objects is ordered with the others through each
+// of its objects, and its outcome shows.
+func TestWriteDotSeveralObjects(t *testing.T) {
+	// e0 T0 writes x and y in one step (outcome 1 of 2); e1 T1 reads y; e2
+	// T2 reads x: both depend on e0 directly. e3 T1 writes x: after e2's
+	// read (and e0's write, implied through e1).
+	tr := ts.Trace{Events: []ts.Event{
+		{Thread: 0, Step: ts.Step{Obj: x, Op: ts.Write, Also: []ts.Access{{Obj: y, Op: ts.Write}}}, Outcome: 1, Outcomes: 2},
+		{Thread: 1, Step: rd(y)},
+		{Thread: 2, Step: rd(x)},
+		{Thread: 1, Step: wr(x)},
+	}}
+	var b strings.Builder
+	if err := WriteDot(&b, tr, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"e0 -> e1 [style=dashed]", "e0 -> e2 [style=dashed]", "e1 -> e3", "e2 -> e3 [style=dashed]"}
+	if got := dotEdges(b.String()); !slices.Equal(got, want) {
+		t.Errorf("edges %q, want %q in\n%s", got, want, b.String())
+	}
+	if !strings.Contains(b.String(), `[label="0: T0 write o0, write o1 /1"]`) {
+		t.Errorf("label of the step of two objects:\n%s", b.String())
+	}
+}

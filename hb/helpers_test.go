@@ -39,11 +39,11 @@ func (p prog) events(sched ts.Schedule) []ts.Event {
 	return out
 }
 
-// build returns the state sched reaches.
+// build returns the state sched reaches, each move with its outcome.
 func (p prog) build(sched ts.Schedule) *State {
 	s := New(len(p))
 	for i, st := range p.steps(sched) {
-		s.Add(sched[i].Thread, st)
+		s.AddOutcome(sched[i].Thread, st, sched[i].Outcome)
 	}
 	return s
 }
@@ -133,24 +133,90 @@ func genSched(t *rapid.T, p prog, label string) ts.Schedule {
 	return sched
 }
 
+// genWhole draws a program as genProg does, on up to 4 objects (the last
+// one ts.InvariantObj, which a sparse index holds), whose steps may touch
+// several objects (ts.Step.Also), each once.
+func genWhole(t *rapid.T) prog {
+	ids := []ts.Obj{0, 1, 2, ts.InvariantObj}
+	threads := rapid.IntRange(1, 4).Draw(t, "threads")
+	objs := rapid.IntRange(1, 4).Draw(t, "objs")
+	p := make(prog, threads)
+	for i := range p {
+		n := rapid.IntRange(0, 5).Draw(t, fmt.Sprintf("len%d", i))
+		for range n {
+			first := rapid.IntRange(0, objs-1).Draw(t, "obj")
+			st := ts.Step{Obj: ids[first], Op: ts.Op(rapid.IntRange(0, 3).Draw(t, "op"))}
+			for o := range objs {
+				if o != first && rapid.IntRange(0, 2).Draw(t, "also") == 0 {
+					st.Also = append(st.Also, ts.Access{Obj: ids[o], Op: ts.Op(rapid.IntRange(0, 3).Draw(t, "op"))})
+				}
+			}
+			p[i] = append(p[i], st)
+		}
+	}
+	return p
+}
+
+// genMoves draws a complete interleaving of p's threads as genSched does,
+// each move with an outcome 0..2.
+func genMoves(t *rapid.T, p prog, label string) ts.Schedule {
+	sched := genSched(t, p, label)
+	for i := range sched {
+		sched[i].Outcome = rapid.IntRange(0, 2).Draw(t, label+".outcome")
+	}
+	return sched
+}
+
+// generator draws a program and its schedules: the basic one (one object
+// per step, outcome 0) or the whole one.
+type generator struct {
+	prog  func(*rapid.T) prog
+	sched func(*rapid.T, prog, string) ts.Schedule
+}
+
+var (
+	basicGen = generator{genProg, genSched}
+	wholeGen = generator{genWhole, genMoves}
+)
+
+// bev is an event with its accesses.
+type bev struct {
+	Event
+	acc []EventAccess
+}
+
+// events returns the events of s with their accesses.
+func events(s *State) []bev {
+	var out []bev
+	for _, e := range s.AppendEvents(nil) {
+		out = append(out, bev{e, s.AppendAccesses(nil, e.Thread, e.N)})
+	}
+	return out
+}
+
 // edge reports whether the paper's edge sets TE and VE hold (a, b): the
-// direct happens-before edges that a state's events imply.
-func edge(a, b Event) bool {
-	if a == b {
+// direct happens-before edges that a state's events imply, through some
+// object both access.
+func edge(a, b bev) bool {
+	if a.Event == b.Event {
 		return false
 	}
 	if a.Thread == b.Thread {
 		return a.N < b.N
 	}
-	if a.Obj != b.Obj {
-		return false
+	for _, x := range a.acc {
+		for _, y := range b.acc {
+			if x.Obj == y.Obj && (x.Op == W && x.M <= y.M || y.Op == W && x.M < y.M) {
+				return true
+			}
+		}
 	}
-	return a.Op == W && a.M <= b.M || b.Op == W && a.M < b.M
+	return false
 }
 
 // bruteFrontier returns the threads whose last event has no outgoing edge.
 func bruteFrontier(s *State) []int {
-	evs := s.AppendEvents(nil)
+	evs := events(s)
 	var out []int
 	for t := range s.Threads() {
 		last, ok := s.Last(ts.Tid(t))
@@ -158,9 +224,14 @@ func bruteFrontier(s *State) []int {
 			continue
 		}
 		maximal := true
-		for _, b := range evs {
-			if edge(last, b) {
-				maximal = false
+		for _, a := range evs {
+			if a.Event != last {
+				continue
+			}
+			for _, b := range evs {
+				if edge(a, b) {
+					maximal = false
+				}
 			}
 		}
 		if maximal {
@@ -173,13 +244,16 @@ func bruteFrontier(s *State) []int {
 // brutePrefix reports whether x's events are a subset of s's closed under
 // s's edges.
 func brutePrefix(x, s *State) bool {
-	xs, ss := x.AppendEvents(nil), s.AppendEvents(nil)
+	xs, ss := events(x), events(s)
+	has := func(evs []bev, e bev) bool {
+		return slices.ContainsFunc(evs, func(f bev) bool { return f.Event == e.Event && slices.Equal(f.acc, e.acc) })
+	}
 	for _, b := range xs {
-		if !slices.Contains(ss, b) {
+		if !has(ss, b) {
 			return false
 		}
 		for _, a := range ss {
-			if edge(a, b) && !slices.Contains(xs, a) {
+			if edge(a, b) && !has(xs, a) {
 				return false
 			}
 		}

@@ -9,9 +9,12 @@ const denseObjs = 1 << 16
 
 // objIndex numbers the objects a structure has seen with dense slots 0, 1, 2,
 // ... in the order first seen. Objects in [0, denseObjs) are found through a
-// slice, others through a map. Looking up a known object never allocates.
+// slice, ts.InvariantObj (which every step that writes what a global
+// invariant reads also writes) through a field of its own, others through a
+// map. Looking up a known object never allocates.
 type objIndex struct {
 	dense  []int32 // dense[o] = slot+1, 0 for unseen
+	inv    int32   // ts.InvariantObj's slot+1, 0 for unseen
 	sparse map[ts.Obj]int32
 	n      int
 }
@@ -23,6 +26,9 @@ func (x *objIndex) lookup(o ts.Obj) (int, bool) {
 			return int(x.dense[o]) - 1, true
 		}
 		return 0, false
+	}
+	if o == ts.InvariantObj {
+		return int(x.inv) - 1, x.inv != 0
 	}
 	i, ok := x.sparse[o]
 	return int(i), ok
@@ -41,6 +47,8 @@ func (x *objIndex) slot(o ts.Obj) (i int, fresh bool) {
 			x.dense = append(x.dense, make([]int32, int(o)+1-len(x.dense))...)
 		}
 		x.dense[o] = int32(i) + 1
+	} else if o == ts.InvariantObj {
+		x.inv = int32(i) + 1
 	} else {
 		if x.sparse == nil {
 			x.sparse = make(map[ts.Obj]int32)
@@ -54,7 +62,7 @@ func (x *objIndex) slot(o ts.Obj) (i int, fresh bool) {
 func (x *objIndex) reset() {
 	clear(x.dense)
 	clear(x.sparse)
-	x.n = 0
+	x.inv, x.n = 0, 0
 }
 
 // copyFrom makes x number objects as y does.
@@ -71,5 +79,5 @@ func (x *objIndex) copyFrom(y *objIndex) {
 	for o, i := range y.sparse {
 		x.sparse[o] = i
 	}
-	x.n = y.n
+	x.inv, x.n = y.inv, y.n
 }

@@ -10,15 +10,19 @@ import (
 )
 
 // TestSwaps: swapping two adjacent transitions of different threads keeps
-// the state and its hash iff the two are independent.
-func TestSwaps(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := genProg(t)
-		sched := genSched(t, p, "sched")
+// the state and its hash iff the two are independent; with steps of several
+// objects and outcomes too (TestSwapsWhole).
+func TestSwaps(t *testing.T)      { rapid.Check(t, checkSwaps(basicGen)) }
+func TestSwapsWhole(t *testing.T) { rapid.Check(t, checkSwaps(wholeGen)) }
+
+func checkSwaps(g generator) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := g.prog(t)
+		sched := g.sched(t, p, "sched")
 		s := p.build(sched)
 		steps := p.steps(sched)
 		for i := 0; i+1 < len(sched); i++ {
-			if sched[i] == sched[i+1] {
+			if sched[i].Thread == sched[i+1].Thread {
 				continue
 			}
 			sw := slices.Clone(sched)
@@ -32,16 +36,19 @@ func TestSwaps(t *testing.T) {
 				t.Fatalf("independent swap at %d of %v: %v (%#x) and %v (%#x) differ", i, sched, s, s.Hash(), s2, s2.Hash())
 			}
 		}
-	})
+	}
 }
 
 // TestRemoveReadd: removing the last event of a frontier thread and adding it
 // back gives the same state and hash; the removed state is the one its
 // linearization reaches; other threads cannot be removed.
-func TestRemoveReadd(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := genProg(t)
-		sched := genSched(t, p, "sched")
+func TestRemoveReadd(t *testing.T)      { rapid.Check(t, checkRemoveReadd(basicGen)) }
+func TestRemoveReaddWhole(t *testing.T) { rapid.Check(t, checkRemoveReadd(wholeGen)) }
+
+func checkRemoveReadd(g generator) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := g.prog(t)
+		sched := g.sched(t, p, "sched")
 		k := rapid.IntRange(0, len(sched)).Draw(t, "prefix")
 		s := p.build(sched[:k])
 		var f bitset.BitSet
@@ -67,15 +74,20 @@ func TestRemoveReadd(t *testing.T) {
 				t.Fatalf("Remove(T%d) of %v: %v not a strict prefix", tid, s, c)
 			}
 			st := p[tid][e.N-1]
-			if got := c.NextEvent(tt, st); got != e {
+			if got := c.NextEventOutcome(tt, st, e.Outcome); got != e || e.More != len(st.Also) {
 				t.Fatalf("NextEvent(T%d) = %v, removed %v", tid, got, e)
 			}
-			c.Add(tt, st)
+			if got := c.Hash() ^ c.EventHash(c.NextEventOutcome(tt, st, e.Outcome)); got != s.Hash() {
+				t.Fatalf("successor hash %#x, want %#x", got, s.Hash())
+			}
+			if got := c.AddOutcome(tt, st, e.Outcome); got != e {
+				t.Fatalf("Add(T%d) = %v, removed %v", tid, got, e)
+			}
 			if !c.Equal(s) || c.Hash() != s.Hash() {
 				t.Fatalf("Remove then Add(T%d) of %v gave %v", tid, s, c)
 			}
 		}
-	})
+	}
 }
 
 func panics(f func()) (p bool) {
@@ -86,10 +98,13 @@ func panics(f func()) (p bool) {
 
 // TestLinearize: the linearization of a state is a schedule of the program
 // that reaches an equal state, and so does every schedule it equals.
-func TestLinearize(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := genProg(t)
-		sched := genSched(t, p, "sched")
+func TestLinearize(t *testing.T)      { rapid.Check(t, checkLinearize(basicGen)) }
+func TestLinearizeWhole(t *testing.T) { rapid.Check(t, checkLinearize(wholeGen)) }
+
+func checkLinearize(g generator) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := g.prog(t)
+		sched := g.sched(t, p, "sched")
 		s := p.build(sched)
 		lin := s.Linearize(ts.ScheduleOf(99))[1:]
 		got, want := slices.Sorted(slices.Values(lin.Threads())), slices.Sorted(slices.Values(sched.Threads()))
@@ -100,16 +115,19 @@ func TestLinearize(t *testing.T) {
 		if !r.Equal(s) || r.Hash() != s.Hash() {
 			t.Fatalf("schedule %v gave %v; its linearization %v gives %v", sched, s, lin, r)
 		}
-	})
+	}
 }
 
 // TestFrontierBrute: Frontier agrees with the definition: no event has an
 // edge out of the thread's last one. Removing frontier events in any order
 // walks down through prefixes to the empty state.
-func TestFrontierBrute(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := genProg(t)
-		sched := genSched(t, p, "sched")
+func TestFrontierBrute(t *testing.T)      { rapid.Check(t, checkFrontier(basicGen)) }
+func TestFrontierBruteWhole(t *testing.T) { rapid.Check(t, checkFrontier(wholeGen)) }
+
+func checkFrontier(g generator) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := g.prog(t)
+		sched := g.sched(t, p, "sched")
 		s := p.build(sched)
 		top := s.Clone()
 		var f bitset.BitSet
@@ -133,7 +151,7 @@ func TestFrontierBrute(t *testing.T) {
 		if s.Len() != 0 || s.Hash() != 0 {
 			t.Fatalf("frontier empty at %v", s)
 		}
-	})
+	}
 }
 
 // TestPrefixBrute: PrefixOf agrees with the definition (a subset closed under
@@ -141,16 +159,20 @@ func TestFrontierBrute(t *testing.T) {
 // and on near misses: a state with the later transitions of one thread left
 // out of a schedule, which keeps every thread's events but may miss a read
 // that the larger state orders before a write.
-func TestPrefixBrute(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := genProg(t)
+func TestPrefixBrute(t *testing.T)      { rapid.Check(t, checkPrefixes(basicGen)) }
+func TestPrefixBruteWhole(t *testing.T) { rapid.Check(t, checkPrefixes(wholeGen)) }
+
+func checkPrefixes(g generator) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := g.prog(t)
 		for range 8 {
-			checkPrefix(t, p)
+			checkPrefix(t, g, p)
 		}
-	})
+	}
 }
 
-func checkPrefix(t *rapid.T, p prog) {
+func checkPrefix(t *rapid.T, g generator, p prog) {
+	genSched := g.sched
 	b := genSched(t, p, "b")
 	b = b[:rapid.IntRange(0, len(b)).Draw(t, "j")]
 	var a ts.Schedule
@@ -194,7 +216,7 @@ func (p prog) rest(done, b ts.Schedule) ts.Schedule {
 		if left[t] > 0 {
 			left[t]--
 		} else {
-			out = append(out, ts.Move{Thread: t})
+			out = append(out, mv)
 		}
 	}
 	return out
@@ -202,18 +224,21 @@ func (p prog) rest(done, b ts.Schedule) ts.Schedule {
 
 // TestTableBrute: a table of every prefix state of a few interleavings holds
 // exactly the distinct event sets, and Load gives each back.
-func TestTableBrute(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := genProg(t)
+func TestTableBrute(t *testing.T)      { rapid.Check(t, checkTable(basicGen)) }
+func TestTableBruteWhole(t *testing.T) { rapid.Check(t, checkTable(wholeGen)) }
+
+func checkTable(g generator) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := g.prog(t)
 		var tb Table
 		distinct := map[string]bool{}
 		var ids []int
 		var states []*State
 		for range rapid.IntRange(1, 4).Draw(t, "runs") {
-			sched := genSched(t, p, "sched")
+			sched := g.sched(t, p, "sched")
 			s := New(len(p))
 			for i, st := range p.steps(sched) {
-				s.Add(sched[i].Thread, st)
+				s.AddOutcome(sched[i].Thread, st, sched[i].Outcome)
 				id, added := tb.Insert(s)
 				if added != !distinct[s.String()] {
 					t.Fatalf("Insert(%v) added = %v", s, added)
@@ -241,7 +266,7 @@ func TestTableBrute(t *testing.T) {
 				t.Fatalf("Load(%d) into a same-seed state: hash %#x, want %#x", id, d2.Hash(), states[i].Hash())
 			}
 		}
-	})
+	}
 }
 
 func TestTableCollision(t *testing.T) {
@@ -283,11 +308,14 @@ func TestTableCollision(t *testing.T) {
 
 // TestEquivalence: two interleavings of one program reach equal states (and
 // equal hashes) iff they order every dependent pair of transitions alike:
-// iff they are the same Mazurkiewicz trace.
-func TestEquivalence(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := genProg(t)
-		a := genSched(t, p, "a")
+// iff they are the same Mazurkiewicz trace (with the same outcomes).
+func TestEquivalence(t *testing.T)      { rapid.Check(t, checkEquivalence(basicGen)) }
+func TestEquivalenceWhole(t *testing.T) { rapid.Check(t, checkEquivalence(wholeGen)) }
+
+func checkEquivalence(g generator) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := g.prog(t)
+		a := g.sched(t, p, "a")
 		var b ts.Schedule
 		if rapid.Bool().Draw(t, "swaps") {
 			// Equivalent more often than chance: swap independent neighbours.
@@ -298,13 +326,13 @@ func TestEquivalence(t *testing.T) {
 					break
 				}
 				i := rapid.IntRange(0, len(b)-2).Draw(t, "i")
-				if b[i] != b[i+1] && !ts.Dependent(steps[i], steps[i+1]) {
+				if b[i].Thread != b[i+1].Thread && !ts.Dependent(steps[i], steps[i+1]) {
 					b[i], b[i+1] = b[i+1], b[i]
 					steps[i], steps[i+1] = steps[i+1], steps[i]
 				}
 			}
 		} else {
-			b = genSched(t, p, "b")
+			b = g.sched(t, p, "b")
 		}
 		sa, sb := p.build(a), p.build(b)
 		want := sameTrace(p, a, b)
@@ -312,11 +340,12 @@ func TestEquivalence(t *testing.T) {
 			t.Fatalf("%v and %v: states %v and %v, equal %v, hashes %#x %#x; same trace %v",
 				a, b, sa, sb, sa.Equal(sb), sa.Hash(), sb.Hash(), want)
 		}
-	})
+	}
 }
 
-// sameTrace reports whether complete schedules a and b of p order every pair
-// of dependent transitions alike.
+// sameTrace reports whether complete schedules a and b of p give every
+// transition the same outcome and order every pair of dependent transitions
+// alike.
 func sameTrace(p prog, a, b ts.Schedule) bool {
 	type tr struct {
 		t ts.Tid
@@ -336,6 +365,11 @@ func sameTrace(p prog, a, b ts.Schedule) bool {
 	}
 	ia, _ := label(a)
 	_, atB := label(b)
+	for i, x := range ia {
+		if a[i].Outcome != b[atB[x]].Outcome {
+			return false
+		}
+	}
 	for i := range ia {
 		for j := i + 1; j < len(ia); j++ {
 			x, y := ia[i], ia[j]

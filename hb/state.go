@@ -6,9 +6,11 @@ package hb
 // its events <op, t, n, obj, m>, and the happens-before edges are implied by
 // the events' fields.
 //
-// Invariants: seqs[t][n-1] packs the (op, obj, m) of thread t's n-th event;
-// for every object seen, objs[slot].readers has one entry per write of the
-// object plus one for the initial value (so the object has
+// Invariants: seqs[t] holds the words of thread t's events in order (one
+// word per access, a continuation flag on every word of an event but its
+// first, and a last word for an outcome c > 0; see word), and nev[t] counts
+// its events; for every object seen, objs[slot].readers has one entry per
+// write of the object plus one for the initial value (so the object has
 // len(readers)-1 writes), and readers[m] counts the reads of write m; hash is
 // the XOR of the event hashes of all events; total is the number of events.
 
@@ -38,6 +40,7 @@ type State struct {
 	hash  uint64
 	total int
 	seqs  [][]word
+	nev   []int32 // events per thread
 	idx   objIndex
 	objs  []objInfo // by slot of idx; only the first idx.n are in use
 	pos   []int32   // Linearize scratch
@@ -57,8 +60,9 @@ func New(threads int) *State { return NewSeeded(threads, DefaultSeed) }
 // NewSeeded is New with the event hash picked by seed. Hashes of states with
 // different seeds are unrelated: keep one seed per search.
 func NewSeeded(threads int, seed uint64) *State {
-	s := &State{keys: keysOf(seed), seed: seed}
-	s.grow(max(threads, 0))
+	threads = max(threads, 0)
+	s := &State{keys: keysOf(seed), seed: seed, seqs: make([][]word, 0, threads), nev: make([]int32, 0, threads)}
+	s.grow(threads)
 	return s
 }
 
@@ -74,6 +78,9 @@ func (s *State) grow(n int) {
 		} else {
 			s.seqs = append(s.seqs, nil)
 		}
+	}
+	for len(s.nev) < len(s.seqs) {
+		s.nev = append(s.nev, 0)
 	}
 }
 
@@ -93,39 +100,173 @@ func (s *State) objSlot(o ts.Obj) *objInfo {
 	return &s.objs[i]
 }
 
-// Add adds thread t's next event, the access st, and returns it. The event's
-// M is computed from the state: a write is the next write of st.Obj, a read
-// reads its last write (or the initial value). Lock operations are writes.
-func (s *State) Add(t ts.Tid, st ts.Step) Event {
+// Add adds thread t's next event, the access st with outcome 0, and returns
+// it. The event's M is computed from the state, for each of its accesses: a
+// write is the next write of its object, a read reads the object's last write
+// (or the initial value). Lock operations are writes.
+func (s *State) Add(t ts.Tid, st ts.Step) Event { return s.AddOutcome(t, st, 0) }
+
+// AddOutcome adds thread t's next event, the accesses of st with outcome c
+// (0 <= c <= 2^29-1), and returns it.
+func (s *State) AddOutcome(t ts.Tid, st ts.Step, c int) Event {
+	if len(st.Also) == 0 && c == 0 && t >= 0 {
+		// One word, the common case: kept to one call of objSlot.
+		info := s.objSlot(st.Obj)
+		last := len(info.readers) - 1
+		op := KindOf(st.Op)
+		m := last
+		if op == W {
+			if m = last + 1; m > maxM {
+				panic(fmt.Sprintf("hb: Add: more than %d writes of o%d", maxM, st.Obj))
+			}
+			info.readers = append(info.readers, 0)
+		} else {
+			info.readers[last]++
+		}
+		s.grow(int(t) + 1)
+		w := pack(op, st.Obj, m)
+		s.seqs[t] = append(s.seqs[t], w)
+		s.nev[t]++
+		n := int(s.nev[t])
+		s.hash ^= s.keys.hash(t, n, w)
+		s.total++
+		return w.event(t, n)
+	}
 	if t < 0 {
 		panic(fmt.Sprintf("hb: Add: negative thread %d", t))
 	}
-	info := s.objSlot(st.Obj)
+	if c < 0 || c > maxM {
+		panic(fmt.Sprintf("hb: Add: outcome %d out of range 0..%d", c, maxM))
+	}
+	s.grow(int(t) + 1)
+	seq := s.seqs[t]
+	start := len(seq)
+	for i := range st.NumAccesses() {
+		a := st.At(i)
+		w := s.access(KindOf(a.Op), a.Obj)
+		if i > 0 {
+			w |= wCont
+		}
+		seq = append(seq, w)
+	}
+	if c > 0 {
+		seq = append(seq, outWord(c))
+	}
+	s.seqs[t] = seq
+	return s.added(t, seq[start:])
+}
+
+// addWords adds thread t's next event as the words ws describe it (their
+// kinds, objects and outcome; the write numbers are computed again), and
+// reports whether it made exactly ws.
+func (s *State) addWords(t ts.Tid, ws []word) bool {
+	s.grow(int(t) + 1)
+	seq := s.seqs[t]
+	start := len(seq)
+	same := true
+	for _, w := range ws {
+		got := w
+		if !w.outcome() {
+			got = s.access(w.op(), w.obj()) | w&wCont
+		}
+		same = same && got == w
+		seq = append(seq, got)
+	}
+	s.seqs[t] = seq
+	s.added(t, seq[start:])
+	return same
+}
+
+// load adds thread t's next event as the words ws, write numbers and all,
+// whatever the state: Table.Load adds a stored state's events thread by
+// thread, not in an order that would number them.
+func (s *State) load(t ts.Tid, ws []word) {
+	s.grow(int(t) + 1)
+	s.seqs[t] = append(s.seqs[t], ws...)
+	for _, w := range ws {
+		if w.outcome() {
+			continue
+		}
+		info := s.objSlot(w.obj())
+		for len(info.readers) <= w.m() {
+			info.readers = append(info.readers, 0)
+		}
+		if w.op() == R {
+			info.readers[w.m()]++
+		}
+	}
+	s.added(t, ws)
+}
+
+// addWord is addWords of an event of one word.
+func (s *State) addWord(t ts.Tid, w word) bool {
+	got := s.access(w.op(), w.obj())
+	s.grow(int(t) + 1)
+	s.seqs[t] = append(s.seqs[t], got)
+	s.nev[t]++
+	s.hash ^= s.keys.hash(t, int(s.nev[t]), got)
+	s.total++
+	return got == w
+}
+
+// added counts the event whose words ws were just appended to thread t's
+// sequence, and returns it.
+func (s *State) added(t ts.Tid, ws []word) Event {
+	s.nev[t]++
+	e := eventOf(t, int(s.nev[t]), ws)
+	s.hash ^= s.keys.event(e)
+	s.total++
+	return e
+}
+
+// access records an access of kind op to object o and returns its word.
+func (s *State) access(op Kind, o ts.Obj) word {
+	info := s.objSlot(o)
 	last := len(info.readers) - 1
-	op := KindOf(st.Op)
 	m := last
 	if op == W {
 		m = last + 1
 		if m > maxM {
-			panic(fmt.Sprintf("hb: Add: more than %d writes of o%d", maxM, st.Obj))
+			panic(fmt.Sprintf("hb: Add: more than %d writes of o%d", maxM, o))
 		}
 		info.readers = append(info.readers, 0)
 	} else {
 		info.readers[last]++
 	}
-	s.grow(int(t) + 1)
-	w := pack(op, st.Obj, m)
-	s.seqs[t] = append(s.seqs[t], w)
-	n := len(s.seqs[t])
-	s.hash ^= s.keys.hash(t, n, w)
-	s.total++
-	return w.event(t, n)
+	return pack(op, o, m)
+}
+
+// unaccess undoes access for the access word w, the object's latest.
+func (s *State) unaccess(w word) {
+	i, _ := s.idx.lookup(w.obj())
+	info := &s.objs[i]
+	if w.op() == W {
+		info.readers = info.readers[:len(info.readers)-1]
+	} else {
+		info.readers[len(info.readers)-1]--
+	}
+}
+
+// nextWord returns the word of an access of kind op to object o made next.
+func (s *State) nextWord(op Kind, o ts.Obj) word {
+	last := 0
+	if i, ok := s.idx.lookup(o); ok {
+		last = len(s.objs[i].readers) - 1
+	}
+	if op == W {
+		return pack(op, o, last+1)
+	}
+	return pack(op, o, last)
 }
 
 // NextEvent returns the event that Add(t, st) would add, without adding it.
 // With [State.EventHash] it gives the successor's hash:
 // s.Hash() ^ s.EventHash(s.NextEvent(t, st)).
 func (s *State) NextEvent(t ts.Tid, st ts.Step) Event {
+	if len(st.Also) != 0 {
+		return s.NextEventOutcome(t, st, 0)
+	}
+	// One word, the common case.
 	last := 0
 	if i, ok := s.idx.lookup(st.Obj); ok {
 		last = len(s.objs[i].readers) - 1
@@ -138,22 +279,68 @@ func (s *State) NextEvent(t ts.Tid, st ts.Step) Event {
 	return Event{Op: op, Thread: t, N: s.ThreadLen(t) + 1, Obj: st.Obj, M: m}
 }
 
+// NextEventOutcome returns the event that AddOutcome(t, st, c) would add,
+// without adding it.
+func (s *State) NextEventOutcome(t ts.Tid, st ts.Step, c int) Event {
+	n := s.ThreadLen(t) + 1
+	w0 := s.nextWord(KindOf(st.Op), st.Obj)
+	if len(st.Also) == 0 && c == 0 {
+		return w0.event(t, n) // one word, the common case
+	}
+	// eventOf over the words, without storing them
+	e := w0.event(t, n)
+	r := uint64(0x6c62272e07bb0142)
+	for _, a := range st.Also {
+		r = mix(r ^ uint64(s.nextWord(KindOf(a.Op), a.Obj)|wCont))
+		e.More++
+	}
+	if c > 0 {
+		r = mix(r ^ uint64(outWord(c)))
+		e.Outcome = c
+	}
+	e.rest = r | 1
+	return e
+}
+
 // EventHash returns the hash of event e under the state's seed: the amount by
-// which adding or removing e changes the state's hash.
+// which adding or removing e changes the state's hash. e is an event a State
+// returned (the digest of its further accesses and outcome is not exported).
 func (s *State) EventHash(e Event) uint64 {
-	return s.keys.hash(e.Thread, e.N, pack(e.Op, e.Obj, e.M))
+	if e.rest == 0 {
+		return s.keys.hash(e.Thread, e.N, pack(e.Op, e.Obj, e.M))
+	}
+	return s.keys.event(e)
 }
 
 // Maximal reports whether thread t has an event and its last event is
 // maximal in the happens-before order: no other event of the state depends on
-// it. A write of an object is maximal when it is the object's last write and
-// nobody has read it; a read is maximal when no write of the object follows
-// the write it read.
+// it. An access that writes an object is maximal when it is the object's last
+// write and nobody has read it; a read is maximal when no write of the object
+// follows the write it read; an event is maximal when all its accesses are.
 func (s *State) Maximal(t ts.Tid) bool {
 	if t < 0 || int(t) >= len(s.seqs) || len(s.seqs[t]) == 0 {
 		return false
 	}
-	w := s.seqs[t][len(s.seqs[t])-1]
+	seq := s.seqs[t]
+	if w := seq[len(seq)-1]; w.first() {
+		i, _ := s.idx.lookup(w.obj())
+		r := s.objs[i].readers
+		last := len(r) - 1
+		if w.op() == W {
+			return w.m() == last && r[last] == 0
+		}
+		return w.m() == last
+	}
+	for _, w := range seq[lastStart(seq):] {
+		if !w.outcome() && !s.maximal(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// maximal reports whether no event of the state depends on the access w.
+func (s *State) maximal(w word) bool {
 	i, _ := s.idx.lookup(w.obj())
 	r := s.objs[i].readers
 	last := len(r) - 1
@@ -169,31 +356,61 @@ func (s *State) Maximal(t ts.Tid) bool {
 // event is not maximal, as indexing out of range does: strategies remove only
 // threads they found in the frontier, so anything else is a bug in the caller.
 func (s *State) Remove(t ts.Tid) Event {
-	if !s.Maximal(t) {
-		if t < 0 || int(t) >= len(s.seqs) || len(s.seqs[t]) == 0 {
-			panic(fmt.Sprintf("hb: Remove(T%d): the thread has no events", t))
+	if t >= 0 && int(t) < len(s.seqs) && len(s.seqs[t]) > 0 {
+		// One word, the common case: one lookup of the object.
+		seq := s.seqs[t]
+		k := len(seq) - 1
+		if w := seq[k]; w.first() {
+			i, _ := s.idx.lookup(w.obj())
+			info := &s.objs[i]
+			last := len(info.readers) - 1
+			switch {
+			case w.op() == W && w.m() == last && info.readers[last] == 0:
+				info.readers = info.readers[:last]
+			case w.op() == R && w.m() == last:
+				info.readers[last]--
+			default:
+				s.notMaximal(t)
+			}
+			n := int(s.nev[t])
+			s.seqs[t] = seq[:k]
+			s.nev[t]--
+			s.hash ^= s.keys.hash(t, n, w)
+			s.total--
+			return w.event(t, n)
 		}
-		panic(fmt.Sprintf("hb: Remove(T%d): last event %v is not maximal: another event depends on it", t, s.lastEvent(t)))
+	}
+	if !s.Maximal(t) {
+		s.notMaximal(t)
 	}
 	seq := s.seqs[t]
-	n := len(seq)
-	w := seq[n-1]
-	s.seqs[t] = seq[:n-1]
-	i, _ := s.idx.lookup(w.obj())
-	info := &s.objs[i]
-	if w.op() == W {
-		info.readers = info.readers[:len(info.readers)-1]
-	} else {
-		info.readers[len(info.readers)-1]--
+	n := int(s.nev[t])
+	start := lastStart(seq)
+	for _, w := range seq[start:] {
+		if !w.outcome() {
+			s.unaccess(w)
+		}
 	}
-	s.hash ^= s.keys.hash(t, n, w)
+	e := eventOf(t, n, seq[start:])
+	s.hash ^= s.keys.event(e)
+	s.seqs[t] = seq[:start]
+	s.nev[t]--
 	s.total--
-	return w.event(t, n)
+	return e
+}
+
+// notMaximal panics for Remove(t) of a thread whose last event is not
+// maximal, or that has none.
+func (s *State) notMaximal(t ts.Tid) {
+	if t < 0 || int(t) >= len(s.seqs) || len(s.seqs[t]) == 0 {
+		panic(fmt.Sprintf("hb: Remove(T%d): the thread has no events", t))
+	}
+	panic(fmt.Sprintf("hb: Remove(T%d): last event %v is not maximal: another event depends on it", t, s.lastEvent(t)))
 }
 
 func (s *State) lastEvent(t ts.Tid) Event {
 	seq := s.seqs[t]
-	return seq[len(seq)-1].event(t, len(seq))
+	return eventOf(t, int(s.nev[t]), seq[lastStart(seq):])
 }
 
 // Last returns thread t's last event, and false if t has none.
@@ -204,13 +421,41 @@ func (s *State) Last(t ts.Tid) (Event, bool) {
 	return s.lastEvent(t), true
 }
 
+// eventWords returns the words of thread t's n-th event, 1 <= n <= nev[t].
+func (s *State) eventWords(t ts.Tid, n int) []word {
+	seq := s.seqs[t]
+	if len(seq) == int(s.nev[t]) {
+		return seq[n-1 : n]
+	}
+	i := 0
+	for k := 1; k < n; k++ {
+		i = eventEnd(seq, i)
+	}
+	return seq[i:eventEnd(seq, i)]
+}
+
 // Event returns thread t's n-th event, n counted from 1. It panics if there
 // is none.
 func (s *State) Event(t ts.Tid, n int) Event {
 	if n < 1 || n > s.ThreadLen(t) {
 		panic(fmt.Sprintf("hb: Event(T%d, %d): thread has %d events", t, n, s.ThreadLen(t)))
 	}
-	return s.seqs[t][n-1].event(t, n)
+	return eventOf(t, n, s.eventWords(t, n))
+}
+
+// AppendAccesses appends the accesses of thread t's n-th event to dst, in
+// the order of its step (the step's own first). It panics if there is no
+// such event.
+func (s *State) AppendAccesses(dst []EventAccess, t ts.Tid, n int) []EventAccess {
+	if n < 1 || n > s.ThreadLen(t) {
+		panic(fmt.Sprintf("hb: AppendAccesses(T%d, %d): thread has %d events", t, n, s.ThreadLen(t)))
+	}
+	for _, w := range s.eventWords(t, n) {
+		if !w.outcome() {
+			dst = append(dst, w.access())
+		}
+	}
+	return dst
 }
 
 // Frontier sets in dst the threads whose last event is maximal (see
@@ -235,10 +480,10 @@ func (s *State) Len() int { return s.total }
 
 // ThreadLen returns the number of events of thread t in the state.
 func (s *State) ThreadLen(t ts.Tid) int {
-	if t < 0 || int(t) >= len(s.seqs) {
+	if t < 0 || int(t) >= len(s.nev) {
 		return 0
 	}
-	return len(s.seqs[t])
+	return int(s.nev[t])
 }
 
 // Threads returns the number of threads the state has room for: at least one
@@ -282,9 +527,13 @@ func (s *State) PrefixOf(o *State) bool {
 		if len(seq) == 0 {
 			continue
 		}
+		l := len(seq)
 		oseq := o.seq(t)
-		if len(oseq) < len(seq) || !slices.Equal(seq, oseq[:len(seq)]) {
+		if len(oseq) < l || !slices.Equal(seq, oseq[:l]) {
 			return false
+		}
+		if len(oseq) > l && len(oseq) != int(o.nev[t]) && oseq[l]&wCont != 0 {
+			return false // o's event there is longer: another outcome
 		}
 	}
 	// Each thread's events are a prefix of o's. What can still be missing is
@@ -310,8 +559,8 @@ func (s *State) PrefixOf(o *State) bool {
 
 // Linearize appends to dst a schedule that produces the state: its threads in
 // an order that respects happens-before, running each thread as far as it can
-// before switching. Every linearization of a state reaches the same state of
-// a deterministic system.
+// before switching, each move with its event's outcome. Every linearization
+// of a state reaches the same state of a deterministic system.
 func (s *State) Linearize(dst ts.Schedule) ts.Schedule {
 	for i := range s.idx.n {
 		s.objs[i].lw, s.objs[i].lr = 0, 0
@@ -325,23 +574,45 @@ func (s *State) Linearize(dst ts.Schedule) ts.Schedule {
 		progress := false
 		for t, seq := range s.seqs {
 			for int(pos[t]) < len(seq) {
-				w := seq[pos[t]]
-				i, _ := s.idx.lookup(w.obj())
-				info := &s.objs[i]
-				m := int32(w.m())
-				if w.op() == R {
-					if info.lw != m {
-						break
+				i := int(pos[t])
+				c := 0
+				if w := seq[i]; i+1 == len(seq) || seq[i+1].first() {
+					// one word: the common case
+					x, _ := s.idx.lookup(w.obj())
+					info := &s.objs[x]
+					m := int32(w.m())
+					if w.op() == R {
+						if info.lw != m {
+							break
+						}
+						info.lr++
+					} else {
+						if info.lw != m-1 || info.lr != info.readers[m-1] {
+							break
+						}
+						info.lw, info.lr = m, 0
 					}
-					info.lr++
+					pos[t]++
 				} else {
-					if info.lw != m-1 || info.lr != info.readers[m-1] {
+					end := eventEnd(seq, i)
+					if !s.ready(seq[i:end]) {
 						break
 					}
-					info.lw, info.lr = m, 0
+					for _, w := range seq[i:end] {
+						if w.outcome() {
+							c = w.m()
+							continue
+						}
+						info := s.info(w.obj())
+						if w.op() == R {
+							info.lr++
+						} else {
+							info.lw, info.lr = int32(w.m()), 0
+						}
+					}
+					pos[t] = int32(end)
 				}
-				dst = append(dst, ts.Move{Thread: ts.Tid(t)})
-				pos[t]++
+				dst = append(dst, ts.Move{Thread: ts.Tid(t), Outcome: c})
 				left--
 				progress = true
 			}
@@ -353,12 +624,43 @@ func (s *State) Linearize(dst ts.Schedule) ts.Schedule {
 	return dst
 }
 
+// info returns the record of object o, which the state has seen.
+func (s *State) info(o ts.Obj) *objInfo {
+	i, _ := s.idx.lookup(o)
+	return &s.objs[i]
+}
+
+// ready reports whether every access of the event ws can be taken now in
+// Linearize: a read once the write it reads is taken, a write once the
+// write before it and all that write's reads are.
+func (s *State) ready(ws []word) bool {
+	for _, w := range ws {
+		if w.outcome() {
+			continue
+		}
+		info := s.info(w.obj())
+		m := int32(w.m())
+		if w.op() == R {
+			if info.lw != m {
+				return false
+			}
+		} else if info.lw != m-1 || info.lr != info.readers[m-1] {
+			return false
+		}
+	}
+	return true
+}
+
 // AppendEvents appends the state's events to dst, thread by thread, each
 // thread's in order.
 func (s *State) AppendEvents(dst []Event) []Event {
 	for t, seq := range s.seqs {
-		for n, w := range seq {
-			dst = append(dst, w.event(ts.Tid(t), n+1))
+		n := 0
+		for i := 0; i < len(seq); {
+			end := eventEnd(seq, i)
+			n++
+			dst = append(dst, eventOf(ts.Tid(t), n, seq[i:end]))
+			i = end
 		}
 	}
 	return dst
@@ -369,6 +671,7 @@ func (s *State) AppendEvents(dst []Event) []Event {
 func (s *State) Reset() {
 	for t := range s.seqs {
 		s.seqs[t] = s.seqs[t][:0]
+		s.nev[t] = 0
 	}
 	for i := range s.idx.n {
 		s.objs[i].readers = append(s.objs[i].readers[:0], 0)
@@ -394,6 +697,8 @@ func (s *State) CopyFrom(o *State) {
 		s.seqs[t] = append(s.seqs[t][:0], o.seq(t)...)
 	}
 	s.seqs = s.seqs[:len(o.seqs)]
+	s.nev = s.nev[:len(o.seqs)]
+	copy(s.nev, o.nev)
 	s.idx.copyFrom(&o.idx)
 	if cap(s.objs) < o.idx.n {
 		s.objs = append(s.objs[:cap(s.objs)], make([]objInfo, o.idx.n-cap(s.objs))...)
@@ -406,7 +711,8 @@ func (s *State) CopyFrom(o *State) {
 }
 
 // String lists the events thread by thread, each as op, object and write
-// number: "{T0[W o0:1 W o1:1] T1[W o1:2]}".
+// number: "{T0[W o0:1 W o1:1] T1[W o1:2]}". An event of several accesses joins
+// them with "+", and an outcome c > 0 ends it in "/c": "W o0:1+R o2:0/1".
 func (s *State) String() string {
 	var b strings.Builder
 	b.WriteByte('{')
@@ -416,8 +722,14 @@ func (s *State) String() string {
 			continue
 		}
 		fmt.Fprintf(&b, "%sT%d[", sep, t)
-		for n, w := range seq {
-			if n > 0 {
+		for i, w := range seq {
+			switch {
+			case w.outcome():
+				fmt.Fprintf(&b, "/%d", w.m())
+				continue
+			case !w.first():
+				b.WriteByte('+')
+			case i > 0:
 				b.WriteByte(' ')
 			}
 			fmt.Fprintf(&b, "%v o%d:%d", w.op(), w.obj(), w.m())

@@ -39,26 +39,35 @@ type Table struct {
 // entry kinds
 const (
 	entryFull    uint8 = iota // words[off:] holds the events
-	entryAdded                // the state ref plus thread t's event w
-	entryRemoved              // the state ref minus thread t's last event, w
+	entryAdded                // the state ref plus thread t's event
+	entryRemoved              // the state ref minus thread t's last event
 )
 
+// tableEntry is one stored state. The event of an entryAdded or
+// entryRemoved is w itself when it is one word (one access, outcome 0), the
+// common case; an event of several words is kept in words, and w holds
+// their offset and number (multi).
 type tableEntry struct {
-	hash uint64
-	w    word  // entryAdded, entryRemoved: the event added or removed
-	ref  int32 // entryFull: offset in words; otherwise the id of the other state
-	t    int32
-	kind uint8
+	hash  uint64
+	w     word  // entryAdded, entryRemoved: the event added or removed
+	ref   int32 // entryFull: offset in words; otherwise the id of the other state
+	t     int32
+	kind  uint8
+	multi bool
 }
 
 type undoStep struct {
 	t       int32
-	removed bool // Lookup removed t's last event w (else it added w)
+	removed bool // Lookup removed t's last event (else it added it)
+	multi   bool // the event is the words w locates (else w)
 	w       word
 }
 
 // EntryBytes is what a table keeps per state stored by InsertAdded or
-// InsertRemoved, its index included (at the index's fullest).
+// InsertRemoved, its index included (at the index's fullest), when the event
+// that makes the difference is one access with outcome 0. An event of
+// several words adds 8 bytes a word, unless InsertRemoved finds them stored
+// already.
 const EntryBytes = int(unsafe.Sizeof(tableEntry{})) + 2*4*2
 
 // Len returns the number of states in the table.
@@ -122,21 +131,95 @@ func (tb *Table) InsertAdded(s *State, ref int, t ts.Tid) (id int, added bool) {
 		return id, false
 	}
 	seq := s.seqs[t]
-	w := seq[len(seq)-1]
-	tb.checkRef(ref, s.hash^s.keys.hash(t, len(seq), w))
-	return tb.add(s, tableEntry{w: w, ref: int32(ref), t: int32(t), kind: entryAdded}), true
+	n := int(s.nev[t])
+	if w := seq[len(seq)-1]; w.first() {
+		tb.checkRef(ref, s.hash^s.keys.hash(t, n, w))
+		return tb.add(s, tableEntry{w: w, ref: int32(ref), t: int32(t), kind: entryAdded}), true
+	}
+	ws := seq[lastStart(seq):]
+	tb.checkRef(ref, s.hash^s.keys.event(eventOf(t, n, ws)))
+	off := len(tb.words)
+	tb.words = append(tb.words, ws...)
+	return tb.add(s, tableEntry{w: span(off, len(ws)), ref: int32(ref), t: int32(t), kind: entryAdded, multi: true}), true
 }
 
 // InsertRemoved adds s, which is the stored state ref with its event e (thread
 // e.Thread's last) removed, unless the table holds an equal state; it keeps
-// s as that difference. It panics if ref is out of range.
+// s as that difference. It panics if ref is out of range, or ref is not s
+// with e added.
 func (tb *Table) InsertRemoved(s *State, ref int, e Event) (id int, added bool) {
 	if id, ok := tb.Lookup(s); ok {
 		return id, false
 	}
-	w := pack(e.Op, e.Obj, e.M)
-	tb.checkRef(ref, s.hash^s.keys.hash(e.Thread, e.N, w))
-	return tb.add(s, tableEntry{w: w, ref: int32(ref), t: int32(e.Thread), kind: entryRemoved}), true
+	tb.checkRef(ref, s.hash^s.keys.event(e))
+	if e.rest == 0 {
+		w := pack(e.Op, e.Obj, e.M)
+		return tb.add(s, tableEntry{w: w, ref: int32(ref), t: int32(e.Thread), kind: entryRemoved}), true
+	}
+	// The event's words are stored already, in ref or in a state it is
+	// kept relative to: refer to them there.
+	w := tb.find(ref, e.Thread, e.N)
+	if eventOf(e.Thread, e.N, tb.span(w)) != e {
+		panic(fmt.Sprintf("hb: Table: state %d does not hold event %v", ref, e))
+	}
+	return tb.add(s, tableEntry{w: w, ref: int32(ref), t: int32(e.Thread), kind: entryRemoved, multi: true}), true
+}
+
+// span returns the word that locates n words at offset off of words.
+func span(off, n int) word {
+	if uint64(off) > 1<<32-1 || uint64(n) > 1<<32-1 {
+		panic("hb: Table: more than 2^32 words stored")
+	}
+	return word(off)<<32 | word(n)
+}
+
+// span returns the words that w locates.
+func (tb *Table) span(w word) []word {
+	off, n := int(w>>32), int(uint32(w))
+	return tb.words[off : off+n]
+}
+
+// find locates, as span does, the words of thread t's n-th event of the
+// stored state id, an event of several words: it follows the chain of
+// differences to the entry that stores the event, counting t's events in
+// each state along it.
+func (tb *Table) find(id int, t ts.Tid, n int) word {
+	have := n // t's events in state id: its last is the one sought
+	for {
+		e := &tb.entries[id]
+		switch {
+		case e.kind == entryFull:
+			off := int(e.ref)
+			threads := int(tb.words[off])
+			if int(t) >= threads {
+				panic(fmt.Sprintf("hb: Table: state %d has no event %d of T%d", id, n, t))
+			}
+			at := off + 1 + threads
+			for u := range int(t) {
+				at += int(tb.words[off+1+u])
+			}
+			seq := tb.words[at : at+int(tb.words[off+1+int(t)])]
+			i := 0
+			for k := 1; k < n && i < len(seq); k++ {
+				i = eventEnd(seq, i)
+			}
+			if i >= len(seq) {
+				panic(fmt.Sprintf("hb: Table: state %d has no event %d of T%d", id, n, t))
+			}
+			return span(at+i, eventEnd(seq, i)-i)
+		case ts.Tid(e.t) != t:
+		case e.kind == entryAdded && have == n:
+			if !e.multi {
+				panic(fmt.Sprintf("hb: Table: event %d of T%d in state %d is one word", n, t, id))
+			}
+			return e.w
+		case e.kind == entryAdded:
+			have--
+		default: // entryRemoved
+			have++
+		}
+		id = int(e.ref)
+	}
 }
 
 // checkRef panics unless ref is a stored state with hash h: the caller's
@@ -206,22 +289,22 @@ func (tb *Table) equal(i int, s *State) bool {
 			same = tb.equalFull(i, s)
 			i = -1
 		case entryAdded:
-			// s = ref + w iff w is t's last event of s, nothing depends
-			// on it, and s without it is ref.
-			seq := s.seq(int(t))
-			if len(seq) == 0 || seq[len(seq)-1] != e.w || !s.Maximal(t) {
+			// s = ref + the event iff it is t's last event of s and
+			// nothing depends on it; then s without it must be ref.
+			if !tb.isLast(s, t, e) || !s.Maximal(t) {
 				same = false
 				break
 			}
 			s.Remove(t)
-			undo = append(undo, undoStep{t: e.t, removed: true, w: e.w})
+			undo = append(undo, undoStep{t: e.t, removed: true, multi: e.multi, w: e.w})
 		case entryRemoved:
-			// s = ref - w iff adding t's next event as w makes ref.
-			got := s.Add(t, stepOf(e.w))
-			undo = append(undo, undoStep{t: e.t, w: e.w})
-			if pack(got.Op, got.Obj, got.M) != e.w {
-				same = false
+			// s = ref - the event iff adding it as t's next makes ref.
+			if e.multi {
+				same = s.addWords(t, tb.span(e.w))
+			} else {
+				same = s.addWord(t, e.w)
 			}
+			undo = append(undo, undoStep{t: e.t, multi: e.multi, w: e.w})
 		}
 		if i < 0 {
 			break
@@ -230,23 +313,30 @@ func (tb *Table) equal(i int, s *State) bool {
 	}
 	for k := len(undo) - 1; k >= 0; k-- {
 		u := undo[k]
-		if u.removed {
-			s.Add(ts.Tid(u.t), stepOf(u.w))
-		} else {
+		switch {
+		case !u.removed:
 			s.Remove(ts.Tid(u.t))
+		case u.multi:
+			s.addWords(ts.Tid(u.t), tb.span(u.w))
+		default:
+			s.addWord(ts.Tid(u.t), u.w)
 		}
 	}
 	tb.undo = undo[:0]
 	return same
 }
 
-// stepOf is a step that makes the event of word w again: Add needs only its
-// kind and object.
-func stepOf(w word) ts.Step {
-	if w.op() == R {
-		return ts.Step{Obj: w.obj(), Op: ts.Read}
+// isLast reports whether the event of entry e is thread t's last event of s.
+func (tb *Table) isLast(s *State, t ts.Tid, e *tableEntry) bool {
+	seq := s.seq(int(t))
+	if len(seq) == 0 {
+		return false
 	}
-	return ts.Step{Obj: w.obj(), Op: ts.Write}
+	if !e.multi {
+		return seq[len(seq)-1] == e.w
+	}
+	ws := tb.span(e.w)
+	return len(seq) >= len(ws) && slices.Equal(seq[len(seq)-len(ws):], ws)
 }
 
 // equalFull reports whether full entry i holds the events of s.
@@ -285,26 +375,23 @@ func (tb *Table) Load(id int, dst *State) {
 	at := off + 1 + n
 	for t := range n {
 		l := int(tb.words[off+1+t])
-		for k, w := range tb.words[at : at+l] {
-			dst.seqs[t] = append(dst.seqs[t], w)
-			dst.hash ^= dst.keys.hash(ts.Tid(t), k+1, w)
-			info := dst.objSlot(w.obj())
-			for len(info.readers) <= w.m() {
-				info.readers = append(info.readers, 0)
-			}
-			if w.op() == R {
-				info.readers[w.m()]++
-			}
+		seq := tb.words[at : at+l]
+		for i := 0; i < l; {
+			end := eventEnd(seq, i)
+			dst.load(ts.Tid(t), seq[i:end])
+			i = end
 		}
-		dst.total += l
 		at += l
 	}
 	for k := len(chain) - 1; k >= 0; k-- {
 		e := tb.entries[chain[k]]
-		if e.kind == entryAdded {
-			dst.Add(ts.Tid(e.t), stepOf(e.w))
-		} else {
+		switch {
+		case e.kind == entryRemoved:
 			dst.Remove(ts.Tid(e.t))
+		case e.multi:
+			dst.addWords(ts.Tid(e.t), tb.span(e.w))
+		default:
+			dst.addWord(ts.Tid(e.t), e.w)
 		}
 	}
 }

@@ -12,10 +12,14 @@ import (
 // interleavings as its predecessor plus an event, and predecessors of stored
 // states as that state minus an event) are found exactly as copies are:
 // Lookup finds a state iff an equal one was stored, under the id it got,
-// leaves the probe unchanged, and Load gives each back.
-func TestTableDelta(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := genProg(t)
+// leaves the probe unchanged, and Load gives each back; also with events of
+// several accesses and outcomes (TestTableDeltaWhole).
+func TestTableDelta(t *testing.T)      { rapid.Check(t, checkTableDelta(basicGen)) }
+func TestTableDeltaWhole(t *testing.T) { rapid.Check(t, checkTableDelta(wholeGen)) }
+
+func checkTableDelta(g generator) func(*rapid.T) {
+	return func(t *rapid.T) {
+		p := g.prog(t)
 		var tb Table
 		ids := map[string]int{}
 		var stored []*State
@@ -31,14 +35,14 @@ func TestTableDelta(t *testing.T) {
 			}
 		}
 		for range rapid.IntRange(1, 4).Draw(t, "runs") {
-			sched := genSched(t, p, "sched")
+			sched := g.sched(t, p, "sched")
 			s := New(len(p))
 			prev, _ := tb.Insert(s)
 			if len(stored) == 0 {
 				check(s, prev, true)
 			}
 			for i, st := range p.steps(sched) {
-				s.Add(sched[i].Thread, st)
+				s.AddOutcome(sched[i].Thread, st, sched[i].Outcome)
 				id, added := tb.InsertAdded(s, prev, sched[i].Thread)
 				check(s, id, added)
 				prev = id
@@ -78,13 +82,13 @@ func TestTableDelta(t *testing.T) {
 		}
 		// states never stored are not found
 		for range 5 {
-			sched := genSched(t, p, "other")
+			sched := g.sched(t, p, "other")
 			s := p.build(sched)
 			if _, seen := ids[s.String()]; tb.Contains(s) != seen {
 				t.Fatalf("Contains(%v) = %v, stored %v", s, !seen, seen)
 			}
 		}
-	})
+	}
 }
 
 // TestTableDeltaMemory: a path of 10,000 states stored as differences keeps

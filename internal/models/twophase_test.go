@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/weftlab/weft/cbound"
@@ -126,10 +125,16 @@ func invariantFound[S any](t *testing.T, n int, sys ts.TransitionSystem[S]) {
 	}
 }
 
-// Strategies limited to the basic model refuse two-phase commit up front.
-func TestTwoPhaseRefused(t *testing.T) {
-	if _, err := cbound.POR(context.Background(), NewTwoPhase(2), cbound.Options{}); !errors.Is(err, ts.ErrUnsupported) {
-		t.Errorf("cb-por2: %v, want ts.ErrUnsupported", err)
+// The context-bounded POR strategies take the whole model too: icb-por
+// finds the bug with 0 preemptions, and its schedule replays.
+func TestTwoPhaseBugCBPOR(t *testing.T) {
+	sys := NewTwoPhaseBug(2)
+	res, err := cbound.IterativePOR(context.Background(), sys, cbound.Options{Bound: cbound.AtMost(2)})
+	if err != nil || res.Violation == nil || res.Violation.Kind != ts.InvariantFailure || res.Violation.Trace.Preemptions != 0 {
+		t.Fatalf("icb-por: %v, %v; want an invariant failure with 0 preemptions", res, err)
+	}
+	if _, err := ts.Confirm[TwoPhaseState](sys, res.Violation, res.Violation.Trace.Schedule()); err != nil {
+		t.Errorf("icb-por: %v", err)
 	}
 }
 
