@@ -75,7 +75,6 @@ const (
 	samePOR   = "terminal states, deadlocks, failed checks, invariant failures and panics; needs the independence contract (independent steps commute)"
 	sameCBPOR = "terminal states, deadlocks, failed checks and invariant failures within the bound, for checks that stay failed (a thread's assertion)"
 	sameTx    = "terminal states, failed checks and invariant failures; deadlocks not promised (those met are reported)"
-	modelCB   = "basic, idle threads, invariants"
 )
 
 var algos = [numAlgos]info{

@@ -231,7 +231,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-strategy", "odpor", "-bound", "2"}, "partial-order reduction under a preemption bound is unsound"},
 		{[]string{"-bound", "2"}, "-bound needs a bounded -strategy"},
 		{[]string{"-model", "peterson", "-strategy", "dfs"}, "cannot run on peterson-1: it does not terminate on a cyclic model"},
-		{[]string{"-model", "twophase-1", "-strategy", "cb-por2"}, "cannot run on twophase-1: it needs the basic model"},
+		{[]string{"-model", "twophase-1", "-strategy", "mat"}, "cannot run on twophase-1: it needs the basic model"},
 		{[]string{"-model", "lost-update", "-strategy", "sym"}, "cannot run on lost-update: it needs a model that declares its symmetry"},
 		{[]string{"-trace"}, "need -model"},
 		{[]string{"-max-transitions", "-5"}, "must not be negative"},
