@@ -176,6 +176,7 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 		return bad, err
 	}
 	defer e.memo.close()
+	addSystemStats := search.SystemStats(sys)
 	e.run()
 	res := e.res
 	res.States = int64(e.table.Len())
@@ -190,6 +191,7 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 		}
 	}
 	res.Stats["search.stuck"] = e.stuck
+	addSystemStats(res)
 	if e.Err == nil {
 		if err := e.m.ThreadsAgain(); err != nil {
 			res.Complete = false

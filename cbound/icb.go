@@ -88,6 +88,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 			e.cache = make(map[cacheKey]struct{})
 		}
 	}
+	addSystemStats := search.SystemStats(sys)
 	err = e.run()
 	res.States = int64(len(e.cache))
 	if err == nil {
@@ -96,6 +97,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if opt.SyncOnly {
 		res.Stats = map[string]int64{"sync-objects": int64(len(e.syncObjs) - 1), "restarts": e.restarts, "restart-transitions": e.wasted}
 	}
+	addSystemStats(&res)
 	return res, err
 }
 

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/weftlab/weft/cbound"
 	"github.com/weftlab/weft/por"
 	"github.com/weftlab/weft/sim"
+	"github.com/weftlab/weft/transact"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
@@ -165,6 +167,30 @@ func TestTraceWords(t *testing.T) {
 	for i, ev := range run.Trace.Events {
 		if ev.Desc != want[i] {
 			t.Errorf("step %d: %q, want %q", i, ev.Desc, want[i])
+		}
+	}
+}
+
+// Every strategy that reports figures adds the adapter's to them: the
+// transitions it took, at least one per transition of the search.
+func TestStatsInEveryStrategy(t *testing.T) {
+	for name, run := range map[string]func(sim.Hashed) (ts.Result, error){
+		"ts.Explore": func(s sim.Hashed) (ts.Result, error) { return ts.Explore(context.Background(), s, ts.Options{}) },
+		"odpor":      func(s sim.Hashed) (ts.Result, error) { return por.ODPOR(context.Background(), s, por.Options{}) },
+		"icb": func(s sim.Hashed) (ts.Result, error) {
+			return cbound.ICB(context.Background(), s, cbound.Options{Bound: cbound.Unbounded})
+		},
+		"cb-por2": func(s sim.Hashed) (ts.Result, error) {
+			return cbound.POR(context.Background(), s, cbound.Options{Bound: cbound.AtMost(2)})
+		},
+		"cpc": func(s sim.Hashed) (ts.Result, error) {
+			return transact.Explore(context.Background(), s, transact.Options{Proviso: transact.CPC})
+		},
+	} {
+		sys, _ := sim.NewHashed(&progSim{p: twoWriters()}, sim.Options{})
+		res, err := run(sys)
+		if err != nil || res.Stats["sim.steps"] == 0 || res.Stats["sim.steps"] != sys.Stats().Steps {
+			t.Errorf("%s: %v, %v, stats %v, adapter %+v", name, res, err, res.Stats, sys.Stats())
 		}
 	}
 }

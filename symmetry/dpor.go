@@ -96,11 +96,13 @@ func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 	}
 	e.zero = make([]uint32, e.n)
 	e.held = make([][]ts.Obj, e.n)
+	addSystemStats := search.SystemStats(sys)
 	err = e.run()
 	if err == nil {
 		err = m.ThreadsAgain()
 	}
 	res.Stats = map[string]int64{"pruned": e.pruned, "backtracks": e.backtracks}
+	addSystemStats(&res)
 	return res, err
 }
 

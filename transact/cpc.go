@@ -54,6 +54,7 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err != nil {
 		return res, err
 	}
+	addSystemStats := search.SystemStats(sys) // the inference pass counts too
 	mover, disc, err := resolveMovers(ctx, model, opt.InferStates, opt.Options)
 	res.Stats = map[string]int64{}
 	if disc != nil {
@@ -80,6 +81,7 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err == nil {
 		err = model.ThreadsAgain()
 	}
+	addSystemStats(&res)
 	res.States = int64(len(e.records))
 	res.Stats[StatEnds] = e.ends
 	res.Stats[StatForced] = e.forced
