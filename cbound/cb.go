@@ -531,7 +531,9 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				if p != errStop {
+				if se, ok := p.(*ts.SystemError); ok {
+					perr = se
+				} else if p != errStop {
 					perr = &ts.SystemError{Err: ts.ErrBadSystem, Thread: e.current, Schedule: e.sched.Clone(),
 						Detail: "user code panicked while minimizing a schedule"}
 				}

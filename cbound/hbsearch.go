@@ -276,8 +276,11 @@ func (e *hbSearch[S]) tryWitness(last ts.Move) (w ts.Schedule) {
 	defer func() {
 		if p := recover(); p != nil {
 			e.replaying = false
-			if cb, ok := p.(*ts.CallbackError); ok {
-				e.Fail(cb)
+			switch err := p.(type) {
+			case *ts.CallbackError:
+				e.Fail(err)
+			case *ts.SystemError: // a wrapper's report that the system is broken
+				e.Fail(err)
 			}
 			w = nil
 		}
@@ -613,7 +616,10 @@ func (e *hbSearch[S]) cutAtViolation(w ts.Schedule) (out ts.Schedule) {
 		return w
 	}
 	defer func() {
-		if recover() != nil {
+		if p := recover(); p != nil {
+			if err, ok := p.(*ts.SystemError); ok {
+				e.Fail(err)
+			}
 			out = w
 		}
 	}()

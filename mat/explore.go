@@ -84,6 +84,10 @@ func unroll[S any](ctx context.Context, sys ts.TransitionSystem[S], limits ts.Li
 	current := ts.Tid(-1)
 	defer func() {
 		if p := recover(); p != nil {
+			if se, ok := p.(*ts.SystemError); ok {
+				err = se // a wrapper's report that the system is broken
+				return
+			}
 			// Apply panicked (the schedule ends with its transition) or Next
 			// or Check at the state the schedule reaches.
 			sched := u.sched

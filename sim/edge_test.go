@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	weft "github.com/weftlab/weft"
 	"github.com/weftlab/weft/cbound"
 	"github.com/weftlab/weft/por"
 	"github.com/weftlab/weft/sim"
@@ -174,7 +175,30 @@ func TestTraceWords(t *testing.T) {
 // Every strategy that reports figures adds the adapter's to them: the
 // transitions it took, at least one per transition of the search.
 func TestStatsInEveryStrategy(t *testing.T) {
-	for name, run := range map[string]func(sim.Hashed) (ts.Result, error){
+	for name, run := range strategiesOnHashed() {
+		sys, _ := sim.NewHashed(&progSim{p: twoWriters()}, sim.Options{})
+		res, err := run(sys)
+		if err != nil || res.Stats["sim.steps"] == 0 || res.Stats["sim.steps"] != sys.Stats().Steps {
+			t.Errorf("%s: %v, %v, stats %v, adapter %+v", name, res, err, res.Stats, sys.Stats())
+		}
+	}
+}
+
+// A simulator whose replay goes another way stops every strategy with
+// ErrNondeterministic: never a violation of the system, a crash or a wrong
+// answer.
+func TestNondeterminismInEveryStrategy(t *testing.T) {
+	for name, run := range strategiesOnHashed() {
+		sys, _ := sim.NewHashed(&leaky{progSim: progSim{p: twoWriters()}}, sim.Options{})
+		res, err := run(sys)
+		if !errors.Is(err, ts.ErrNondeterministic) || res.Violation != nil {
+			t.Errorf("%s: %v, %v; want ErrNondeterministic", name, res, err)
+		}
+	}
+}
+
+func strategiesOnHashed() map[string]func(sim.Hashed) (ts.Result, error) {
+	return map[string]func(sim.Hashed) (ts.Result, error){
 		"ts.Explore": func(s sim.Hashed) (ts.Result, error) { return ts.Explore(context.Background(), s, ts.Options{}) },
 		"odpor":      func(s sim.Hashed) (ts.Result, error) { return por.ODPOR(context.Background(), s, por.Options{}) },
 		"icb": func(s sim.Hashed) (ts.Result, error) {
@@ -186,11 +210,27 @@ func TestStatsInEveryStrategy(t *testing.T) {
 		"cpc": func(s sim.Hashed) (ts.Result, error) {
 			return transact.Explore(context.Background(), s, transact.Options{Proviso: transact.CPC})
 		},
-	} {
-		sys, _ := sim.NewHashed(&progSim{p: twoWriters()}, sim.Options{})
-		res, err := run(sys)
-		if err != nil || res.Stats["sim.steps"] == 0 || res.Stats["sim.steps"] != sys.Stats().Steps {
-			t.Errorf("%s: %v, %v, stats %v, adapter %+v", name, res, err, res.Stats, sys.Stats())
+	}
+}
+
+// The same through every strategy weft offers: each either refuses the
+// system up front or stops with ErrNondeterministic.
+func TestNondeterminismEveryWeftStrategy(t *testing.T) {
+	ran := 0
+	defer func() {
+		if ran < 12 {
+			t.Errorf("only %d strategies ran", ran)
+		}
+	}()
+	for _, s := range weft.Strategies() {
+		sys, _ := sim.NewHashed(&leaky{progSim: progSim{p: twoWriters()}}, sim.Options{})
+		res, err := weft.Run[sim.State](context.Background(), sys, s, ts.Options{})
+		if errors.Is(err, ts.ErrBadOptions) || errors.Is(err, ts.ErrUnsupported) {
+			continue
+		}
+		ran++
+		if !errors.Is(err, ts.ErrNondeterministic) || res.Violation != nil {
+			t.Errorf("%s: %v, %v; want ErrNondeterministic", s, res, err)
 		}
 	}
 }

@@ -409,6 +409,10 @@ func (p *inferPass[S]) run(ctx context.Context, max int) error {
 func (p *inferPass[S]) protect(f func()) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
+			switch r.(type) {
+			case *ts.CallbackError, *ts.SystemError:
+				panic(r) // the caller's, or a broken system: not a branch to cut
+			}
 			ok = false
 		}
 	}()

@@ -220,12 +220,17 @@ func Callback(name string, f func()) {
 }
 
 // Protect runs f outside Drive and returns the *ts.CallbackError of a
-// callback that panicked in it, or nil; other panics go on.
+// callback that panicked in it, or the *ts.SystemError a wrapper panicked
+// with, or nil; other panics go on.
 func Protect(f func()) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			if cb, ok := p.(*ts.CallbackError); ok {
-				err = cb
+			switch e := p.(type) {
+			case *ts.CallbackError:
+				err = e
+				return
+			case *ts.SystemError:
+				err = e
 				return
 			}
 			panic(p)
