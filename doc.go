@@ -72,6 +72,20 @@
 //     state per orbit) or discovered (DPOR over interchangeable threads).
 //   - [github.com/weftlab/weft/mat]: mutually atomic transactions.
 //
+// # Which strategy
+//
+// For the first bug with the fewest preemptions, [ICB] (any system; Hash on
+// a cyclic one) or, on an acyclic system, [ICBPOR], which explores one
+// execution per trace within each bound. For a proof over every schedule
+// of an acyclic system, [ODPOR] (one execution per trace; the default of
+// wefttest and the command), or [SDPOR] when the system has Hash and its
+// states reconverge. A cyclic system needs Hash: [DFSStateful], or [CPC]
+// and [Cycle] for lock-based programs (fewer states; deadlocks not
+// promised). Interchangeable threads: [Sym] (a canonical form) or [SymPOR]
+// (thread signatures). A proof within a preemption bound: [CBPOR2]. Data
+// races: [SyncOnly]. The README's table gives the cost of each on the
+// bundled models.
+//
 // # Strategies as values
 //
 // Every strategy is also a [Strategy] value, made by a constructor ([DFS],
