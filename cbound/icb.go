@@ -619,7 +619,9 @@ func (e *icb[S]) raced() bool {
 			e.Fail(err)
 			return true
 		}
-		e.Record(&ts.Violation{Kind: ts.DataRace, Err: races[0], Thread: mv.Thread, Trace: run.Trace})
+		race := races[0]
+		race.Names, _ = e.sys.(ts.ObjNamer) // the names the trace uses
+		e.Record(&ts.Violation{Kind: ts.DataRace, Err: race, Thread: mv.Thread, Trace: run.Trace})
 		return true
 	}
 	return false

@@ -190,3 +190,18 @@ func TestSyncOnlyInvariant(t *testing.T) {
 		t.Errorf("violations %v, want the invariant failure", kinds)
 	}
 }
+
+// A race names its object as the trace does (the system's ObjNamer).
+func TestSyncOnlyRaceNamesObject(t *testing.T) {
+	p := &tstest.Program{
+		Vars: []tstest.Var{{Name: "balance"}},
+		Code: [][]tstest.Instr{{tstest.Store(0, 1)}, {tstest.Load(0, 0)}},
+	}
+	res, err := cbound.ICB(context.Background(), p, cbound.Options{SyncOnly: true, Bound: cbound.AtMost(1)})
+	if err != nil || res.Violation == nil || res.Violation.Kind != ts.DataRace {
+		t.Fatalf("got %v, %v; want a data race", res, err)
+	}
+	if msg := res.Violation.Err.Error(); !strings.HasPrefix(msg, "data race on balance: ") {
+		t.Errorf("race message %q does not name the object", msg)
+	}
+}

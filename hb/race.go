@@ -36,13 +36,20 @@ type Access struct {
 type Race struct {
 	Obj           ts.Obj // the object both access (a step may touch several)
 	First, Second Access
+	// Names, if set, names the object in Error (the system's ObjNamer, as
+	// traces name it); without, the object is "o" and its number.
+	Names ts.ObjNamer `json:"-"`
 }
 
 // Error describes the race: the object, and each access's thread,
 // operation and index in the execution.
 func (r Race) Error() string {
-	return fmt.Sprintf("data race on o%d: T%d %v at step %d and T%d %v at step %d",
-		r.Obj, r.First.Thread, opOn(r.First.Step, r.Obj), r.First.Index,
+	obj := fmt.Sprintf("o%d", r.Obj)
+	if r.Names != nil {
+		obj = r.Names.ObjName(r.Obj)
+	}
+	return fmt.Sprintf("data race on %s: T%d %v at step %d and T%d %v at step %d",
+		obj, r.First.Thread, opOn(r.First.Step, r.Obj), r.First.Index,
 		r.Second.Thread, opOn(r.Second.Step, r.Obj), r.Second.Index)
 }
 
