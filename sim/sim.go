@@ -145,6 +145,7 @@ type System struct {
 	snap  Snapshotter
 	desc  Describer
 	names ts.ObjNamer
+	tn    ts.ThreadNamer
 	n     int
 	every int32
 
@@ -157,8 +158,9 @@ type System struct {
 // New returns the transition system of sim. Its states are [State] values;
 // it implements [ts.Chooser], [ts.Checker], [ts.Invariant] and
 // [ts.Describer] whether or not sim does (with one outcome, no assertion,
-// no invariant and the step's text by default), [ts.ObjNamer] when sim does,
-// and [ts.StatsReporter]. For stateful strategies, use [NewHashed].
+// no invariant and the step's text by default), [ts.ObjNamer] and
+// [ts.ThreadNamer] (with the simulator's names, if any), and
+// [ts.StatsReporter]. For stateful strategies, use [NewHashed].
 //
 // A simulator whose answers differ when a state is reached again makes the
 // search stop with an error wrapping [ts.ErrNondeterministic] that names
@@ -178,6 +180,7 @@ func New(sim Simulator, opt Options) (*System, error) {
 	s.snap, _ = sim.(Snapshotter)
 	s.desc, _ = sim.(Describer)
 	s.names, _ = sim.(ts.ObjNamer)
+	s.tn, _ = sim.(ts.ThreadNamer)
 	n, err := threads(sim)
 	if err != nil {
 		return nil, err
@@ -285,6 +288,15 @@ func (s *System) ObjName(o ts.Obj) string {
 		return fmt.Sprintf("o%d", o)
 	}
 	return s.names.ObjName(o)
+}
+
+// ThreadName implements [ts.ThreadNamer] with the simulator's names, if
+// any ("" otherwise: no name).
+func (s *System) ThreadName(t ts.Tid) string {
+	if s.tn == nil {
+		return ""
+	}
+	return s.tn.ThreadName(t)
 }
 
 // Apply implements [ts.TransitionSystem].

@@ -430,3 +430,27 @@ func TestCancelledBeforeStart(t *testing.T) {
 		t.Errorf("%+v, %v", res, err)
 	}
 }
+
+// namedProg names its threads.
+type namedProg struct{ *prog }
+
+func (namedProg) ThreadName(t ts.Tid) string { return fmt.Sprintf("worker %d", t) }
+
+// Traces and deadlock reports use the threads' names.
+func TestThreadNames(t *testing.T) {
+	sys := namedProg{&prog{threads: 2, steps: 1, lock: true}} // deadlocks
+	res, err := ts.Explore(ctx, sys, ts.Options{})
+	if err != nil || res.Violation == nil || res.Violation.Kind != ts.Deadlock {
+		t.Fatalf("got %v, %v; want a deadlock", res, err)
+	}
+	v := res.Violation
+	if msg := v.Err.Error(); !strings.Contains(msg, "T0 (worker 0) waits to") && !strings.Contains(msg, "T1 (worker 1) waits to") {
+		t.Errorf("deadlock report %q lacks the names", msg)
+	}
+	if text := v.Trace.String(); !strings.Contains(text, "T0 (worker 0)") && !strings.Contains(text, "T1 (worker 1)") {
+		t.Errorf("trace lacks the names:\n%s", text)
+	}
+	if v.Trace.Events[0].ThreadName == "" {
+		t.Errorf("event without its thread's name: %+v", v.Trace.Events[0])
+	}
+}

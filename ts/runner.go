@@ -17,6 +17,7 @@ type runner[S any] struct {
 	chooser   Chooser[S]
 	invariant Invariant[S]
 	names     ObjNamer
+	threads   ThreadNamer
 
 	// Where user code is running, for the violation a panic becomes.
 	current Tid  // thread whose Next or Apply is running, or -1
@@ -32,6 +33,7 @@ func newRunner[S any](sys TransitionSystem[S]) *runner[S] {
 	r.chooser, _ = sys.(Chooser[S])
 	r.invariant, _ = sys.(Invariant[S])
 	r.names, _ = sys.(ObjNamer)
+	r.threads, _ = sys.(ThreadNamer)
 	return r
 }
 
@@ -91,6 +93,20 @@ func (r *runner[S]) apply(s S, m Move) S {
 	return r.chooser.ApplyOutcome(s, m.Thread, m.Outcome)
 }
 
+// threadName returns t's name, or "". A panic in ThreadName only spoils
+// the name.
+func (r *runner[S]) threadName(t Tid) (name string) {
+	if r.threads == nil {
+		return ""
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			name = fmt.Sprintf("(ThreadName panicked: %v)", p)
+		}
+	}()
+	return r.threads.ThreadName(t)
+}
+
 // describe asks the system to describe t's next transition. A panic in
 // Describe only spoils the description.
 func (r *runner[S]) describe(s S, t Tid) (d string) {
@@ -126,7 +142,7 @@ func (r *runner[S]) deadlock(s S, n int) *Violation {
 		case Enabled:
 			enabled = true
 		case Blocked:
-			waiting = append(waiting, Waiter{Thread: t, Step: step, Holder: -1, names: r.names})
+			waiting = append(waiting, Waiter{Thread: t, Name: r.threadName(t), Step: step, Holder: -1, names: r.names})
 		}
 	}
 	r.current = -1
@@ -153,7 +169,7 @@ func traceOf[S any](r *runner[S], sched Schedule) (tr Trace) {
 	for _, m := range sched {
 		t := m.Thread
 		step, _ := r.sys.Next(s, t)
-		ev := Event{Thread: t, Step: step, Outcome: m.Outcome}
+		ev := Event{Thread: t, Step: step, Outcome: m.Outcome, ThreadName: r.threadName(t)}
 		if k := r.outcomes(s, t); k > 1 {
 			ev.Outcomes = k
 		}
@@ -175,6 +191,7 @@ func traceOf[S any](r *runner[S], sched Schedule) (tr Trace) {
 // Release steps), or -1.
 type Waiter struct {
 	Thread Tid
+	Name   string // the thread's name (ThreadNamer), or ""
 	Step   Step
 	Holder Tid
 	names  ObjNamer
@@ -193,7 +210,11 @@ func (e *DeadlockError) Error() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "T%d waits to %s", w.Thread, w.Step.Format(w.names))
+		fmt.Fprintf(&b, "T%d", w.Thread)
+		if w.Name != "" {
+			fmt.Fprintf(&b, " (%s)", w.Name)
+		}
+		fmt.Fprintf(&b, " waits to %s", w.Step.Format(w.names))
 		if w.Holder >= 0 {
 			fmt.Fprintf(&b, " (held by T%d)", w.Holder)
 		}

@@ -482,6 +482,13 @@ type Describer[S any] interface {
 	Describe(s S, t Tid) string
 }
 
+// ThreadNamer is implemented by systems that name their threads ("client
+// 2", "link 0→1"). Traces and deadlock reports use the names next to the
+// thread numbers; an empty name is no name.
+type ThreadNamer interface {
+	ThreadName(t Tid) string
+}
+
 // StatsReporter is implemented by systems that count work of their own,
 // such as an adapter that replays a mutable simulator
 // ([github.com/weftlab/weft/sim]): strategies add to Result.Stats the

@@ -130,6 +130,9 @@ type Event struct {
 	Preempt bool `json:"preempt,omitempty"`
 	// Desc is the system's description of the transition, if it has one.
 	Desc string `json:"desc,omitempty"`
+	// ThreadName is the thread's name, if the system names it
+	// (ThreadNamer).
+	ThreadName string `json:"thread_name,omitempty"`
 }
 
 // Move returns the event's thread and outcome.
@@ -165,7 +168,11 @@ func (t Trace) Format(names ObjNamer) string {
 		if e.Preempt {
 			mark = "* "
 		}
-		fmt.Fprintf(&b, "%s%3d  T%d  %s", mark, i, e.Thread, e.Step.Format(names))
+		fmt.Fprintf(&b, "%s%3d  T%d", mark, i, e.Thread)
+		if e.ThreadName != "" {
+			fmt.Fprintf(&b, " (%s)", e.ThreadName)
+		}
+		fmt.Fprintf(&b, "  %s", e.Step.Format(names))
 		if e.Outcomes > 1 {
 			fmt.Fprintf(&b, " -> outcome %d of %d", e.Outcome, e.Outcomes)
 		}
@@ -253,7 +260,7 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 				run.Trace.Preemptions++
 			}
 		}
-		ev := Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t)}
+		ev := Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t), ThreadName: r.threadName(t)}
 		if outs > 1 {
 			ev.Outcomes = outs
 		}

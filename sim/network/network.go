@@ -414,6 +414,15 @@ func (w *Network[M]) Describe(t ts.Tid) string {
 	return s
 }
 
+// ThreadName implements [ts.ThreadNamer]: "link 0→1", "node 0".
+func (w *Network[M]) ThreadName(t ts.Tid) string {
+	from, to, link := w.parts(t)
+	if link {
+		return fmt.Sprintf("link %d→%d", from, to)
+	}
+	return fmt.Sprintf("node %d", from)
+}
+
 // ObjName implements [ts.ObjNamer].
 func (w *Network[M]) ObjName(o ts.Obj) string {
 	if int(o) < w.n {

@@ -131,7 +131,7 @@ func TestDuplicationBug(t *testing.T) {
 		t.Fatalf("with duplication: %v, %v", res, err)
 	}
 	text := res.Violation.Trace.Format(w)
-	for _, want := range []string{"node 0: ping", "0→1: ping", "1→0: pong", "got 2 pongs"} {
+	for _, want := range []string{"node 0: ping", "0→1: ping", "1→0: pong", "got 2 pongs", "(link 0→1)", "(node 0)"} {
 		if !strings.Contains(text+res.Violation.Err.Error(), want) {
 			t.Errorf("trace lacks %q:\n%s", want, text)
 		}
