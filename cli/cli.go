@@ -478,7 +478,12 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 		if e != nil {
 			return c.errorf("%s: %s", name, message(e))
 		}
-		if e := hb.WriteDot(c.stdout, tr, inst.names()); e != nil {
+		var waits []ts.Waiter
+		var dl *ts.DeadlockError
+		if res.Violation != nil && errors.As(res.Violation.Err, &dl) {
+			waits = dl.Waiting
+		}
+		if e := hb.WriteDotWaits(c.stdout, tr, inst.names(), waits); e != nil {
 			return c.errorf("%v", e)
 		}
 	default:

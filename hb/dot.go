@@ -19,8 +19,19 @@ import (
 // before the reads of its value and the next write, a read before the next
 // write), only the direct ones: an edge implied by a path through other
 // edges is left out. names, if not nil, names the objects; otherwise they
-// show as o0, o1, ...
+// show as o0, o1, ... Threads with names (ts.ThreadNamer) are labelled with
+// them.
 func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
+	return WriteDotWaits(w, tr, names, nil)
+}
+
+// WriteDotWaits is WriteDot for a trace that ends in a deadlock: each
+// waiting thread gets a node for the step it cannot take (red, after its
+// last transition), and a bold red wait-for edge to the thread that holds
+// what it waits for, where known (ts.Waiter.Holder): to that thread's
+// waiting node if it waits too, which shows the cycle, else to its last
+// transition.
+func WriteDotWaits(w io.Writer, tr ts.Trace, names ts.ObjNamer, waits []ts.Waiter) error {
 	evs := tr.Events
 	s := New(0)
 	accs := make([][]EventAccess, len(evs)) // each transition's accesses, numbered
@@ -51,11 +62,27 @@ func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
 	var b strings.Builder
 	b.WriteString("digraph hb {\n\tnode [shape=box, fontname=\"monospace\"];\n")
 	threads := 0
+	tname := map[ts.Tid]string{}
 	for _, e := range evs {
 		threads = max(threads, int(e.Thread)+1)
+		if e.ThreadName != "" {
+			tname[e.Thread] = e.ThreadName
+		}
+	}
+	waitOf := map[ts.Tid]int{}
+	for i, wt := range waits {
+		threads = max(threads, int(wt.Thread)+1)
+		waitOf[wt.Thread] = i
+		if wt.Name != "" {
+			tname[wt.Thread] = wt.Name
+		}
 	}
 	for t := range threads {
-		fmt.Fprintf(&b, "\tsubgraph cluster_T%d {\n\t\tlabel=\"T%d\";\n", t, t)
+		label := fmt.Sprintf("T%d", t)
+		if n := tname[ts.Tid(t)]; n != "" {
+			label += " " + n
+		}
+		fmt.Fprintf(&b, "\tsubgraph cluster_T%d {\n\t\tlabel=\"%s\";\n", t, dotEscape(label))
 		for i, e := range evs {
 			if int(e.Thread) != t {
 				continue
@@ -68,6 +95,10 @@ func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
 				label += "\n" + e.Desc
 			}
 			fmt.Fprintf(&b, "\t\te%d [label=\"%s\"];\n", i, dotEscape(label))
+		}
+		if i, ok := waitOf[ts.Tid(t)]; ok {
+			label := fmt.Sprintf("T%d waits to %s", t, waits[i].Step.Format(names))
+			fmt.Fprintf(&b, "\t\tw%d [label=\"%s\", color=red, fontcolor=red];\n", t, dotEscape(label))
 		}
 		b.WriteString("\t}\n")
 	}
@@ -105,6 +136,23 @@ func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
 			}
 			fmt.Fprintf(&b, "\te%d -> e%d [style=dashed];\n", a, i)
 			anc[i].Set(uint(a)).InPlaceUnion(anc[a])
+		}
+	}
+	for _, wt := range waits {
+		if l, ok := lastOf[wt.Thread]; ok {
+			fmt.Fprintf(&b, "\te%d -> w%d;\n", l, wt.Thread)
+		}
+	}
+	for _, wt := range waits {
+		h := wt.Holder
+		switch _, waiting := waitOf[h]; {
+		case h < 0:
+		case waiting:
+			fmt.Fprintf(&b, "\tw%d -> w%d [color=red, style=bold, label=\"waits for\"];\n", wt.Thread, h)
+		default:
+			if l, ok := lastOf[h]; ok {
+				fmt.Fprintf(&b, "\tw%d -> e%d [color=red, style=bold, label=\"waits for\"];\n", wt.Thread, l)
+			}
 		}
 	}
 	b.WriteString("}\n")

@@ -83,3 +83,30 @@ func TestWriteDotSeveralObjects(t *testing.T) {
 		t.Errorf("label of the step of two objects:\n%s", b.String())
 	}
 }
+
+// A deadlock's DOT shows each waiting thread's step and the wait-for edges:
+// between two waiting nodes for a cycle, to the holder's last transition
+// otherwise.
+func TestWriteDotWaits(t *testing.T) {
+	acq := func(o ts.Obj) ts.Step { return ts.Step{Obj: o, Op: ts.Acquire} }
+	tr := ts.Trace{Events: []ts.Event{{Thread: 0, Step: acq(0)}, {Thread: 1, Step: acq(1), ThreadName: "reader"}}}
+	var b strings.Builder
+	waits := []ts.Waiter{{Thread: 0, Step: acq(1), Holder: 1}, {Thread: 1, Step: acq(0), Holder: 0}}
+	if err := WriteDotWaits(&b, tr, nil, waits); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`w0 [label="T0 waits to acquire o1"`, "e0 -> w0;", "e1 -> w1;",
+		`w0 -> w1 [color=red, style=bold, label="waits for"]`, `w1 -> w0 [color=red`, `label="T1 reader"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("DOT lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Only T0 waits, for a lock T1 holds and T1 finished holding it.
+	b.Reset()
+	if err := WriteDotWaits(&b, tr, nil, waits[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `w0 -> e1 [color=red`) {
+		t.Errorf("DOT lacks the edge to the holder's last transition:\n%s", b.String())
+	}
+}
