@@ -107,6 +107,7 @@ type command struct {
 	strategies           []weft.Strategy // none: the best for each model
 	bound                int             // -1: not given
 	list, trace, dot, js bool
+	html                 string // file for the HTML view, or ""
 	keepGoing            bool
 	maxTrans, maxExec    int64
 	depth                int
@@ -153,6 +154,7 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	fs.BoolVar(&c.list, "list", false, "list the models and strategies")
 	fs.BoolVar(&c.trace, "trace", false, "print the violating schedule's steps, one a line")
 	fs.BoolVar(&c.dot, "dot", false, "print the happens-before graph of the violating (or last) execution as Graphviz DOT")
+	fs.StringVar(&c.html, "html", "", "write the violating (or last) execution as a self-contained HTML page to `file` (threads as lanes, happens-before arrows)")
 	fs.BoolVar(&c.js, "json", false, "print each search as one line of JSON (schema below)")
 	fs.BoolVar(&c.keepGoing, "keep-going", false, "explore past violations and count them all")
 	fs.Int64Var(&c.maxTrans, "max-transitions", 0, "stop each search after `n` transitions; 0: no limit, but 2,000,000 a model in the table of every model")
@@ -198,10 +200,10 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 		return nil, usage(stderr, "-json has the trace already (violation.steps): drop -trace")
 	case c.dot && c.trace:
 		return nil, usage(stderr, "-dot and -trace are two outputs: choose one")
-	case c.model == "" && (c.trace || c.dot):
-		return nil, usage(stderr, "-trace and -dot need -model")
-	case strings.Contains(strategy, ",") && (c.trace || c.dot):
-		return nil, usage(stderr, "-trace and -dot take one strategy")
+	case c.model == "" && (c.trace || c.dot || c.html != ""):
+		return nil, usage(stderr, "-trace, -dot and -html need -model")
+	case strings.Contains(strategy, ",") && (c.trace || c.dot || c.html != ""):
+		return nil, usage(stderr, "-trace, -dot and -html take one strategy")
 	}
 	if strategy == "" {
 		switch {
@@ -450,7 +452,7 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 		}
 	}
 	var last ts.Schedule
-	if c.dot {
+	if c.dot || c.html != "" {
 		opt.OnTerminal = func(_ any, s ts.Schedule) { last = append(last[:0], s...) }
 	}
 	res, elapsed, err := c.search(ctx, inst, s, opt)
@@ -467,6 +469,11 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 		code = 2
 	case res.Violation != nil:
 		code = 1
+	}
+	if c.html != "" && err == nil {
+		if e := c.writeHTML(inst, res, last); e != nil {
+			return c.errorf("%s: -html: %s", name, message(e))
+		}
 	}
 	switch {
 	case c.js:
@@ -531,6 +538,23 @@ func thousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// writeHTML writes the page of the execution -dot would draw to c.html.
+func (c *command) writeHTML(inst instance, res ts.Result, last ts.Schedule) error {
+	tr, err := dotTrace(inst, res, last)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(c.html)
+	if err != nil {
+		return err
+	}
+	if err := hb.WriteHTML(f, tr, inst.names(), res.Violation); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // dotTrace picks the execution -dot draws: the violating one, else the last.

@@ -33,31 +33,7 @@ func WriteDot(w io.Writer, tr ts.Trace, names ts.ObjNamer) error {
 // transition.
 func WriteDotWaits(w io.Writer, tr ts.Trace, names ts.ObjNamer, waits []ts.Waiter) error {
 	evs := tr.Events
-	s := New(0)
-	accs := make([][]EventAccess, len(evs)) // each transition's accesses, numbered
-	for i, e := range evs {
-		ev := s.AddOutcome(e.Thread, e.Step, e.Outcome)
-		accs[i] = s.AppendAccesses(nil, e.Thread, ev.N)
-	}
-
-	// The trace indices of each object's writes (by number) and reads (by
-	// the write they read).
-	type objTrace struct{ writes, readsOf map[int][]int }
-	objs := map[ts.Obj]*objTrace{}
-	for i := range evs {
-		for _, a := range accs[i] {
-			o := objs[a.Obj]
-			if o == nil {
-				o = &objTrace{writes: map[int][]int{}, readsOf: map[int][]int{}}
-				objs[a.Obj] = o
-			}
-			if a.Op == W {
-				o.writes[a.M] = append(o.writes[a.M], i)
-			} else {
-				o.readsOf[a.M] = append(o.readsOf[a.M], i)
-			}
-		}
-	}
+	accs, objs := accessesOf(evs)
 
 	var b strings.Builder
 	b.WriteString("digraph hb {\n\tnode [shape=box, fontname=\"monospace\"];\n")
@@ -103,39 +79,12 @@ func WriteDotWaits(w io.Writer, tr ts.Trace, names ts.ObjNamer, waits []ts.Waite
 		b.WriteString("\t}\n")
 	}
 
-	// anc[i] holds every transition that happens before transition i. The
-	// trace order is a linearization, so ancestors have smaller indices and
-	// a candidate edge (a, i) is implied by another path iff a is an
-	// ancestor of a candidate with a larger index.
-	anc := make([]*bitset.BitSet, len(evs))
-	lastOf := map[ts.Tid]int{}
-	var cands []int
-	for i, e := range evs {
-		anc[i] = bitset.New(uint(len(evs)))
-		po, hasPO := lastOf[e.Thread]
-		lastOf[e.Thread] = i
-		cands = cands[:0]
-		for _, a := range accs[i] {
-			o := objs[a.Obj]
-			if a.Op == R {
-				cands = append(cands, o.writes[a.M]...)
-			} else {
-				cands = append(cands, o.writes[a.M-1]...)
-				cands = append(cands, o.readsOf[a.M-1]...)
-			}
-		}
-		if hasPO {
-			fmt.Fprintf(&b, "\te%d -> e%d;\n", po, i)
-			anc[i].Set(uint(po)).InPlaceUnion(anc[po])
-		}
-		slices.Sort(cands)
-		for k := len(cands) - 1; k >= 0; k-- {
-			a := cands[k]
-			if a >= i || anc[i].Test(uint(a)) {
-				continue
-			}
-			fmt.Fprintf(&b, "\te%d -> e%d [style=dashed];\n", a, i)
-			anc[i].Set(uint(a)).InPlaceUnion(anc[a])
+	edges, lastOf := hbEdges(evs, accs, objs)
+	for _, e := range edges {
+		if e.po {
+			fmt.Fprintf(&b, "\te%d -> e%d;\n", e.from, e.to)
+		} else {
+			fmt.Fprintf(&b, "\te%d -> e%d [style=dashed];\n", e.from, e.to)
 		}
 	}
 	for _, wt := range waits {
@@ -165,4 +114,82 @@ func WriteDotWaits(w io.Writer, tr ts.Trace, names ts.ObjNamer, waits []ts.Waite
 func dotEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
 	return r.Replace(s)
+}
+
+// objTrace holds the trace indices of an object's writes (by number) and
+// reads (by the write they read).
+type objTrace struct{ writes, readsOf map[int][]int }
+
+// accessesOf numbers the accesses of each transition of a trace, and
+// indexes them by object.
+func accessesOf(evs []ts.Event) ([][]EventAccess, map[ts.Obj]*objTrace) {
+	s := New(0)
+	accs := make([][]EventAccess, len(evs))
+	for i, e := range evs {
+		ev := s.AddOutcome(e.Thread, e.Step, e.Outcome)
+		accs[i] = s.AppendAccesses(nil, e.Thread, ev.N)
+	}
+	objs := map[ts.Obj]*objTrace{}
+	for i := range evs {
+		for _, a := range accs[i] {
+			o := objs[a.Obj]
+			if o == nil {
+				o = &objTrace{writes: map[int][]int{}, readsOf: map[int][]int{}}
+				objs[a.Obj] = o
+			}
+			if a.Op == W {
+				o.writes[a.M] = append(o.writes[a.M], i)
+			} else {
+				o.readsOf[a.M] = append(o.readsOf[a.M], i)
+			}
+		}
+	}
+	return accs, objs
+}
+
+// hbEdge is a direct edge of the happens-before order of a trace: program
+// order (po) or across threads.
+type hbEdge struct {
+	from, to int
+	po       bool
+}
+
+// hbEdges returns the direct happens-before edges of a trace, and each
+// thread's last transition. The trace order is a linearization, so
+// ancestors have smaller indices and a candidate edge (a, i) is implied by
+// another path iff a is an ancestor of a candidate with a larger index.
+func hbEdges(evs []ts.Event, accs [][]EventAccess, objs map[ts.Obj]*objTrace) ([]hbEdge, map[ts.Tid]int) {
+	var edges []hbEdge
+	anc := make([]*bitset.BitSet, len(evs))
+	lastOf := map[ts.Tid]int{}
+	var cands []int
+	for i, e := range evs {
+		anc[i] = bitset.New(uint(len(evs)))
+		po, hasPO := lastOf[e.Thread]
+		lastOf[e.Thread] = i
+		cands = cands[:0]
+		for _, a := range accs[i] {
+			o := objs[a.Obj]
+			if a.Op == R {
+				cands = append(cands, o.writes[a.M]...)
+			} else {
+				cands = append(cands, o.writes[a.M-1]...)
+				cands = append(cands, o.readsOf[a.M-1]...)
+			}
+		}
+		if hasPO {
+			edges = append(edges, hbEdge{po, i, true})
+			anc[i].Set(uint(po)).InPlaceUnion(anc[po])
+		}
+		slices.Sort(cands)
+		for k := len(cands) - 1; k >= 0; k-- {
+			a := cands[k]
+			if a >= i || anc[i].Test(uint(a)) {
+				continue
+			}
+			edges = append(edges, hbEdge{a, i, false})
+			anc[i].Set(uint(a)).InPlaceUnion(anc[a])
+		}
+	}
+	return edges, lastOf
 }
