@@ -64,3 +64,39 @@ func TestDoubleVote(t *testing.T) {
 		t.Errorf("clean raft: %v, %v", res, err)
 	}
 }
+
+// A node that applies entries when it appends them, before they commit:
+// as leader it applies its own proposal, which a leader of the next term
+// (elected by the node that never saw it) does not have. The search starts
+// where node 3 has won an election, proposed, and node 1 has campaigned.
+func TestEarlyApply(t *testing.T) {
+	w, sys, err := Cluster(Config{Campaigners: []int{0, 2}, Proposers: []int{2}, Bug: EarlyApply})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// node 3 campaigns; its request reaches node 1 (link 2→0); the vote
+	// comes back (link 0→2); node 3 proposes; node 1 campaigns.
+	sc, err := After(sys, 8, 4, 1, 8, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := por.ODPOR(context.Background(), sc, por.Options{})
+	if err != nil || res.Violation == nil || !strings.Contains(res.Violation.Err.Error(), "leader completeness") {
+		t.Fatalf("got %v, %v; want a leader completeness violation", res, err)
+	}
+	if _, err := ts.Confirm[sim.State](sc, res.Violation, res.Violation.Trace.Schedule()); err != nil {
+		t.Errorf("the violation does not replay: %v", err)
+	}
+	if text := res.Violation.Trace.Format(w); !strings.Contains(text, "MsgVoteResp") {
+		t.Errorf("trace:\n%s", text)
+	}
+	// Without the bug, the same scenario shows no violation in the time a
+	// test has.
+	_, clean, _ := Cluster(Config{Campaigners: []int{0, 2}, Proposers: []int{2}})
+	sc, _ = After(clean, 8, 4, 1, 8, 6)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if res, err := por.ODPOR(ctx, sc, por.Options{}); res.Violation != nil {
+		t.Errorf("clean raft: %v, %v", res, err)
+	}
+}
