@@ -61,6 +61,14 @@ type node struct {
 	st      *raft.MemoryStorage
 	led     []leadership
 	applied []entry
+	// logged records, for each entry the node stored, the terms of its log
+	// up to that entry: log matching over every log the node ever had.
+	logged []logged
+}
+
+type logged struct {
+	index, term uint64
+	prefix      string // the terms of entries 2..index
 }
 
 type leadership struct {
@@ -120,6 +128,14 @@ func (n *node) process(send func(int, *pb.Message)) {
 			_ = n.st.SetHardState(rd.HardState)
 		}
 		_ = n.st.Append(rd.Entries)
+		if len(rd.Entries) > 0 {
+			terms := n.logTerms()
+			for _, e := range rd.Entries {
+				if i := e.GetIndex(); i < uint64(len(terms)) {
+					n.logged = append(n.logged, logged{i, e.GetTerm(), fmt.Sprint(terms[2 : i+1])})
+				}
+			}
+		}
 		for _, m := range rd.Messages {
 			send(int(m.GetTo())-1, m)
 		}
@@ -159,7 +175,8 @@ func (n *node) logTerms() []uint64 {
 //   - leader completeness: a leader's log, when it was elected, holds every
 //     entry applied (so committed) in an earlier term;
 //   - log matching: two logs with an entry of the same index and term agree
-//     on every entry up to it (checked on the states the search visits).
+//     on every entry up to it, over every log a node stored (each stored
+//     entry is recorded with the terms before it).
 func check(ns []network.Node[*pb.Message]) error {
 	leaders := map[uint64]int{}
 	at := map[uint64]entry{}
@@ -188,17 +205,15 @@ func check(ns []network.Node[*pb.Message]) error {
 			}
 		}
 	}
-	logs := make([][]uint64, len(ns))
-	for i, x := range ns {
-		logs[i] = x.(*node).logTerms()
-	}
-	for i := range logs {
-		for j := i + 1; j < len(logs); j++ {
-			for k := min(len(logs[i]), len(logs[j])) - 1; k > 1; k-- {
-				if logs[i][k] == logs[j][k] && !slices.Equal(logs[i][2:k+1], logs[j][2:k+1]) {
-					return fmt.Errorf("log matching: nodes %d and %d agree at index %d but not before", i+1, j+1, k)
-				}
+	prefixes := map[[2]uint64]logged{}
+	for _, x := range ns {
+		n := x.(*node)
+		for _, l := range n.logged {
+			k := [2]uint64{l.index, l.term}
+			if other, ok := prefixes[k]; ok && other.prefix != l.prefix {
+				return fmt.Errorf("log matching: two logs hold entry %d of term %d after different entries (terms %s and %s)", l.index, l.term, other.prefix, l.prefix)
 			}
+			prefixes[k] = l
 		}
 	}
 	return nil
