@@ -93,8 +93,8 @@ func blocks(p *tstest.Program) bool {
 }
 
 // Any explorer on the transaction view reaches the terminal states and
-// failed checks of the reference on programs of the basic model (the view
-// takes one outcome per step and no invariant), with schedules of the
+// failed checks of the reference on programs of the basic model (what the
+// composition is documented for; the whole-model test covers the rest), with schedules of the
 // system itself; deadlocks are not promised, so programs that deadlock are
 // left out, as they are for cpc.
 func TestTransactionViewOnTheBasicModel(t *testing.T) {

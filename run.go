@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/weftlab/weft/cbound"
 	"github.com/weftlab/weft/internal/search"
@@ -199,12 +198,6 @@ func runView[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy,
 	}
 	res, err := run[S](ctx, v, Strategy{algo: s.algo, bound: s.bound}, inner)
 	res.Transitions += inferred
-	if viewRefused(res.Violation) {
-		// The view takes one outcome per step and says so with a panic
-		// (transact.View); that is a system it does not take, not a bug.
-		res.Violation, res.Violations = nil, 0
-		return res, fmt.Errorf("%w: %s: a step with several outcomes (the transaction view takes one outcome per step)", ts.ErrUnsupported, s.Name())
-	}
 	if res.Violation != nil {
 		res.Violation = original(res.Violation)
 	}
@@ -215,17 +208,6 @@ func runView[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy,
 		err = errors.Join(err, fail)
 	}
 	return res, err
-}
-
-// viewRefused reports whether v is the panic by which transact.View refuses
-// a step of several outcomes.
-func viewRefused(v *ts.Violation) bool {
-	var pe *ts.PanicError
-	if v == nil || v.Kind != ts.Panic || !errors.As(v.Err, &pe) {
-		return false
-	}
-	msg, ok := pe.Value.(string)
-	return ok && strings.HasPrefix(msg, "transact: a View runs one outcome per step")
 }
 
 // invariantReads returns inv's read set, or nil if InvariantReads panics

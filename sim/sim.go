@@ -114,16 +114,22 @@ type node struct {
 	depth  int32
 	// since is the number of transitions up to the nearest snapshot above
 	// (or to the root).
-	since  int32
-	steps  []ts.Step
-	status []ts.Status
-	outs   []int32 // nil without a Chooser
+	since int32
+	// ans holds each thread's answers, in one allocation per state.
+	ans    []answer
 	check  error
 	inv    error
 	hash   uint64
 	moves  int
 	snap   any
 	hasSnp bool
+}
+
+// answer is what the simulator said of one thread at a state.
+type answer struct {
+	step   ts.Step
+	status ts.Status
+	outs   int32 // 1 without a Chooser
 }
 
 func (n *node) schedule() ts.Schedule {
@@ -248,15 +254,13 @@ func (s *System) Init() State {
 
 // Next implements [ts.TransitionSystem] from the answers found at s.
 func (s *System) Next(st State, t ts.Tid) (ts.Step, ts.Status) {
-	return st.n.steps[t], st.n.status[t]
+	a := &st.n.ans[t]
+	return a.step, a.status
 }
 
 // Outcomes implements [ts.Chooser].
 func (s *System) Outcomes(st State, t ts.Tid) int {
-	if st.n.outs == nil {
-		return 1
-	}
-	return int(st.n.outs[t])
+	return int(st.n.ans[t].outs)
 }
 
 // Check implements [ts.Checker].
@@ -276,7 +280,7 @@ func (s *System) InvariantReads() []ts.Obj {
 // Describe implements [ts.Describer]: the simulator's words, or the step's.
 func (s *System) Describe(st State, t ts.Tid) string {
 	if s.desc == nil {
-		return st.n.steps[t].Format(s.names)
+		return st.n.ans[t].step.Format(s.names)
 	}
 	s.goTo(st.n)
 	return s.desc.Describe(t)
@@ -326,22 +330,17 @@ func (s *System) ApplyOutcome(st State, t ts.Tid, c int) State {
 
 // fill records the simulator's answers at n, where it stands.
 func (s *System) fill(n *node) {
-	n.steps = make([]ts.Step, s.n)
-	n.status = make([]ts.Status, s.n)
-	if s.ch != nil {
-		n.outs = make([]int32, s.n)
-	}
+	n.ans = make([]answer, s.n)
 	for t := range s.n {
 		step, st := s.sim.Next(ts.Tid(t))
 		if len(step.Also) > 0 { // the simulator may reuse its slice
 			step.Also = append([]ts.Access(nil), step.Also...)
 		}
-		n.steps[t], n.status[t] = step, st
 		outs := 1
 		if s.ch != nil {
 			outs = s.ch.Outcomes(ts.Tid(t))
-			n.outs[t] = int32(outs)
 		}
+		n.ans[t] = answer{step: step, status: st, outs: int32(outs)}
 		if st == ts.Enabled {
 			n.moves += outs
 		}
@@ -385,7 +384,7 @@ func (s *System) goTo(n *node) {
 		m := s.path[i]
 		t := m.move.Thread
 		step, st := s.sim.Next(t)
-		if want := m.parent.steps[t]; !step.Equal(want) || st != ts.Enabled {
+		if want := m.parent.ans[t].step; !step.Equal(want) || st != ts.Enabled {
 			s.diverged(m, fmt.Sprintf("thread %d's next step is %v (%v), was %v (enabled)", t, step, st, want))
 		}
 		s.sim.Step(t, m.move.Outcome)
@@ -399,8 +398,8 @@ func (s *System) goTo(n *node) {
 	if len(s.path) > 0 || base != cur {
 		for t := range s.n {
 			step, st := s.sim.Next(ts.Tid(t))
-			if !step.Equal(n.steps[t]) || st != n.status[t] {
-				s.diverged(n, fmt.Sprintf("thread %d's next step is %v (%v), was %v (%v)", t, step, st, n.steps[t], n.status[t]))
+			if a := n.ans[t]; !step.Equal(a.step) || st != a.status {
+				s.diverged(n, fmt.Sprintf("thread %d's next step is %v (%v), was %v (%v)", t, step, st, a.step, a.status))
 			}
 		}
 	}

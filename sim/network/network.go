@@ -189,15 +189,19 @@ func (w *Network[M]) Nodes() []Node[M] { return w.nodes }
 // InFlight returns the messages on the link from -> to, first first.
 func (w *Network[M]) InFlight(from, to int) []M { return w.links[from*w.n+to] }
 
-// Node returns the object of node i; Link the object of a link.
-func (w *Network[M]) Node(i int) ts.Obj        { return ts.Obj(i) }
+// Node returns the object of node i.
+func (w *Network[M]) Node(i int) ts.Obj { return ts.Obj(i) }
+
+// Link returns the object of the link from -> to.
 func (w *Network[M]) Link(from, to int) ts.Obj { return ts.Obj(w.n + from*w.n + to) }
 
-// LinkThread returns the thread that delivers the messages from -> to;
-// ActionThread the thread of node i's local actions (-1 without actions).
+// LinkThread returns the thread that delivers the messages from -> to.
 func (w *Network[M]) LinkThread(from, to int) ts.Tid {
 	return ts.Tid(slices.Index(w.linkOf, from*w.n+to))
 }
+
+// ActionThread returns the thread of node i's local actions, or -1 when the
+// network has no actions.
 func (w *Network[M]) ActionThread(i int) ts.Tid {
 	if len(w.cfg.Actions) == 0 {
 		return -1
@@ -233,8 +237,8 @@ func (w *Network[M]) Reset() {
 	}
 }
 
-// node returns what thread t works on: a link (from, to) or a node's
-// actions (from = to = the node).
+// parts returns what thread t works on: a link (from, to), or a node's
+// actions (from = to = the node, link false).
 func (w *Network[M]) parts(t ts.Tid) (from, to int, link bool) {
 	if int(t) < len(w.linkOf) {
 		l := w.linkOf[t]
@@ -293,7 +297,7 @@ func (w *Network[M]) Outcomes(t ts.Tid) int {
 	return max(k, 1)
 }
 
-// outcome names what outcome c of link thread t does.
+// fault is what an outcome of a link thread does to the message.
 type fault int
 
 const (
@@ -303,6 +307,8 @@ const (
 	reorder
 )
 
+// faultOf returns what outcome c of link thread t does, given the budgets
+// it has left: 0 delivers, then one outcome per fault with budget left.
 func (w *Network[M]) faultOf(t ts.Tid, c int) fault {
 	f := w.faults[t]
 	for _, k := range []struct {
