@@ -189,6 +189,11 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err != nil {
 		return res, err
 	}
+	if m.ValueDependent() {
+		// The unrolling run fixes each thread's accesses once for all
+		// schedules; a value-dependent step has no one access.
+		return res, search.RefuseValueDependent(sys, "mat")
+	}
 	u, err := unroll(ctx, sys, opt.Limits)
 	res.Transitions += u.transitions
 	if err != nil || u.limited {

@@ -326,7 +326,10 @@ func (e *explorer[S]) reverse(p ts.Tid, out, outs int, st ts.Step, cq hb.VC, k, 
 			}
 		}
 	}
-	check := e.mayBlock(st)
+	// A step on a value-dependent object may make another access where the
+	// reversal puts it (a cas that failed after e succeeds before it): its
+	// step there is found by replaying the sequence, like a step that may block.
+	check := e.mayBlock(st) || e.m.TouchesValueDependent(st)
 	// With outcomes, notdep stops at the racing event: the events after it
 	// are left to the search, so that a later event with several outcomes
 	// is not fixed to the outcome this execution took (which would lose the

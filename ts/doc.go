@@ -38,6 +38,21 @@
 // deadlock. [Options].IgnoreDeadlocks makes every end normal, and the
 // Result's Finds says that deadlocks were not looked for.
 //
+// # Value-dependent steps
+//
+// A compare-and-swap writes its object when it succeeds and only reads it
+// when it fails. A system that reports the access a transition actually
+// makes (a Write or a Read, as the value it finds decides) implements
+// [ValueDependent] and names the objects where that happens: there, and
+// only there, another thread's write may switch a thread's next access to
+// the object between Write and Read ([StepVariant] says exactly which
+// changes are allowed). Two failed compare-and-swaps of one object are then
+// independent, so reductions explore far fewer executions on programs that
+// retry them. Strategies that support it reduce over the actual accesses
+// (a reduction is over the Mazurkiewicz traces of the accesses the
+// transitions really made); the others refuse such a system with an error
+// wrapping [ErrUnsupported].
+//
 // # Assertions and invariants
 //
 // [Checker] is for assertions over what threads have seen: a thread's
@@ -82,7 +97,8 @@
 //
 // Optional interfaces add what some strategies need, found by type assertion
 // as io/fs does: [Checker] for assertions, [Invariant] for global
-// invariants, [Chooser] for outcomes, [Hasher] for state caching,
+// invariants, [Chooser] for outcomes, [ValueDependent] for steps whose
+// access depends on the value read, [Hasher] for state caching,
 // [Describer] and [ObjNamer] for readable traces.
 //
 // # Results and errors

@@ -28,7 +28,9 @@ const (
 	// Read observes an object without changing it.
 	Read Op = iota
 	// Write changes an object. A read-modify-write (compare-and-swap, fetch-add)
-	// is a Write.
+	// is a Write, except that one whose effect depends on the value it reads
+	// may report the access it actually makes at a state (a compare-and-swap
+	// that fails there is a Read) when the system implements [ValueDependent].
 	Write
 	// Acquire takes a lock. It is a synchronization access.
 	Acquire
@@ -382,7 +384,12 @@ func (s Status) Waiting() bool { return s == Blocked || s == Idle }
 //   - A thread's next step depends only on its own transitions: another
 //     thread's transition may enable or block it, never change the step.
 //     A thread that waits for a condition reports a step on the object the
-//     condition reads, so that what wakes it is dependent with it.
+//     condition reads, so that what wakes it is dependent with it. The one
+//     exception is declared with [ValueDependent]: another thread's write of
+//     a declared object may turn the thread's access to that object from a
+//     Write into a Read or back (see [StepVariant]); nothing else changes.
+//     Since every step's object set is fixed, the step that changes is
+//     dependent with the write that changed it.
 //   - Steps tell the truth about independence: when two threads' next steps
 //     are not Dependent, taking them in either order (with any outcomes)
 //     reaches the same state and neither changes the other's status.
@@ -455,6 +462,73 @@ type Invariant[S any] interface {
 	// InvariantReads returns the objects the invariant reads. It is called
 	// once per search.
 	InvariantReads() []Obj
+}
+
+// ValueDependent is implemented by systems in which a read-modify-write
+// reports the access it actually makes at a state, which depends on the
+// value it reads there: a compare-and-swap that succeeds is a Write and one
+// that fails is a Read; a lock try that fails, or a receive that finds a
+// channel closed, can be a Read likewise. Reporting the failed attempt as
+// a Read lets reductions count two failed attempts as independent, which
+// can shrink the search by orders of magnitude on programs that retry
+// compare-and-swaps (the bundled casw-N, wcas-N, casrot-N).
+//
+// The contract is the TransitionSystem's with one relaxation: when thread u
+// moves from s to s', thread t's step at s' (t != u, unfinished at s) may
+// differ from its step at s only as [StepVariant] allows, on the objects
+// ValueDependentObjs returns: the same objects in the same order with the
+// same Sync flags, and the operation on some of the declared objects
+// switched between Write and Read. The change must come from u's step
+// writing that object (so that the two steps are dependent). Everything
+// else is unchanged: at one state, Next is a function of the state;
+// independent steps commute and do not change each other (their steps
+// included); a thread's own step never changes its objects. Strategies
+// that cannot take such steps refuse the system with an error wrapping
+// [ErrUnsupported]; the others explore the actual access of every
+// transition, and their reductions are over the actual accesses.
+// [github.com/weftlab/weft/ts/tstest.Conformance] checks the relaxation.
+type ValueDependent interface {
+	// ValueDependentObjs returns the objects on which a step's operation
+	// may switch between Write and Read as other threads write them. nil
+	// or empty means none: the plain contract. It is called once per
+	// search.
+	ValueDependentObjs() []Obj
+}
+
+// StepVariant reports whether b may replace a as a thread's step when
+// another thread writes, under [ValueDependent] with the declared objects
+// decl: a and b touch the same objects in the same order with the same
+// Sync flags, and where their operations differ, the object is declared
+// and one operation is Write, the other Read.
+// A write of [InvariantObj] that a strategy added (see [InvariantWrites])
+// comes and goes with the write it stands for, and is not compared.
+func StepVariant(a, b Step, decl func(Obj) bool) bool {
+	a.Also, b.Also = unmarked(a.Also), unmarked(b.Also)
+	if a.Obj != b.Obj || a.Sync != b.Sync || len(a.Also) != len(b.Also) {
+		return false
+	}
+	for i := range 1 + len(a.Also) {
+		x, y := a.At(i), b.At(i)
+		if x.Obj != y.Obj || x.Sync != y.Sync {
+			return false
+		}
+		if x.Op == y.Op {
+			continue
+		}
+		if decl == nil || !decl(x.Obj) || x.Op+y.Op != Read+Write || x.Op > Write || y.Op > Write {
+			return false
+		}
+	}
+	return true
+}
+
+// unmarked returns also without the write of InvariantObj a marker adds at
+// its end.
+func unmarked(also []Access) []Access {
+	if n := len(also); n > 0 && also[n-1].Obj == InvariantObj {
+		return also[:n-1]
+	}
+	return also
 }
 
 // Hasher is implemented by systems whose states can be fingerprinted, which

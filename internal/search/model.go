@@ -18,6 +18,73 @@ type Model[S any] struct {
 	Invariant ts.Invariant[S]
 	Inv       *ts.InvariantWrites // nil without an invariant
 	N         int                 // the thread count
+	// VD holds the objects the system declares ts.ValueDependent (a step's
+	// operation on them may switch between Write and Read as other
+	// threads write them); nil when it declares none.
+	VD map[ts.Obj]struct{}
+}
+
+// ValueDependent reports whether the system declares value-dependent
+// objects (ts.ValueDependent).
+func (m *Model[S]) ValueDependent() bool { return len(m.VD) > 0 }
+
+// ValueDependentObj reports whether o is one of them.
+func (m *Model[S]) ValueDependentObj(o ts.Obj) bool {
+	_, ok := m.VD[o]
+	return ok
+}
+
+// TouchesValueDependent reports whether step st touches a declared
+// value-dependent object: its operation there may differ at another state.
+func (m *Model[S]) TouchesValueDependent(st ts.Step) bool {
+	if len(m.VD) == 0 {
+		return false
+	}
+	for i := range st.NumAccesses() {
+		if _, ok := m.VD[st.At(i).Obj]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// ValueDependentObjs returns the objects sys declares ts.ValueDependent
+// (nil for none). A panic in ValueDependentObjs, or an object out of range,
+// is an error wrapping ts.ErrBadSystem.
+func ValueDependentObjs(sys any) (objs []ts.Obj, err error) {
+	vd, ok := sys.(ts.ValueDependent)
+	if !ok {
+		return nil, nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			objs, err = nil, &ts.SystemError{Err: ts.ErrBadSystem, Thread: -1, Detail: fmt.Sprintf("ValueDependentObjs panicked: %v", p)}
+		}
+	}()
+	objs = vd.ValueDependentObjs()
+	for _, o := range objs {
+		if o < 0 || o == ts.InvariantObj {
+			return nil, &ts.SystemError{Err: ts.ErrBadStep, Thread: -1,
+				Detail: fmt.Sprintf("ValueDependentObjs names object %d, want 0..%d", o, ts.InvariantObj-1)}
+		}
+	}
+	return objs, nil
+}
+
+// RefuseValueDependent returns an error wrapping ts.ErrUnsupported, naming
+// the strategy, when sys declares value-dependent objects
+// (ts.ValueDependent), and nil otherwise; for strategies whose reduction
+// relies on steps that other threads never change.
+func RefuseValueDependent(sys any, strategy string) error {
+	objs, err := ValueDependentObjs(sys)
+	if err != nil {
+		return err
+	}
+	if len(objs) > 0 {
+		return fmt.Errorf("%w: %s does not support value-dependent steps (the system implements ts.ValueDependent, declaring %d objects)",
+			ts.ErrUnsupported, strategy, len(objs))
+	}
+	return nil
 }
 
 // NewModel finds sys's capabilities, its thread count and its invariant's
@@ -34,6 +101,16 @@ func NewModel[S any](sys ts.TransitionSystem[S]) (*Model[S], error) {
 		return nil, err
 	}
 	m.N = n
+	vd, err := ValueDependentObjs(sys)
+	if err != nil {
+		return nil, err
+	}
+	if len(vd) > 0 {
+		m.VD = make(map[ts.Obj]struct{}, len(vd))
+		for _, o := range vd {
+			m.VD[o] = struct{}{}
+		}
+	}
 	if m.Invariant != nil {
 		reads, err := invariantReads(m.Invariant)
 		if err != nil {

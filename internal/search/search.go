@@ -20,9 +20,13 @@ func Context(ctx context.Context) error {
 // Threads calls sys.Threads, turning a panic or a count out of range into an
 // error that wraps ts.ErrBadSystem. It is for strategies that do not support
 // the extended model yet: it refuses a ts.Invariant that reads any object
-// with an error wrapping ts.ErrUnsupported (and Look refuses the other
-// features). Strategies that do support it use NewModel.
+// with an error wrapping ts.ErrUnsupported, and value-dependent steps
+// (ts.ValueDependent) likewise (and Look refuses the other features).
+// Strategies that do support it use NewModel.
 func Threads[S any](sys ts.TransitionSystem[S]) (n int, err error) {
+	if err := RefuseValueDependent(sys, "this strategy"); err != nil {
+		return 0, err
+	}
 	if inv, ok := sys.(ts.Invariant[S]); ok {
 		reads, err := invariantReads(inv)
 		if err != nil {

@@ -21,7 +21,10 @@ type TB interface {
 // Each comes inside a *ts.SystemError that names the thread and the schedule.
 var (
 	// ErrStepChanged: a thread's next step changed when another thread
-	// moved. Only its status may change; partial-order reduction relies on it.
+	// moved. Only its status may change, and, on the objects a
+	// ts.ValueDependent system declares, its operation between Write and
+	// Read when the other thread wrote the object (ts.StepVariant);
+	// partial-order reduction relies on it.
 	ErrStepChanged = errors.New("a thread's next step changed when another thread moved")
 	// ErrUnfinished: a Finished thread is not Finished in a successor.
 	ErrUnfinished = errors.New("a finished thread is not finished in a successor")
@@ -97,7 +100,11 @@ func Conformance[S any](t TB, sys ts.TransitionSystem[S], opt ConformanceOptions
 //     rebuilt by replaying its schedule from Init.
 //   - A Finished thread is Finished in every successor, and another
 //     thread's transition changes a thread's status at most, never its step
-//     or (for a thread enabled before and after) its number of outcomes.
+//     or (for a thread enabled before and after) its number of outcomes;
+//     except that, for a ts.ValueDependent system, an operation on a
+//     declared object may switch between Write and Read when the
+//     transition writes that object (ts.StepVariant), and nothing else.
+//     ValueDependentObjs is deterministic and names valid objects.
 //   - For a thread u enabled at s and any thread t whose steps are
 //     independent of u's, u's transition leaves t's status as it was (an
 //     Idle or Blocked thread is woken only by a transition dependent with
@@ -150,6 +157,7 @@ type conformance[S any] struct {
 	objHasher ts.ObjHasher[S]
 	inv       *ts.InvariantWrites
 	invReads  []ts.Obj
+	vd        map[ts.Obj]bool // the objects declared ts.ValueDependent
 	equal     func(a, b S) bool
 
 	n    int
@@ -294,6 +302,25 @@ func (c *conformance[S]) run() {
 		}
 		c.invReads = r1
 		c.inv = ts.NewInvariantWrites(r1)
+	}
+	if vd, ok := c.sys.(ts.ValueDependent); ok {
+		var v1, v2 []ts.Obj
+		if !c.safe(-1, nil, "ValueDependentObjs", func() { v1, v2 = vd.ValueDependentObjs(), vd.ValueDependentObjs() }) {
+			return
+		}
+		if fmt.Sprint(v1) != fmt.Sprint(v2) {
+			c.report(ts.ErrNondeterministic, -1, nil, "two calls of ValueDependentObjs returned %v and %v", v1, v2)
+		}
+		for _, o := range v1 {
+			if o < 0 || o == ts.InvariantObj {
+				c.report(ts.ErrBadStep, -1, nil, "ValueDependentObjs names object %d, want 0..%d", o, ts.InvariantObj-1)
+				return
+			}
+			if c.vd == nil {
+				c.vd = make(map[ts.Obj]bool)
+			}
+			c.vd[o] = true
+		}
 	}
 	var init1, init2 S
 	if !c.safe(-1, nil, "Init", func() { init1, init2 = c.sys.Init(), c.sys.Init() }) {
@@ -491,8 +518,8 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 					c.report(ErrUnfinished, t, sched, "finished, then %v with step %v after thread %d moved", st, step, u)
 				case status[t] != ts.Finished && st == ts.Finished:
 					c.report(ErrStepChanged, t, sched, "step %v (%v) became finished after thread %d moved", steps[t], status[t], u)
-				case status[t] != ts.Finished && !step.Equal(steps[t]):
-					c.report(ErrStepChanged, t, sched, "step %v became %v after thread %d moved", steps[t], step, u)
+				case status[t] != ts.Finished && !step.Equal(steps[t]) && !c.variant(steps[t], step, steps[u]):
+					c.report(ErrStepChanged, t, sched, "step %v became %v after thread %d moved%s", steps[t], step, u, c.variantHint(steps[t], step))
 				case status[t] != ts.Finished && st != status[t] && !ts.Dependent(steps[t], steps[u]):
 					c.report(ErrIndependence, t, sched,
 						"its step %v is independent of thread %d's step %v, but it went from %v to %v when thread %d moved",
@@ -603,4 +630,39 @@ func (c *conformance[S]) invariantReads(s, c1 S, step ts.Step, m ts.Move, sched 
 		c.report(ErrInvariantReads, m.Thread, sched,
 			"its step %v writes none of %v, yet the invariant said %q before it and %q after", step, c.invReads, v0, v1)
 	}
+}
+
+// variant reports whether a thread's step a may become b when another
+// thread takes step w: b is a ts.StepVariant of a on the declared
+// value-dependent objects, and w writes every object whose operation
+// changed (so that the write is what changed it, and the two steps are
+// dependent).
+func (c *conformance[S]) variant(a, b, w ts.Step) bool {
+	if len(c.vd) == 0 || !ts.StepVariant(a, b, func(o ts.Obj) bool { return c.vd[o] }) {
+		return false
+	}
+	for i := range a.NumAccesses() {
+		x := a.At(i)
+		if x.Obj == ts.InvariantObj {
+			continue
+		}
+		if op, _ := b.OpOn(x.Obj); op == x.Op {
+			continue
+		}
+		if op, ok := w.OpOn(x.Obj); !ok || op == ts.Read {
+			return false
+		}
+	}
+	return true
+}
+
+// variantHint says why a change between Write and Read was not accepted.
+func (c *conformance[S]) variantHint(a, b ts.Step) string {
+	if !ts.StepVariant(a, b, func(ts.Obj) bool { return true }) {
+		return ""
+	}
+	if len(c.vd) == 0 || !ts.StepVariant(a, b, func(o ts.Obj) bool { return c.vd[o] }) {
+		return " (a switch between write and read is allowed only on objects declared by ts.ValueDependent)"
+	}
+	return " (a switch between write and read must come from a write of the object by the thread that moved)"
 }

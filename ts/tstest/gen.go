@@ -35,6 +35,14 @@ type GenOptions struct {
 	NoChoices    bool // no transitions of several outcomes (Pick, StoreMaybe)
 	NoIdle       bool // no idle waits (Wait)
 	NoInvariants bool // no invariant
+
+	// CASReads draws programs with value-dependent steps: compare-and-swaps
+	// are drawn more often, and in three programs of four a failed one is a
+	// Read (Program.CASReads, which declares ts.ValueDependent), in the
+	// fourth a Write as before. It is off by default because only some
+	// strategies take such systems (the others refuse them); their tests
+	// switch it on. Programs drawn without it are drawn as before.
+	CASReads bool
 }
 
 // Core returns o with the extended model switched off: every transition
@@ -131,6 +139,9 @@ func Programs(opt GenOptions) *rapid.Generator[*Program] {
 			}
 			p.Invariants = append(p.Invariants, c)
 		}
+		if o.CASReads {
+			p.CASReads = rapid.IntRange(0, 3).Draw(t, "casreads") != 0
+		}
 		if err := p.Validate(); err != nil {
 			panic(fmt.Sprintf("tstest: generated an invalid program: %v\n%v", err, p))
 		}
@@ -201,6 +212,9 @@ func (g *gen) thread() []Instr {
 		choices := []int{cLoad, cStore, cStoreReg}
 		if !o.NoRMW {
 			choices = append(choices, cFetchAdd, cCAS)
+			if o.CASReads {
+				choices = append(choices, cCAS, cCAS) // more races between them
+			}
 		}
 		if acq := g.acquirable(held); len(acq) > 0 && (!o.NoDeadlocks || remaining >= len(held)+1) {
 			choices = append(choices, cAcquire)

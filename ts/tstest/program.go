@@ -45,6 +45,11 @@ type Program struct {
 	// every state: the program's Invariant checks them, and InvariantReads
 	// returns their variables.
 	Invariants []Cond
+	// CASReads makes a compare-and-swap that fails a Read of its variable
+	// (one that succeeds is a Write): the program then implements
+	// ts.ValueDependent, declaring the variables its CASes touch.
+	// Without it every CAS is a Write.
+	CASReads bool
 }
 
 // Cond is a condition of a Program's invariant: x + y != K (mod Mod), or
@@ -413,8 +418,32 @@ func (p *Program) Next(s State, t ts.Tid) (ts.Step, ts.Status) {
 		return step, ts.Enabled
 	case KLoad:
 		return varStep(in.X, ts.Read), ts.Enabled
+	case KCAS:
+		if p.CASReads && int(s.mem[in.X]) != in.K {
+			return varStep(in.X, ts.Read), ts.Enabled // it fails: a read
+		}
 	}
 	return varStep(in.X, ts.Write), ts.Enabled
+}
+
+// ValueDependentObjs implements ts.ValueDependent: with CASReads, the
+// variables a compare-and-swap touches (a failed one is a Read); nil
+// otherwise.
+func (p *Program) ValueDependentObjs() []ts.Obj {
+	if !p.CASReads {
+		return nil
+	}
+	var objs []ts.Obj
+	seen := map[int]bool{}
+	for _, code := range p.Code {
+		for _, in := range code {
+			if in.Kind == KCAS && !seen[in.X] {
+				seen[in.X] = true
+				objs = append(objs, ts.Obj(in.X))
+			}
+		}
+	}
+	return objs
 }
 
 // Apply runs thread t's next transition: its visible instruction and the
@@ -757,6 +786,9 @@ func (p *Program) String() string {
 	for _, c := range p.Invariants {
 		fmt.Fprintf(&b, "\ninvariant %s", p.condString(c))
 	}
+	if p.CASReads {
+		b.WriteString("\na failed cas is a read")
+	}
 	for t, code := range p.Code {
 		fmt.Fprintf(&b, "\nT%d:", t)
 		for i, in := range code {
@@ -793,6 +825,9 @@ func (p *Program) GoString() string {
 			fmt.Fprintf(&b, "{X: %d, Y: %d, K: %d}", c.X, c.Y, c.K)
 		}
 		b.WriteString("},\n")
+	}
+	if p.CASReads {
+		b.WriteString("\tCASReads: true,\n")
 	}
 	b.WriteString("\tCode: [][]tstest.Instr{\n")
 	for _, code := range p.Code {

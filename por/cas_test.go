@@ -1,0 +1,97 @@
+package por_test
+
+import (
+	"context"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/weftlab/weft/por"
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
+)
+
+// casShape draws programs with value-dependent compare-and-swaps (a failed
+// one is a Read) over the whole model.
+func casShape(t *rapid.T) tstest.GenOptions {
+	o := tstest.GenOptions{MinThreads: 2, CASReads: true}
+	if rapid.Bool().Draw(t, "four") {
+		o.MinThreads, o.MaxThreads, o.MaxSteps, o.Vars = 3, 4, 3, 1
+	}
+	if rapid.Bool().Draw(t, "mod2") {
+		o.Mod = 2 // more compare-and-swaps succeed
+	}
+	return o
+}
+
+// Three threads each run cas(x, 0, 1) from x = 0, a failed cas being a
+// read: three traces (one per winner). ODPOR explored two before the race
+// reversal used the reversed thread's step at its new place (a write
+// there) rather than its step in the execution analysed (a read).
+func TestODPORThreeCAS(t *testing.T) {
+	cas := tstest.CAS(0, 0, 0, 1)
+	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, CASReads: true,
+		Code: [][]tstest.Instr{{cas}, {cas}, {cas}}}
+	tstest.Conformance(t, p, tstest.ConformanceOptions{})
+	if n := optimalOn[tstest.State](t, p); n != 3 {
+		t.Errorf("%d traces, want 3", n)
+	}
+}
+
+// On random programs with value-dependent steps, every strategy of the
+// package reaches exactly the terminal states and violations of
+// ts.Explore (SDPOR: ts.ExploreStateful).
+func TestCASReduction(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := tstest.Programs(casShape(t)).Draw(t, "program")
+		for _, s := range strategies[tstest.State]() {
+			explore := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
+				return s.f(ctx, sys, por.Options{Options: o})
+			}
+			ropt := tstest.ReductionOptions{Bound: ts.NoBound, Stateful: s.name == "sdpor"}
+			if rep := tstest.CheckReduction(t, p, explore, ropt); len(rep.Errors) > 0 {
+				t.Fatalf("%s: %d discrepancies", s.name, len(rep.Errors))
+			}
+		}
+	})
+}
+
+// ODPOR explores exactly one execution per Mazurkiewicz trace of the
+// actual accesses (a failed cas a read) on random programs whose checks
+// cannot fail. (Without transitions of several outcomes: with them, a
+// program with no value-dependent step at all already misses traces, a
+// defect older than value-dependent steps; see TestODPOROutcomesTraces.)
+func TestODPOROptimalCAS(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		o := casShape(t)
+		o.NoAsserts, o.NoChoices = true, true
+		p := tstest.Programs(o).Draw(t, "program")
+		optimalChoices[tstest.State](t, p, hasChoices(p))
+	})
+}
+
+// The generated programs keep the relaxed contract.
+func TestCASProgramsConform(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := tstest.Programs(casShape(t)).Draw(t, "program")
+		tstest.Conformance(t, p, tstest.ConformanceOptions{MaxStates: 300})
+	})
+}
+
+// A program of outcomes, awaits and steps of several objects, with no
+// value-dependent step, where ODPOR reaches every terminal state but
+// explores 13,779 executions of 13,828 traces: a defect older than
+// value-dependent steps, kept here until it is fixed.
+func TestODPOROutcomesTraces(t *testing.T) {
+	t.Skip("known: ODPOR misses 49 Mazurkiewicz traces (not terminal states) of this program")
+	p := &tstest.Program{
+		Vars: []tstest.Var{{Name: "x", Init: 3}, {Name: "s0", Sync: true}},
+		Mod:  4,
+		Code: [][]tstest.Instr{
+			{tstest.Move(0, 0, 0), tstest.StoreMaybe(1, 1), tstest.StoreMaybe(0, 3), tstest.StoreReg(0, 1, 3), tstest.Set(1, 2), tstest.Move(0, 1, 1), tstest.CAS(1, 1, 2, 2)},
+			{tstest.Copy(0, 1), tstest.StoreReg(1, 0, 0), tstest.Await(0, 0), tstest.FetchAdd(1, 0, 1)},
+			{tstest.Store(1, 1), tstest.AwaitAny(1, 1, 0, 1), tstest.Move(1, 1, 3), tstest.Pick(1, 0, 3), tstest.JumpEq(1, 1, 6), tstest.Store(0, 3)},
+		},
+	}
+	optimalChoices[tstest.State](t, p, true)
+}
