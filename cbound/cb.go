@@ -74,6 +74,10 @@ type memoKey struct {
 type enEntry struct {
 	en  *bitset.BitSet
 	bad bool
+	// steps holds every thread's next step at the state, for a system with
+	// value-dependent steps (ts.ValueDependent), where a step at a prefix
+	// need not be the step at the current state; nil otherwise.
+	steps []ts.Step
 }
 
 // Bytes per entry, Go's map overhead included (measured: some 40 bytes per
@@ -150,6 +154,9 @@ type memo struct {
 	cb    gens[int32]
 	en    gens[enEntry]
 	words int64 // bitset words per enabled set
+	// stepBytes is what an enabled-set entry keeps of steps besides: the
+	// threads' steps under value-dependent steps, else 0.
+	stepBytes int64
 
 	x   *hb.State       // the scratch state the recursion walks
 	x2  uint64          // x's second fingerprint
@@ -191,7 +198,7 @@ func (m *memo) close() {}
 
 // bytes estimates the memory the memo keeps.
 func (m *memo) bytes() int64 {
-	return int64(m.cb.len())*cbEntryBytes + int64(m.en.len())*(enEntryBytes+8*m.words)
+	return int64(m.cb.len())*cbEntryBytes + int64(m.en.len())*(enEntryBytes+8*m.words+m.stepBytes)
 }
 
 func (m *memo) entries() int { return m.cb.len() + m.en.len() }
@@ -405,20 +412,32 @@ func (e *hbSearch[S]) pathPrefix() int {
 // stack; any other prefix is replayed (the path's transitions that belong to
 // x, in path order, from the deepest stack state x extends) and cached.
 func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
+	v := e.atPrefix()
+	return v.en, v.bad
+}
+
+// atPrefix returns what enabledAt returns, with, for a system with
+// value-dependent steps, every thread's step at x.
+func (e *hbSearch[S]) atPrefix() enEntry {
 	m := e.memo
 	x := m.x
 	p := e.pathPrefix()
 	if p == x.Len() {
-		return &e.frames[p].en, false
+		f := &e.frames[p]
+		v := enEntry{en: &f.en}
+		if e.m.ValueDependent() {
+			v.steps = f.steps
+		}
+		return v
 	}
 	key := memoKey{x.Hash(), m.x2, -1}
 	if v, ok := m.en.get(key); ok {
 		m.enHits++
-		return v.en, v.bad
+		return v
 	}
-	en, bad := e.replayPrefix(p)
-	m.en.put(key, enEntry{en, bad})
-	return en, bad
+	v := e.replayPrefix(p)
+	m.en.put(key, v)
+	return v
 }
 
 // replayPrefix drives the system from the stack state after p transitions
@@ -426,7 +445,7 @@ func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
 // x, and returns the enabled set at the end and whether Check fails there.
 // The schedule being replayed is kept in e.rsched for the violation a panic
 // in user code becomes.
-func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
+func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 	m := e.memo
 	x := m.x
 	m.enReplays++
@@ -482,7 +501,11 @@ func (e *hbSearch[S]) replayPrefix(p int) (*bitset.BitSet, bool) {
 	}
 	bad := e.m.Check(s) != nil
 	e.replaying = false
-	return en, bad
+	v := enEntry{en: en, bad: bad}
+	if e.m.ValueDependent() {
+		v.steps = slices.Clone(e.scratchSteps)
+	}
+	return v
 }
 
 // mutated looks for a state on the stack that is no longer what the search

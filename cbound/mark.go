@@ -96,10 +96,16 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 	if e.bounded && e.cbAt(t) > e.c {
 		return false
 	}
-	en, _ := e.enabledAt()
+	at := e.atPrefix()
+	en := at.en
 	for u, ok := en.NextSet(0); ok; u, ok = en.NextSet(u + 1) {
 		v := ts.Tid(u)
 		step, outs := e.stepAt(v), e.outsAt(v)
+		if at.steps != nil {
+			// Value-dependent steps: v's step at x, found where x's
+			// enabled set was, may differ from its step on the path.
+			step = at.steps[v]
+		}
 		cbv := int32(-1) // CB(x, v), asked once for all of v's outcomes
 		for c := range outs {
 			if v == t && c == ct {
@@ -128,7 +134,10 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 // stepAt returns thread u's next step at the scratch state x, a prefix of the
 // current state: the step of its transition after as many as it has in x,
 // the path's or (if the path has no more of u's) its step at the current
-// state. Another thread's transition never changes a thread's step.
+// state. Another thread's transition never changes a thread's step, except
+// under value-dependent steps (ts.ValueDependent), where markable takes the
+// step at x from the replay that found x's enabled set; the steps of x's own
+// events are the path's in any case.
 func (e *hbSearch[S]) stepAt(u ts.Tid) ts.Step {
 	k := e.memo.x.ThreadLen(u)
 	if k < len(e.tpos[u]) {
