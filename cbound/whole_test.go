@@ -87,8 +87,13 @@ func TestCBPORWholeModelReduction(t *testing.T) {
 // execution per leaf too; Coverage counts the leaves within each bound b <=
 // c; every violation has a schedule within c.
 func TestCBPORWholeModelExactCounts(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(wholePrograms).Draw(t, "program")
+	rapid.Check(t, func(t *rapid.T) { exactCounts(t, wholePrograms) })
+}
+
+// exactCounts is TestCBPORWholeModelExactCounts on a program drawn with gen.
+func exactCounts(t *rapid.T, gen tstest.GenOptions) {
+	{
+		p := tstest.Programs(gen).Draw(t, "program")
 		c := rapid.IntRange(0, 3).Draw(t, "bound")
 		cost := rapid.SampledFrom([]int64{-1, 1 << 10, 1 << 20}).Draw(t, "memoCost")
 		opt := cbound.Options{Bound: cbound.AtMost(c), MemoCost: cost}
@@ -141,7 +146,7 @@ func TestCBPORWholeModelExactCounts(t *testing.T) {
 				}
 			}
 		}
-	})
+	}
 }
 
 // holding returns p with an invariant over variable x, and y when y >= 0,
