@@ -2,6 +2,7 @@ package search
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/weftlab/weft/ts"
@@ -91,5 +92,48 @@ func TestLookRefusesTheExtendedModel(t *testing.T) {
 	}
 	if _, err := Threads[[]int](pcs{}); !errors.Is(err, ts.ErrUnsupported) {
 		t.Errorf("invariant: %v", err)
+	}
+}
+
+type vdSys struct {
+	fake
+	objs  []ts.Obj
+	panic bool
+}
+
+func (v vdSys) ValueDependentObjs() []ts.Obj {
+	if v.panic {
+		panic("boom")
+	}
+	return v.objs
+}
+
+// Issue 19: the model knows the declared value-dependent objects; a bad
+// declaration is a system error; RefuseValueDependent refuses a system that
+// declares some, naming the strategy.
+func TestModelValueDependent(t *testing.T) {
+	m, err := NewModel[int](vdSys{fake: fake{threads: 1}, objs: []ts.Obj{3}})
+	if err != nil || !m.ValueDependent() || !m.ValueDependentObj(3) || m.ValueDependentObj(0) ||
+		!m.TouchesValueDependent(ts.Step{Obj: 0, Also: []ts.Access{{Obj: 3}}}) || m.TouchesValueDependent(ts.Step{Obj: 0}) {
+		t.Fatalf("%v %v", m, err)
+	}
+	if m, err := NewModel[int](vdSys{fake: fake{threads: 1}}); err != nil || m.ValueDependent() {
+		t.Fatalf("no objects: %v %v", m, err)
+	}
+	if _, err := NewModel[int](vdSys{fake: fake{threads: 1}, objs: []ts.Obj{ts.InvariantObj}}); !errors.Is(err, ts.ErrBadStep) {
+		t.Errorf("InvariantObj: %v", err)
+	}
+	if _, err := NewModel[int](vdSys{fake: fake{threads: 1}, panic: true}); !errors.Is(err, ts.ErrBadSystem) {
+		t.Errorf("panic: %v", err)
+	}
+	err = RefuseValueDependent(vdSys{fake: fake{threads: 1}, objs: []ts.Obj{3}}, "mat")
+	if !errors.Is(err, ts.ErrUnsupported) || !strings.Contains(err.Error(), "mat does not support value-dependent steps") {
+		t.Errorf("refusal: %v", err)
+	}
+	if _, err := Threads[int](vdSys{fake: fake{threads: 1}, objs: []ts.Obj{3}}); !errors.Is(err, ts.ErrUnsupported) {
+		t.Errorf("legacy Threads: %v", err)
+	}
+	if err := RefuseValueDependent(fake{threads: 1}, "mat"); err != nil {
+		t.Errorf("plain system: %v", err)
 	}
 }
