@@ -212,6 +212,26 @@
 // Apply takes 100 µs (tested); Progress, Limits (Memory included) and the caller's
 // callbacks behave as in ts.Explore.
 //
+// # Value-dependent steps
+//
+// Every strategy of the package takes systems with value-dependent steps
+// (ts.ValueDependent: a compare-and-swap that fails is a Read, one that
+// succeeds a Write) and preserves what it preserves above; HB states are
+// made of the accesses the transitions actually made. Mark (cb-por2) needs
+// the next step of each thread at predecessors x that the search never
+// drove the system to, and a thread's step at x may differ from its step
+// on the path (the write that made a cas fail may not be in x): for such
+// systems it takes the steps at x from the replay that already finds E(x),
+// kept in the same cache, and from the stack where x is a prefix of the
+// path. (Taking the path's step instead left predecessors unmarked, and the
+// search then visited them for nothing: Result.Stats["search.stuck"] was
+// 582,700 on wcas-9.) Property-tested against ts.Explore and the brute
+// force (tstest.GenOptions.CASReads): cb-por1, cb-por2, icb-por, icb and
+// cb-dfs at bounds 0..3, with cb-por2's exact counts and no stuck search;
+// on the bundled casw-N, wcas-N and casrot-N cb-por2 explores GenMC's
+// counts (casw-3 per bound 6, 24, 54, 66). Sync-only scheduling is not
+// property-tested with them.
+//
 // # Sync-only scheduling
 //
 // With Options.SyncOnly, ICB places scheduling points only before steps on

@@ -84,7 +84,10 @@
 // sequence predicts. A system whose accesses depend on the interleaving (a
 // branch on a value read) is rejected with an error wrapping
 // [ErrNotStraightLine]; tests check that every random system whose accesses
-// do vary is rejected. Independent steps must also neither enable nor
+// do vary is rejected. A system with value-dependent steps
+// (ts.ValueDependent: a compare-and-swap that is a Write when it succeeds
+// and a Read when it fails) is refused up front with an error wrapping
+// ts.ErrUnsupported: its accesses have no one sequence. Independent steps must also neither enable nor
 // disable each other, as partial-order reduction always assumes.
 //
 // On the systems it accepts, Explore reaches every terminal state of every

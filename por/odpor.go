@@ -99,6 +99,26 @@ import (
 // object goes on with the whole sequence, for the traces that keep those
 // candidates before the step.
 //
+// # Value-dependent steps
+//
+// With ts.ValueDependent, a thread's access to a declared object may be a
+// Write at one state and a Read at another (a compare-and-swap that
+// succeeds or fails). Races are computed, as the paper does, on the events
+// of the execution explored, with the accesses they actually made there.
+// When a race e ⋖ e' is reversed, the events of notdep(e) keep their
+// accesses (they are reordered only past events independent of them, which
+// do not change them), but e' runs without e before it, and e may be the
+// write that made it a read: its access there is found by replaying
+// pre(e).notdep(e) from the state stored on the stack, and the wakeup
+// sequence ends with that access, so that the sleep-set and wakeup-tree
+// tests (weak initials) compare the steps the new execution will really
+// take. (Taking e' with its old access instead made three threads running
+// cas(x, 0, 1) explore two of their three traces: the reversal of the
+// second failed cas was wrongly found redundant with the first.) A step
+// changes only through a write of its object, which is a race with it, so
+// sleeping threads keep their steps while asleep, and wakeup-tree nodes
+// record the accesses their branches take.
+//
 // The analysis relies on the independence contract of package por (see the
 // package documentation). A system that breaks it can leave a planned branch
 // not enabled; ODPOR then drops that branch, plans its continuation again

@@ -128,6 +128,14 @@
 // lossy link, and flags whose invariant fails only at an intermediate state
 // that a reduction skips when the same property is a check.
 //
+// Value-dependent steps (ts.ValueDependent: a compare-and-swap that fails
+// is a Read) are taken too; sym stores states and does not reduce by
+// independence, and sympor's DPOR computes its races and sleep sets on the
+// accesses the transitions actually make, which change only through a
+// dependent write. Property-tested under the trivial symmetry on random
+// programs with them (tstest.GenOptions.CASReads): sym, sympor and DPOR
+// without symmetry match ts.Explore.
+//
 // # Where the thesis is wrong or silent, and what we do
 //
 //   - Figure 7.6, line 11, tests SYMMETRIC(s, tid(t), tid(t')) for every t'

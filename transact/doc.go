@@ -128,7 +128,11 @@
 // nondeterministic exits and dead ends, with inferred movers and with
 // random declarations that VerifyMovers accepts, and on the bundled
 // protocols (two-phase commit, the alternating-bit protocol) and their
-// bugs.
+// bugs, and on random programs with value-dependent steps
+// (ts.ValueDependent: a compare-and-swap that fails is a Read): Infer sees
+// every step every thread takes at every reachable state, with its actual
+// access, so an object is read-only only if no reachable step writes it,
+// and a cas that sometimes succeeds makes its object written.
 // Everything reported is real, deadlocks included, but deadlocks may be
 // missed: a thread paused in the right-mover part of its transaction (after
 // an acquire) never lets another thread run there while it is enabled or

@@ -33,7 +33,11 @@
 // capability. [Programs] generates random ones for rapid, shaped by
 // [GenOptions]; a failing program prints as a listing (String) and as Go
 // source that rebuilds it (GoString, which rapid logs). Programs also make
-// compact hand-written fixtures.
+// compact hand-written fixtures. With Program.CASReads a compare-and-swap
+// that fails is a Read and the program implements ts.ValueDependent;
+// GenOptions.CASReads draws such programs (and draws compare-and-swaps
+// more often), for the strategies that take them. [Conformance] accepts
+// exactly the step changes ts.ValueDependent allows (ts.StepVariant).
 //
 // # Testing a reduction
 //
