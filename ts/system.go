@@ -467,11 +467,14 @@ type Invariant[S any] interface {
 // ValueDependent is implemented by systems in which a read-modify-write
 // reports the access it actually makes at a state, which depends on the
 // value it reads there: a compare-and-swap that succeeds is a Write and one
-// that fails is a Read; a lock try that fails, or a receive that finds a
-// channel closed, can be a Read likewise. Reporting the failed attempt as
-// a Read lets reductions count two failed attempts as independent, which
-// can shrink the search by orders of magnitude on programs that retry
-// compare-and-swaps (the bundled casw-N, wcas-N, casrot-N).
+// that fails is a Read; a receive that finds a channel closed, or a lock
+// try modelled as a write of the lock's object when it takes it, can be a
+// Read likewise when it fails. (Only Write and Read switch: an Acquire
+// never becomes a Read, since strategies treat Acquire and Release as a
+// mutex.) Reporting the failed attempt as a Read lets reductions count two
+// failed attempts as independent, which can shrink the search by orders of
+// magnitude on programs that race on compare-and-swaps (the bundled
+// casw-N, wcas-N, casrot-N).
 //
 // The contract is the TransitionSystem's with one relaxation: when thread u
 // moves from s to s', thread t's step at s' (t != u, unfinished at s) may
