@@ -412,23 +412,31 @@ func (e *hbSearch[S]) pathPrefix() int {
 // stack; any other prefix is replayed (the path's transitions that belong to
 // x, in path order, from the deepest stack state x extends) and cached.
 func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
-	v := e.atPrefix()
+	m := e.memo
+	x := m.x
+	p := e.pathPrefix()
+	if p == x.Len() {
+		return &e.frames[p].en, false
+	}
+	key := memoKey{x.Hash(), m.x2, -1}
+	if v, ok := m.en.get(key); ok {
+		m.enHits++
+		return v.en, v.bad
+	}
+	v := e.replayPrefix(p)
+	m.en.put(key, v)
 	return v.en, v.bad
 }
 
-// atPrefix returns what enabledAt returns, with, for a system with
-// value-dependent steps, every thread's step at x.
+// atPrefix returns what enabledAt returns and every thread's step at x, for
+// a system with value-dependent steps.
 func (e *hbSearch[S]) atPrefix() enEntry {
 	m := e.memo
 	x := m.x
 	p := e.pathPrefix()
 	if p == x.Len() {
 		f := &e.frames[p]
-		v := enEntry{en: &f.en}
-		if e.m.ValueDependent() {
-			v.steps = f.steps
-		}
-		return v
+		return enEntry{en: &f.en, steps: f.steps}
 	}
 	key := memoKey{x.Hash(), m.x2, -1}
 	if v, ok := m.en.get(key); ok {

@@ -96,15 +96,21 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 	if e.bounded && e.cbAt(t) > e.c {
 		return false
 	}
-	at := e.atPrefix()
-	en := at.en
+	var en *bitset.BitSet
+	var steps []ts.Step
+	if e.m.ValueDependent() {
+		at := e.atPrefix()
+		en, steps = at.en, at.steps
+	} else {
+		en, _ = e.enabledAt()
+	}
 	for u, ok := en.NextSet(0); ok; u, ok = en.NextSet(u + 1) {
 		v := ts.Tid(u)
 		step, outs := e.stepAt(v), e.outsAt(v)
-		if at.steps != nil {
+		if steps != nil {
 			// Value-dependent steps: v's step at x, found where x's
 			// enabled set was, may differ from its step on the path.
-			step = at.steps[v]
+			step = steps[v]
 		}
 		cbv := int32(-1) // CB(x, v), asked once for all of v's outcomes
 		for c := range outs {
