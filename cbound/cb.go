@@ -74,10 +74,6 @@ type memoKey struct {
 type enEntry struct {
 	en  *bitset.BitSet
 	bad bool
-	// steps holds every thread's next step at the state, for a system with
-	// value-dependent steps (ts.ValueDependent), where a step at a prefix
-	// need not be the step at the current state; nil otherwise.
-	steps []ts.Step
 }
 
 // Bytes per entry, Go's map overhead included (measured: some 40 bytes per
@@ -154,9 +150,15 @@ type memo struct {
 	cb    gens[int32]
 	en    gens[enEntry]
 	words int64 // bitset words per enabled set
-	// stepBytes is what an enabled-set entry keeps of steps besides: the
-	// threads' steps under value-dependent steps, else 0.
-	stepBytes int64
+	// vsteps holds, for a system with value-dependent steps
+	// (ts.ValueDependent), every thread's next step at each state whose
+	// enabled set a replay found, by that set (a step at a prefix need not
+	// be the step at the current state there); nil otherwise. It is
+	// emptied when it holds as many as the enabled sets may, and a missing
+	// entry is replayed again.
+	vsteps    map[*bitset.BitSet][]ts.Step
+	stepBytes int64 // bytes of an entry of vsteps
+	enCap     int   // entries of one generation of en
 
 	x   *hb.State       // the scratch state the recursion walks
 	x2  uint64          // x's second fingerprint
@@ -189,7 +191,7 @@ func newMemo(n int, cost, limit int64) *memo {
 		cbCap = int(cost * 3 / 4 / 2 / cbEntryBytes)
 		enCap = int(cost / 4 / 2 / (enEntryBytes + 8*m.words))
 	}
-	m.cb, m.en = newGens[int32](cbCap), newGens[enEntry](enCap)
+	m.cb, m.en, m.enCap = newGens[int32](cbCap), newGens[enEntry](enCap), enCap
 	return m
 }
 
@@ -198,7 +200,7 @@ func (m *memo) close() {}
 
 // bytes estimates the memory the memo keeps.
 func (m *memo) bytes() int64 {
-	return int64(m.cb.len())*cbEntryBytes + int64(m.en.len())*(enEntryBytes+8*m.words+m.stepBytes)
+	return int64(m.cb.len())*cbEntryBytes + int64(m.en.len())*(enEntryBytes+8*m.words) + int64(len(m.vsteps))*m.stepBytes
 }
 
 func (m *memo) entries() int { return m.cb.len() + m.en.len() }
@@ -428,25 +430,26 @@ func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
 	return v.en, v.bad
 }
 
-// atPrefix returns what enabledAt returns and every thread's step at x, for
-// a system with value-dependent steps.
-func (e *hbSearch[S]) atPrefix() enEntry {
+// stepsAt returns E(x), as enabledAt does, and every thread's next step at
+// x, for a system with value-dependent steps: from the stack when x is a
+// prefix of the path, else from the replay that found E(x).
+func (e *hbSearch[S]) stepsAt() (*bitset.BitSet, []ts.Step) {
 	m := e.memo
 	x := m.x
 	p := e.pathPrefix()
 	if p == x.Len() {
 		f := &e.frames[p]
-		return enEntry{en: &f.en, steps: f.steps}
+		return &f.en, f.steps
 	}
-	key := memoKey{x.Hash(), m.x2, -1}
-	if v, ok := m.en.get(key); ok {
-		m.enHits++
-		return v
+	en, _ := e.enabledAt()
+	if steps, ok := m.vsteps[en]; ok {
+		return en, steps
 	}
-	v := e.replayPrefix(p)
-	m.en.put(key, v)
-	return v
+	v := e.replayPrefix(p) // vsteps was emptied since
+	m.en.put(memoKey{x.Hash(), m.x2, -1}, v)
+	return v.en, m.vsteps[v.en]
 }
+
 
 // replayPrefix drives the system from the stack state after p transitions
 // through the later transitions of the path that belong to the scratch state
@@ -509,11 +512,13 @@ func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 	}
 	bad := e.m.Check(s) != nil
 	e.replaying = false
-	v := enEntry{en: en, bad: bad}
 	if e.m.ValueDependent() {
-		v.steps = slices.Clone(e.scratchSteps)
+		if m.vsteps == nil || len(m.vsteps) >= 2*m.enCap {
+			m.vsteps = make(map[*bitset.BitSet][]ts.Step)
+		}
+		m.vsteps[en] = slices.Clone(e.scratchSteps)
 	}
-	return v
+	return enEntry{en, bad}
 }
 
 // mutated looks for a state on the stack that is no longer what the search

@@ -147,7 +147,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 	m := newMemo(n, opt.MemoCost, opt.Limits.MaxMemory())
 	m.eager = opt.eagerCache
 	if model.ValueDependent() {
-		m.stepBytes = int64(n) * int64(unsafe.Sizeof(ts.Step{}))
+		m.stepBytes = int64(n)*int64(unsafe.Sizeof(ts.Step{})) + 64 // the slice and its map slot
 	}
 	e := &hbSearch[S]{m: model, sys: sys, opt: opt, res: &ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}, n: n,
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),

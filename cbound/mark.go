@@ -99,8 +99,7 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 	var en *bitset.BitSet
 	var steps []ts.Step
 	if e.m.ValueDependent() {
-		at := e.atPrefix()
-		en, steps = at.en, at.steps
+		en, steps = e.stepsAt()
 	} else {
 		en, _ = e.enabledAt()
 	}

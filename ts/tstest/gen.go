@@ -47,12 +47,14 @@ type GenOptions struct {
 
 // Core returns o with the extended model switched off: every transition
 // touches one object and has one outcome, no thread is ever Idle, there is
-// no invariant, and no object has both synchronization and plain accesses.
+// no invariant, no object has both synchronization and plain accesses, and
+// every compare-and-swap is a Write (no CASReads).
 // It is for strategies that refuse the rest; its programs are drawn as
 // before the rest existed, so that rapid's regression files for it keep
 // their meaning.
 func (o GenOptions) Core() GenOptions {
 	o.NoMulti, o.NoChoices, o.NoIdle, o.NoInvariants, o.NoMixed = true, true, true, true, true
+	o.CASReads = false
 	return o
 }
 
