@@ -450,7 +450,6 @@ func (e *hbSearch[S]) stepsAt() (*bitset.BitSet, []ts.Step) {
 	return v.en, m.vsteps[v.en]
 }
 
-
 // replayPrefix drives the system from the stack state after p transitions
 // through the later transitions of the path that belong to the scratch state
 // x, and returns the enabled set at the end and whether Check fails there.
