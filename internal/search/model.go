@@ -269,7 +269,10 @@ type Baseline struct {
 // Apply did it, found by replaying path on a fresh copy and taking the moves
 // in order, or ErrNondeterministic). Searches call it where they leave a
 // state from which they could take two moves or more: with b's hash taken
-// then, the check costs a Hash and one Next per such state.
+// then, the check costs a Hash and one Next per such state. It holds
+// unchanged for value-dependent steps (ts.ValueDependent): they differ
+// between states, never at one state, so any difference here is still a
+// modified state or a Next that is not a function of it.
 func (m *Model[S]) Unchanged(s S, b Baseline, path ts.Schedule, taken []ts.Move, current *ts.Tid) error {
 	defer func() { *current = -1 }()
 	if b.Hashed {
