@@ -26,7 +26,7 @@ type casFigure struct {
 func casFigures() []casFigure {
 	var fs []casFigure
 	for n, want := range map[int]int64{2: 6, 3: 66, 4: 1200, 5: 32880} {
-		fs = append(fs, casFigure{fmt.Sprintf("casw-%d", n), NewCASW(n), want, n == 5})
+		fs = append(fs, casFigure{fmt.Sprintf("casw-%d", n), NewCASW(n), want, false})
 	}
 	for n := 1; n <= 9; n++ {
 		fs = append(fs, casFigure{fmt.Sprintf("wcas-%d", n), NewWCAS(n), int64(n)<<(n-1) + 1, false})
