@@ -47,14 +47,14 @@ const DefaultDepth = 3
 
 // Stats keys of Result.Stats a random search fills.
 const (
-	StatRuns      = "runs"            // runs sampled (Executions, violations included)
-	StatTerminals = "terminal-states" // distinct terminal states seen, by Hash (only for a ts.Hasher)
-	StatSchedules = "schedules"       // distinct schedules sampled, by a 64-bit hash of each
-	StatSeed      = "seed"            // the seed, as int64 bits
-	StatThreads   = "threads"         // n
-	StatDepth     = "pct-depth"       // d (PCT)
-	StatSteps     = "pct-steps"       // k in force at the end (PCT)
-	StatLongest   = "longest-run"     // transitions of the longest run
+	StatRuns      = "runs"                         // runs sampled (Executions, violations included)
+	StatTerminals = "terminal-states"              // distinct terminal states seen, by Hash (only for a ts.Hasher)
+	StatSchedules = "schedules"                    // distinct schedules sampled, by a 64-bit hash of each
+	StatSeed      = "seed"                         // the seed, as int64 bits
+	StatThreads   = "threads"                      // n
+	StatDepth     = "pct-depth"                    // d (PCT)
+	StatSteps     = "pct-steps"                    // k in force at the end (PCT)
+	StatLongest   = "longest-run"                  // transitions of the longest run
 	StatLogInterl = "urw-log2-interleavings-x1000" // URW: log2 of the interleavings of the lengths in force, times 1000
 )
 
@@ -199,8 +199,8 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 		defer cancel()
 	}
 	s := &sampler[S]{m: m, opt: opt, kind: k, n: n, current: -1, maxDepth: opt.Limits.MaxDepth(),
-		rng:    rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
-		steps:  make([]ts.Step, n), status: make([]ts.Status, n), outs: make([]int, n),
+		rng:   rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
+		steps: make([]ts.Step, n), status: make([]ts.Status, n), outs: make([]int, n),
 		schedules: make(map[uint64]struct{})}
 	if m.Hasher != nil {
 		s.terminals = make(map[uint64]struct{})

@@ -33,7 +33,7 @@ type lineState struct {
 }
 
 func (l lines) Init() lineState { return lineState{} }
-func (l lines) Threads() int     { return len(l.lengths) }
+func (l lines) Threads() int    { return len(l.lengths) }
 func (l lines) Next(s lineState, t ts.Tid) (ts.Step, ts.Status) {
 	if int(s.pc[t]) < l.lengths[t] {
 		return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
@@ -97,7 +97,7 @@ type counterState struct {
 }
 
 func (c counter) Init() counterState { return counterState{} }
-func (c counter) Threads() int        { return c.threads }
+func (c counter) Threads() int       { return c.threads }
 func (c counter) Next(s counterState, t ts.Tid) (ts.Step, ts.Status) {
 	switch pc := int(s.pc[t]); {
 	case pc < c.pad:
