@@ -10,7 +10,7 @@ import (
 	"github.com/weftlab/weft/ts"
 )
 
-// Tree is what an estimate counts.
+// Tree is the search tree an estimate is of.
 type Tree uint8
 
 const (
@@ -20,17 +20,21 @@ const (
 	// executions under KeepGoing) and Transitions its other nodes (dfs's
 	// transitions).
 	DFS Tree = iota
-	// Traces is the number of Mazurkiewicz traces of complete executions
-	// (two steps of different threads commute when ts.Dependent says they
-	// are independent; outcomes are part of a step): what odpor explores
-	// on a system without violations, and what sleep and dpor explore
-	// (their executions, which leave out the sleep-blocked ones, equal the
-	// traces on the bundled models; see the por package). Transitions is
-	// not estimated (0).
-	Traces
+	// Sleep is por.Sleep's tree (the sleep strategy): at each state the
+	// moves of the enabled threads not asleep, in por's order (the thread
+	// that moved last first, then by number); a child's sleep set is the
+	// threads asleep or explored before it whose steps are independent of
+	// its own (ts.Dependent). Executions estimates its leaves that are not
+	// sleep-blocked (a leaf where every enabled thread is asleep is not an
+	// execution), which are the Mazurkiewicz traces of the system's
+	// complete executions: what sleep counts, what odpor explores, and
+	// dpor too on every bundled model (dpor may explore more where its
+	// backtracking is not optimal). Transitions estimates the tree's other
+	// nodes: sleep's transitions, an upper bound on dpor's and odpor's.
+	Sleep
 )
 
-var treeNames = [...]string{DFS: "dfs tree", Traces: "Mazurkiewicz traces"}
+var treeNames = [...]string{DFS: "dfs tree", Sleep: "sleep-set tree"}
 
 func (t Tree) String() string {
 	if int(t) < len(treeNames) {
@@ -47,6 +51,10 @@ type Options struct {
 	Tree   Tree
 	Probes int    // random probes from the root; 0: DefaultProbes
 	Seed   uint64 // the same seed gives the same estimate
+	// Plain turns off the exact counts below (Knuth's estimator as
+	// published: probes alone), for comparison; a system without Hash
+	// always gets plain probes.
+	Plain bool
 	// Limits: Depth (a probe longer than it is ErrDepth, as in a search)
 	// and Transitions (a cap on the transitions all probes apply
 	// together; the estimate then has the probes done).
@@ -54,11 +62,22 @@ type Options struct {
 }
 
 // Estimate is Knuth's estimate of the size of a search tree: the mean,
-// over random probes from the root (each move chosen uniformly among the
-// node's children), of the product of the branching factors along the
-// probe (for the leaves), and of the sums of its prefixes (for the nodes).
+// over random probes from the root, of the product of the inverse
+// probabilities of the choices along the probe (for the leaves), and of
+// the sums of its prefixes times the branching factors (for the nodes).
 // Both means are unbiased estimates of the tree's leaves and non-root
-// nodes.
+// nodes, whatever the probabilities, as long as every child can be chosen;
+// the probes choose a thread in proportion to the transitions it has left
+// (exact when nothing blocks: see URW in package random), then an outcome
+// uniformly.
+//
+// For a system with Hash, a probe counts the subtree below each node it
+// reaches exactly when that takes a few thousand new nodes at most: the
+// subtree below a state (for Sleep, a state, its sleep set and its last
+// mover) is a function of it, so counts are kept by its hash and shared
+// between probes. An exact count has no variance; where the whole tree's
+// states are few, the estimate is the exact count. Two states of one hash
+// would share a count (see ts.Hasher).
 type Estimate struct {
 	Tree   Tree
 	Probes int
@@ -112,7 +131,7 @@ func Size[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 		return est, fmt.Errorf("%w: estimate: nil system", ts.ErrBadOptions)
 	case opt.Probes < 0:
 		return est, fmt.Errorf("%w: estimate: negative probe count %d", ts.ErrBadOptions, opt.Probes)
-	case opt.Tree > Traces:
+	case opt.Tree > Sleep:
 		return est, fmt.Errorf("%w: estimate: unknown tree %d", ts.ErrBadOptions, opt.Tree)
 	case opt.Limits.Depth < 0 || opt.Limits.Transitions < 0:
 		return est, fmt.Errorf("%w: estimate: negative limit", ts.ErrBadOptions)
@@ -126,7 +145,7 @@ func Size[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 		return est, err
 	}
 	p := &prober[S]{m: m, tree: opt.Tree, maxDepth: opt.Limits.MaxDepth(), current: -1,
-		rng: rand.New(rand.NewPCG(opt.Seed, 0x2545f4914f6cdd1d))}
+		rng: rand.New(rand.NewPCG(opt.Seed, 0x2545f4914f6cdd1d)), plain: opt.Plain}
 	p.init()
 	var sum, sumSq, nodes float64
 	for i := range probes {
@@ -164,9 +183,7 @@ type prober[S any] struct {
 	current  ts.Tid
 	cost     int64
 
-	steps  []ts.Step
-	status []ts.Status
-	outs   []int
+	frames []frame // per depth: the node's answers
 	sched  ts.Schedule
 
 	// The probes are importance-sampled: thread t is chosen with
@@ -179,23 +196,66 @@ type prober[S any] struct {
 	done    []int
 	weights []float64
 
-	ext linext // Traces: the probe's events and the linear-extension count
+	// With a ts.Hasher, the subtree below a node is a function of its key
+	// (the state's hash; for Sleep, with the sleep set and the last
+	// mover), and is counted exactly where that takes at most Budget new
+	// nodes; the counts are kept across probes (up to memoMax of them), so
+	// that the part of the tree the probes share is counted once.
+	memo   map[uint64]count
+	budget int
+	plain  bool
 }
+
+type count struct{ leaves, nodes float64 }
+
+type frame struct {
+	steps  []ts.Step
+	status []ts.Status
+	outs   []int
+}
+
+// exactBudget is the new nodes one exact count may visit before it gives
+// up (what it finished is kept); memoMax caps the counts kept.
+const (
+	exactBudget = 8192
+	memoMax     = 1 << 20
+)
 
 func (p *prober[S]) init() {
 	n := p.m.N
-	p.steps, p.status, p.outs = make([]ts.Step, n), make([]ts.Status, n), make([]int, n)
 	p.lengths, p.done, p.weights = make([]int, n), make([]int, n), make([]float64, n)
-	p.ext.init(n)
+	if p.m.Hasher != nil && !p.plain {
+		p.memo = make(map[uint64]count)
+	}
+}
+
+func (p *prober[S]) frame(d int) *frame {
+	for len(p.frames) <= d {
+		n := p.m.N
+		p.frames = append(p.frames, frame{make([]ts.Step, n), make([]ts.Status, n), make([]int, n)})
+	}
+	return &p.frames[d]
+}
+
+// look fills frame d with s's answers and reports whether s is a leaf
+// (its checks fail, or no thread is enabled) and its moves.
+func (p *prober[S]) look(s S, d int) (leaf bool, c search.Counts, err error) {
+	f := p.frame(d)
+	c, err = p.m.Look(s, f.steps, f.status, f.outs, &p.current)
+	if err != nil {
+		return false, c, search.WithSchedule(err, p.sched)
+	}
+	return p.m.Check(s) != nil || c.Enabled == 0, c, nil
+}
+
+// awake reports whether thread t is a child's thread at a node of frame f
+// with sleep set z.
+func awake(f *frame, t int, z uint64) bool {
+	return f.status[t] == ts.Enabled && z&(1<<t) == 0
 }
 
 // probe walks one random path from the root and returns its estimate of
 // the leaves and of the non-root nodes.
-//
-// For Traces, a leaf's weight is divided by the number of linearizations
-// of its execution's happens-before order (its trace's executions, every
-// one a leaf of the DFS tree): summed over the leaves, those weights count
-// each trace once, and the estimate stays unbiased.
 func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -203,6 +263,9 @@ func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 				Detail: fmt.Sprintf("panic while estimating: %v", r)}
 		}
 	}()
+	if p.m.N > 64 && p.tree == Sleep {
+		return 0, 0, fmt.Errorf("%w: estimate: the %v of more than 64 threads", ts.ErrUnsupported, p.tree)
+	}
 	defer func() {
 		for t, d := range p.done {
 			p.lengths[t] = max(p.lengths[t], d)
@@ -210,35 +273,48 @@ func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 	}()
 	clear(p.done)
 	p.sched = p.sched[:0]
-	p.ext.reset()
 	s := p.m.Sys.Init()
 	weight := 1.0
 	last := ts.Tid(-1)
-	for {
-		if len(p.sched) > p.maxDepth {
-			return 0, 0, &ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: p.sched.Clone(),
-				Detail: fmt.Sprintf("a probe reached %d transitions; raise Limits.Depth if the system does terminate", len(p.sched))}
+	var sleep uint64
+	for d := 0; ; d++ {
+		if d > p.maxDepth {
+			return 0, 0, p.tooDeep(last)
 		}
-		c, err := p.m.Look(s, p.steps, p.status, p.outs, &p.current)
-		if err != nil {
-			return 0, 0, search.WithSchedule(err, p.sched)
-		}
-		if p.m.Check(s) != nil || c.Enabled == 0 {
-			if p.tree == Traces {
-				return weight / p.ext.count(), 0, nil
+		if p.memo != nil {
+			p.budget = exactBudget
+			c, ok, err := p.exact(s, d, sleep, last)
+			if err != nil {
+				return 0, 0, err
 			}
+			if ok {
+				return weight * c.leaves, nodes + weight*c.nodes, nil
+			}
+		}
+		leaf, c, err := p.look(s, d)
+		if err != nil {
+			return 0, 0, err
+		}
+		if leaf {
 			return weight, nodes, nil
 		}
-		// Choose a thread by weight, then an outcome uniformly.
-		total := 0.0
-		for t, st := range p.status {
+		f := p.frame(d)
+		// The children: b moves; a thread's weight, shared evenly by its
+		// outcomes.
+		b, total := 0, 0.0
+		for t := range p.weights {
 			p.weights[t] = 0
-			if st == ts.Enabled {
+			if awake(f, t, sleep) {
+				b += f.outs[t]
 				p.weights[t] = float64(max(p.lengths[t]-p.done[t], 1))
 				total += p.weights[t]
 			}
 		}
-		nodes += weight * float64(c.Moves)
+		_ = c
+		if b == 0 { // sleep-blocked: not an execution
+			return 0, nodes, nil
+		}
+		nodes += weight * float64(b)
 		r := p.rng.Float64() * total
 		t := ts.Tid(-1)
 		for u, w := range p.weights {
@@ -250,14 +326,14 @@ func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 			}
 		}
 		o := 0
-		if p.outs[t] > 1 {
-			o = p.rng.IntN(p.outs[t])
+		if f.outs[t] > 1 {
+			o = p.rng.IntN(f.outs[t])
 		}
-		weight *= total / p.weights[t] * float64(p.outs[t])
+		weight *= total / p.weights[t] * float64(f.outs[t])
+		if p.tree == Sleep {
+			sleep = childSleep(sleep, t, last, f.status, f.steps)
+		}
 		mv := ts.Move{Thread: t, Outcome: o}
-		if p.tree == Traces {
-			p.ext.add(t, p.steps[t])
-		}
 		p.sched = append(p.sched, mv)
 		p.current = t
 		s = p.m.Apply(s, mv)
@@ -266,4 +342,106 @@ func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 		p.done[t]++
 		last = t
 	}
+}
+
+func (p *prober[S]) tooDeep(last ts.Tid) error {
+	return &ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: p.sched.Clone(),
+		Detail: fmt.Sprintf("a probe reached %d transitions; raise Limits.Depth if the system does terminate", len(p.sched))}
+}
+
+func (p *prober[S]) key(s S, sleep uint64, last ts.Tid) uint64 {
+	h := p.m.Hasher.Hash(s)
+	if p.tree == Sleep {
+		h ^= (sleep*0x9e3779b97f4a7c15 + uint64(last+1)) * 0xbf58476d1ce4e5b9
+	}
+	return h
+}
+
+// exact counts the subtree below state s (at depth d, with sleep set sleep
+// and last mover last) exactly, unless that takes more than p.budget new
+// nodes: then ok is false, and the subtrees it did finish are kept.
+func (p *prober[S]) exact(s S, d int, sleep uint64, last ts.Tid) (c count, ok bool, err error) {
+	k := p.key(s, sleep, last)
+	if c, ok := p.memo[k]; ok {
+		return c, true, nil
+	}
+	if p.budget--; p.budget < 0 {
+		return c, false, nil
+	}
+	if d > p.maxDepth {
+		return c, false, p.tooDeep(last)
+	}
+	leaf, _, err := p.look(s, d)
+	if err != nil {
+		return c, false, err
+	}
+	if leaf {
+		c = count{leaves: 1}
+	} else {
+		f := p.frame(d)
+		for t := range p.m.N {
+			if !awake(f, t, sleep) {
+				continue
+			}
+			z := sleep
+			if p.tree == Sleep {
+				z = childSleep(sleep, ts.Tid(t), last, f.status, f.steps)
+			}
+			for o := range f.outs[t] {
+				mv := ts.Move{Thread: ts.Tid(t), Outcome: o}
+				p.sched = append(p.sched, mv)
+				p.current = ts.Tid(t)
+				child := p.m.Apply(s, mv)
+				p.current = -1
+				p.cost++
+				cc, ok, err := p.exact(child, d+1, z, ts.Tid(t))
+				p.sched = p.sched[:len(p.sched)-1]
+				if err != nil || !ok {
+					return c, false, err
+				}
+				f = p.frame(d) // the recursion may have grown p.frames
+				c.leaves += cc.leaves
+				c.nodes += 1 + cc.nodes
+			}
+		}
+		// A node with no child is sleep-blocked: no execution (c is zero).
+	}
+	if len(p.memo) < memoMax {
+		p.memo[k] = c
+	}
+	return c, true, nil
+}
+
+// childSleep is the sleep set of the child reached by thread t from a node
+// with sleep set z whose last mover is last: the threads asleep there or
+// explored before t (in por's order: last first when enabled, then by
+// number) whose steps are independent of t's.
+func childSleep(z uint64, t, last ts.Tid, status []ts.Status, steps []ts.Step) uint64 {
+	var next uint64
+	for u, st := range status {
+		if ts.Tid(u) == t {
+			continue
+		}
+		asleep := z&(1<<u) != 0
+		if !asleep && (st != ts.Enabled || !before(ts.Tid(u), t, last, status)) {
+			continue
+		}
+		if !ts.Dependent(steps[u], steps[t]) {
+			next |= 1 << u
+		}
+	}
+	return next
+}
+
+// before reports whether thread u is explored before thread t at a node
+// whose last mover is last: last first (when enabled), then by number.
+func before(u, t, last ts.Tid, status []ts.Status) bool {
+	lastFirst := last >= 0 && status[last] == ts.Enabled
+	switch {
+	case lastFirst && u == last:
+		return true
+	case lastFirst && t == last:
+		return false
+	}
+	return u < t
 }
