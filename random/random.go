@@ -18,8 +18,8 @@ type Options struct {
 	ts.Options
 
 	// Runs is the number of runs (executions) to sample; 0: no count, the
-	// search ends at another budget (Time, Limits, the context). A search
-	// with no budget at all is refused.
+	// search ends at another budget (Time, Limits, the context's
+	// deadline). A search with no budget at all is refused.
 	Runs int64
 	// Time is a wall-clock budget; 0: none. Running out of it ends the
 	// search normally (no error), as Runs does.
@@ -114,8 +114,6 @@ func (o *Options) validate(k kind) error {
 		return bad("Depth and Steps are PCT's (use PCT)")
 	case k != kindURW && o.Lengths != nil:
 		return bad("Lengths are URW's (use URW)")
-	case o.Runs == 0 && o.Time == 0 && o.Limits.Executions == 0 && o.Limits.Transitions == 0:
-		return bad("no budget: set Runs, Time, Limits.Executions or Limits.Transitions (a random search does not end by itself)")
 	}
 	if k == kindPCT && o.Steps > 0 && o.Steps < o.depth()-1 {
 		return bad("Steps %d is fewer than the %d change points of depth %d", o.Steps, o.depth()-1, o.depth())
@@ -181,6 +179,9 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 	}
 	if err := opt.validate(k); err != nil {
 		return res, err
+	}
+	if _, deadline := ctx.Deadline(); !deadline && opt.Runs == 0 && opt.Time == 0 && opt.Limits.Executions == 0 && opt.Limits.Transitions == 0 {
+		return res, fmt.Errorf("%w: %s: no budget: set Runs, Time, Limits.Executions or Limits.Transitions, or give a context with a deadline (a random search does not end by itself)", ts.ErrBadOptions, kindNames[k])
 	}
 	m, err := search.NewModel(sys)
 	if err != nil {
