@@ -55,6 +55,9 @@ type Options struct {
 	// published: probes alone), for comparison; a system without Hash
 	// always gets plain probes.
 	Plain bool
+	// MaxCounts caps the exact subtree counts kept (about 40 bytes each);
+	// 0: DefaultMaxCounts. A smaller cap leaves more to the probes.
+	MaxCounts int
 	// Limits: Depth (a probe longer than it is ErrDepth, as in a search)
 	// and Transitions (a cap on the transitions all probes apply
 	// together; the estimate then has the probes done).
@@ -93,22 +96,34 @@ type Estimate struct {
 	RelErr float64
 	// Cost is the transitions the probes applied.
 	Cost int64
+	// Exact is true when a probe counted the whole tree exactly (possible
+	// with Hash): Executions and Transitions are then the counts, and the
+	// probes stop there.
+	Exact bool
 }
 
 // String says what was estimated: "~169,000 executions, 1,560,000
 // transitions (dfs tree, 300 probes, standard error 4%)".
 func (e Estimate) String() string {
-	return fmt.Sprintf("~%s executions, ~%s transitions (%v, %d probes, standard error %.0f%%)",
+	if e.Exact {
+		return fmt.Sprintf("%s executions, %s transitions (%v, counted exactly by %d probes)",
+			commas(int64(e.Executions)), commas(int64(e.Transitions)), e.Tree, e.Probes)
+	}
+	return fmt.Sprintf("%s executions, %s transitions (%v, %d probes, standard error %.1f%%)",
 		approx(e.Executions), approx(e.Transitions), e.Tree, e.Probes, 100*e.RelErr)
 }
 
-// approx writes x with three significant figures and thousands separators.
+// approx writes x as "~" and three significant figures with thousands
+// separators.
 func approx(x float64) string {
 	if x < 1000 {
-		return fmt.Sprintf("%.0f", x)
+		return fmt.Sprintf("~%.0f", x)
 	}
 	p := math.Pow(10, math.Floor(math.Log10(x))-2)
-	v := int64(math.Round(x/p) * p)
+	return "~" + commas(int64(math.Round(x/p)*p))
+}
+
+func commas(v int64) string {
 	s := fmt.Sprint(v)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
@@ -133,6 +148,8 @@ func Size[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 		return est, fmt.Errorf("%w: estimate: negative probe count %d", ts.ErrBadOptions, opt.Probes)
 	case opt.Tree > Sleep:
 		return est, fmt.Errorf("%w: estimate: unknown tree %d", ts.ErrBadOptions, opt.Tree)
+	case opt.MaxCounts < 0:
+		return est, fmt.Errorf("%w: estimate: negative MaxCounts %d", ts.ErrBadOptions, opt.MaxCounts)
 	case opt.Limits.Depth < 0 || opt.Limits.Transitions < 0:
 		return est, fmt.Errorf("%w: estimate: negative limit", ts.ErrBadOptions)
 	}
@@ -145,7 +162,10 @@ func Size[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 		return est, err
 	}
 	p := &prober[S]{m: m, tree: opt.Tree, maxDepth: opt.Limits.MaxDepth(), current: -1,
-		rng: rand.New(rand.NewPCG(opt.Seed, 0x2545f4914f6cdd1d)), plain: opt.Plain}
+		rng: rand.New(rand.NewPCG(opt.Seed, 0x2545f4914f6cdd1d)), plain: opt.Plain, memoMax: opt.MaxCounts}
+	if p.memoMax == 0 {
+		p.memoMax = DefaultMaxCounts
+	}
 	p.init()
 	var sum, sumSq, nodes float64
 	for i := range probes {
@@ -158,6 +178,12 @@ func Size[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 		leaves, inner, err := p.probe()
 		if err != nil {
 			return est, err
+		}
+		if p.rootExact {
+			est.Probes++
+			est.Cost = p.cost
+			est.Executions, est.Transitions, est.Exact = leaves, inner, true
+			return est, nil
 		}
 		sum += leaves
 		sumSq += leaves * leaves
@@ -201,9 +227,12 @@ type prober[S any] struct {
 	// mover), and is counted exactly where that takes at most Budget new
 	// nodes; the counts are kept across probes (up to memoMax of them), so
 	// that the part of the tree the probes share is counted once.
-	memo   map[uint64]count
-	budget int
-	plain  bool
+	memo    map[uint64]count
+	budget  int
+	plain   bool
+	memoMax int
+	// rootExact: the last probe counted the whole tree exactly.
+	rootExact bool
 }
 
 type count struct{ leaves, nodes float64 }
@@ -216,10 +245,10 @@ type frame struct {
 
 // exactBudget is the new nodes one exact count may visit before it gives
 // up (what it finished is kept); memoMax caps the counts kept.
-const (
-	exactBudget = 8192
-	memoMax     = 1 << 20
-)
+const exactBudget = 8192
+
+// DefaultMaxCounts is the exact counts kept when Options.MaxCounts is 0.
+const DefaultMaxCounts = 1 << 20
 
 func (p *prober[S]) init() {
 	n := p.m.N
@@ -281,13 +310,16 @@ func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 		if d > p.maxDepth {
 			return 0, 0, p.tooDeep(last)
 		}
-		if p.memo != nil {
+		if p.memo != nil && len(p.memo) < p.memoMax {
+			// (Once the counts are full, a failed attempt would keep
+			// nothing, and each would cost its whole budget: plain probes.)
 			p.budget = exactBudget
 			c, ok, err := p.exact(s, d, sleep, last)
 			if err != nil {
 				return 0, 0, err
 			}
 			if ok {
+				p.rootExact = d == 0
 				return weight * c.leaves, nodes + weight*c.nodes, nil
 			}
 		}
@@ -406,7 +438,7 @@ func (p *prober[S]) exact(s S, d int, sleep uint64, last ts.Tid) (c count, ok bo
 		}
 		// A node with no child is sleep-blocked: no execution (c is zero).
 	}
-	if len(p.memo) < memoMax {
+	if len(p.memo) < p.memoMax {
 		p.memo[k] = c
 	}
 	return c, true, nil
