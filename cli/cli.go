@@ -168,9 +168,9 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	fs.IntVar(&c.depth, "depth", 0, "longest execution allowed; 0: "+thousands(ts.DefaultMaxDepth))
 	fs.DurationVar(&c.timeout, "timeout", 0, "stop each search after `d`, a budget like the limits; 0: no limit")
 	fs.BoolVar(&c.quiet, "q", false, "no progress reports on stderr")
-	fs.Int64Var(&c.runs, "runs", weft.DefaultRuns, "runs a sampler (random, pct, urw) takes; 0: until -timeout or a limit (the default then)")
+	fs.Int64Var(&c.runs, "runs", weft.DefaultRuns, "runs a sampler (random, pct, urw) takes; 0: until -timeout or a limit (0 when one is given and -runs is not)")
 	fs.Uint64Var(&c.seed, "seed", 0, "`seed` of a sampler's runs and of -estimate's probes: the same seed samples the same runs")
-	fs.IntVar(&c.pctDepth, "pct-depth", 0, fmt.Sprintf("bug depth `d` pct looks for (-depth is the longest execution); default %d", random.DefaultDepth))
+	fs.IntVar(&c.pctDepth, "pct-depth", 0, fmt.Sprintf("bug depth `d` pct looks for (-depth is the longest execution); 0: %d", random.DefaultDepth))
 	fs.BoolVar(&c.estimate, "estimate", false, "estimate the size of the search first (dfs, sleep, dpor, odpor; a sampler's runs), print it, and add the share done and the time left to progress reports")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
