@@ -30,6 +30,12 @@
 //     on the interleaving), every interleaving has the same probability.
 //     Otherwise it is a weighted random walk.
 //
+// PCT runs the enabled thread of highest priority, so a thread that spins
+// (always enabled, looping until another moves) starves the others until
+// a change point, and a run may pass Limits.Depth (ts.ErrDepth, with a
+// hint): model spin-waits as Blocked awaits, as package ts recommends, or
+// sample a cyclic system with Walk or URW.
+//
 // # Budgets and figures
 //
 // A search runs until Options.Runs runs, Options.Time, Limits.Executions or

@@ -344,8 +344,11 @@ func contains(xs []int, x int) bool {
 func (s *sampler[S]) visit(st S) {
 	path := s.sched
 	if len(path) > s.maxDepth {
-		s.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: s.lastThread(), Schedule: path.Clone(),
-			Detail: fmt.Sprintf("a run reached %d transitions; raise Limits.Depth if the system does terminate", len(path))})
+		detail := fmt.Sprintf("a run reached %d transitions; raise Limits.Depth if the system does terminate", len(path))
+		if s.kind == kindPCT {
+			detail += " (under PCT the enabled thread of highest priority runs: one that spins starves the others; model a spin-wait as a Blocked await, see package ts, or sample with random or urw)"
+		}
+		s.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: s.lastThread(), Schedule: path.Clone(), Detail: detail})
 		s.inRun = false
 		return
 	}
