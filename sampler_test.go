@@ -64,3 +64,24 @@ func TestSamplersThroughRun(t *testing.T) {
 		t.Errorf("odpor.WithSeed: %v", err)
 	}
 }
+
+// The samplers see cancellation promptly even when Apply is slow, and a
+// panic in a callback is the caller's.
+func TestSamplersCancelPromptlyAndCallbacks(t *testing.T) {
+	for _, s := range weft.Samplers() {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		start := time.Now()
+		_, err := weft.Run(ctx, slowLastzero{models.NewLastzero(4)}, s, ts.Options{})
+		if !errors.Is(err, context.Canceled) || time.Since(start) > 2*time.Second {
+			t.Errorf("%s: %v after %v", s, err, time.Since(start))
+		}
+		cancel()
+		opt := ts.Options{OnViolation: func(*ts.Violation) { panic("mine") }}
+		_, err = weft.Run(context.Background(), models.NewPhilosophers(2), s, opt)
+		var ce *ts.CallbackError
+		if !errors.As(err, &ce) {
+			t.Errorf("%s, OnViolation panics: %v", s, err)
+		}
+	}
+}
