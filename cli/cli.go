@@ -515,12 +515,16 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 	}
 	text := !c.js && !c.dot
 	var est *estimate.Estimate
+	var estimated estimate.Estimate
 	if c.estimate {
 		e, err := c.estimateOf(ctx, inst, s)
+		estimated = e
 		if err != nil {
 			return c.errorf("%s: -estimate: %s", name, message(err))
 		}
-		est = &e
+		if e.Executions > 0 {
+			est = &e // else no share done to report
+		}
 		if text {
 			fmt.Fprintf(c.stdout, "%s, %s: estimate: %v\n", name, s.Name(), describeEstimate(e, s))
 		}
@@ -559,8 +563,8 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 	switch {
 	case c.js:
 		r := report(name, s, res, err, elapsed, inst.names())
-		if est != nil {
-			r.Estimate = estimateReport(*est, s)
+		if c.estimate {
+			r.Estimate = estimateReport(estimated, s)
 		}
 		if e := c.encode(r); e != nil {
 			return c.errorf("%v", e)

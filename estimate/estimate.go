@@ -92,7 +92,9 @@ type Estimate struct {
 	Transitions float64
 	// RelErr is the standard error of Executions over Executions (the
 	// spread of the probes' estimates over the square root of their count);
-	// 0 when every probe agreed.
+	// 0 when every probe agreed. Where a few rare probes carry most of the
+	// weight, the probes seen understate it. Executions 0 with Transitions
+	// above 0 means that no probe reached an execution: no estimate.
 	RelErr float64
 	// Cost is the transitions the probes applied.
 	Cost int64
@@ -105,6 +107,10 @@ type Estimate struct {
 // String says what was estimated: "~169,000 executions, 1,560,000
 // transitions (dfs tree, 300 probes, standard error 4%)".
 func (e Estimate) String() string {
+	if e.Executions == 0 && e.Transitions > 0 {
+		return fmt.Sprintf("no estimate of the executions: none of %d probes reached one (%v of mostly sleep-blocked leaves); %s transitions",
+			e.Probes, e.Tree, approx(e.Transitions))
+	}
 	if e.Exact {
 		return fmt.Sprintf("%s executions, %s transitions (%v, counted exactly by %d probes)",
 			commas(int64(e.Executions)), commas(int64(e.Transitions)), e.Tree, e.Probes)
@@ -231,6 +237,7 @@ type prober[S any] struct {
 	budget  int
 	plain   bool
 	memoMax int
+	cands   []cand[S]
 	// rootExact: the last probe counted the whole tree exactly.
 	rootExact bool
 }
@@ -304,6 +311,7 @@ func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 	p.sched = p.sched[:0]
 	s := p.m.Sys.Init()
 	weight := 1.0
+	acc := 0.0 // leaves counted exactly, weighted, along the way
 	last := ts.Tid(-1)
 	var sleep uint64
 	for d := 0; ; d++ {
@@ -320,15 +328,15 @@ func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 			}
 			if ok {
 				p.rootExact = d == 0
-				return weight * c.leaves, nodes + weight*c.nodes, nil
+				return acc + weight*c.leaves, nodes + weight*c.nodes, nil
 			}
 		}
-		leaf, c, err := p.look(s, d)
+		leaf, _, err := p.look(s, d)
 		if err != nil {
 			return 0, 0, err
 		}
 		if leaf {
-			return weight, nodes, nil
+			return acc + weight, nodes, nil
 		}
 		f := p.frame(d)
 		// The children: b moves; a thread's weight, shared evenly by its
@@ -342,38 +350,96 @@ func (p *prober[S]) probe() (leaves, nodes float64, err error) {
 				total += p.weights[t]
 			}
 		}
-		_ = c
 		if b == 0 { // sleep-blocked: not an execution
-			return 0, nodes, nil
+			return acc, nodes, nil
 		}
-		nodes += weight * float64(b)
-		r := p.rng.Float64() * total
-		t := ts.Tid(-1)
-		for u, w := range p.weights {
-			if w > 0 {
-				t = ts.Tid(u)
-				if r -= w; r < 0 {
+		var mv ts.Move
+		var next S
+		if p.memo != nil {
+			// Children already counted add their counts; the probe goes on
+			// into one of the others, chosen by weight.
+			p.cands = p.cands[:0]
+			unknown := 0.0
+			for t := range p.weights {
+				if p.weights[t] == 0 {
+					continue
+				}
+				z := sleep
+				if p.tree == Sleep {
+					z = childSleep(sleep, ts.Tid(t), last, f.status, f.steps)
+				}
+				for o := range f.outs[t] {
+					m := ts.Move{Thread: ts.Tid(t), Outcome: o}
+					p.sched = append(p.sched, m)
+					p.current = m.Thread
+					child := p.m.Apply(s, m)
+					p.current = -1
+					p.sched = p.sched[:len(p.sched)-1]
+					p.cost++
+					if c, ok := p.memo[p.key(child, z, m.Thread)]; ok {
+						acc += weight * c.leaves
+						nodes += weight * (1 + c.nodes)
+						continue
+					}
+					w := p.weights[t] / float64(f.outs[t])
+					p.cands = append(p.cands, cand[S]{m, child, z, w})
+					unknown += w
+				}
+				f = p.frame(d)
+			}
+			if len(p.cands) == 0 {
+				return acc, nodes, nil
+			}
+			nodes += weight * float64(len(p.cands))
+			r := p.rng.Float64() * unknown
+			i := 0
+			for i = range p.cands {
+				if r -= p.cands[i].w; r < 0 {
 					break
 				}
 			}
+			c := p.cands[i]
+			weight *= unknown / c.w
+			mv, next, sleep = c.mv, c.state, c.sleep
+		} else {
+			nodes += weight * float64(b)
+			r := p.rng.Float64() * total
+			t := ts.Tid(-1)
+			for u, w := range p.weights {
+				if w > 0 {
+					t = ts.Tid(u)
+					if r -= w; r < 0 {
+						break
+					}
+				}
+			}
+			o := 0
+			if f.outs[t] > 1 {
+				o = p.rng.IntN(f.outs[t])
+			}
+			weight *= total / p.weights[t] * float64(f.outs[t])
+			if p.tree == Sleep {
+				sleep = childSleep(sleep, t, last, f.status, f.steps)
+			}
+			mv = ts.Move{Thread: t, Outcome: o}
+			p.current = t
+			next = p.m.Apply(s, mv)
+			p.current = -1
+			p.cost++
 		}
-		o := 0
-		if f.outs[t] > 1 {
-			o = p.rng.IntN(f.outs[t])
-		}
-		weight *= total / p.weights[t] * float64(f.outs[t])
-		if p.tree == Sleep {
-			sleep = childSleep(sleep, t, last, f.status, f.steps)
-		}
-		mv := ts.Move{Thread: t, Outcome: o}
 		p.sched = append(p.sched, mv)
-		p.current = t
-		s = p.m.Apply(s, mv)
-		p.current = -1
-		p.cost++
-		p.done[t]++
-		last = t
+		s = next
+		p.done[mv.Thread]++
+		last = mv.Thread
 	}
+}
+
+// cand is a child whose subtree a probe has no count of.
+type cand[S any] struct {
+	mv    ts.Move
+	state S
+	sleep uint64
+	w     float64
 }
 
 func (p *prober[S]) tooDeep(last ts.Tid) error {
