@@ -44,7 +44,8 @@
 // with no budget is refused (ts.ErrBadOptions). Result.Stats says what was
 // sampled: runs, distinct schedules (by a 64-bit hash), distinct terminal
 // states (by Hash, for a ts.Hasher), the longest run, the seed, and PCT's d
-// and k.
+// and k. With Runs set, each Progress report's Estimated says the share of
+// the runs done and the time left.
 //
 // The samplers never return to a state, so the contract checks that need
 // one (an Apply that modifies its argument) are not made; a Next that is

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/weftlab/weft/estimate"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -199,6 +200,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 		sctx, cancel = context.WithTimeout(ctx, opt.Time)
 		defer cancel()
 	}
+	started := time.Now()
 	s := &sampler[S]{m: m, opt: opt, kind: k, n: n, current: -1, maxDepth: opt.Limits.MaxDepth(),
 		rng:   rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
 		steps: make([]ts.Step, n), status: make([]ts.Status, n), outs: make([]int, n),
@@ -218,6 +220,16 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 		if opt.Lengths != nil {
 			copy(s.lengths, opt.Lengths)
 			s.known = true
+		}
+	}
+	if f := s.opt.Progress; f != nil && opt.Runs > 0 {
+		// The runs are the size of the search: reports say the share done
+		// and the time left, unless the caller's wrapper says already.
+		s.opt.Progress = func(r ts.Result) {
+			if r.Estimated == nil {
+				r.Estimated = estimate.Of(estimate.Estimate{Executions: float64(opt.Runs)}, r, time.Since(started))
+			}
+			f(r)
 		}
 	}
 	s.Outcome = search.Outcome{Ctx: sctx, Opt: &s.opt.Options, Res: &res}

@@ -298,3 +298,26 @@ func TestPanicIsAViolation(t *testing.T) {
 		}
 	}
 }
+
+// Progress reports of a search with a run count say the share done.
+func TestProgressSaysTheShareDone(t *testing.T) {
+	var last *ts.Estimated
+	opt := random.Options{Runs: 2000, Seed: 1}
+	opt.ProgressEvery = time.Millisecond
+	opt.Progress = func(r ts.Result) { last = r.Estimated }
+	if _, err := random.Walk(context.Background(), slow{counter{threads: 2, pad: 2}}, opt); err != nil {
+		t.Fatal(err)
+	}
+	if last == nil || last.Executions != 2000 || last.Fraction <= 0 || last.Fraction > 1 {
+		t.Errorf("%+v", last)
+	}
+}
+
+// slow sleeps in Apply, so that a search takes long enough for progress
+// reports.
+type slow struct{ counter }
+
+func (s slow) Apply(st counterState, t ts.Tid) counterState {
+	time.Sleep(2 * time.Microsecond)
+	return s.counter.Apply(st, t)
+}
