@@ -595,8 +595,8 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 			if sr.TerminalStates != nil {
 				terminals = thousands(*sr.TerminalStates) + " distinct terminal states"
 			}
-			fmt.Fprintf(c.stdout, "sampled: %s runs (seed %d), %s distinct schedules, %s, longest run %d transitions\n",
-				thousands(sr.Runs), sr.Seed, thousands(sr.Schedules), terminals, sr.LongestRun)
+			fmt.Fprintf(c.stdout, "sampled: %s runs (seed %d), %s distinct schedules, %s distinct traces, %s, longest run %d transitions\n",
+				thousands(sr.Runs), sr.Seed, thousands(sr.Schedules), thousands(sr.Traces), terminals, sr.LongestRun)
 			fmt.Fprintf(c.stdout, "guarantee: %s\n", sr.Guarantee)
 		}
 		if v := res.Violation; v != nil {

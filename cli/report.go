@@ -61,6 +61,7 @@ type Report struct {
 type SampleReport struct {
 	Runs      int64 `json:"runs"`
 	Schedules int64 `json:"schedules"` // distinct schedules, by a 64-bit hash
+	Traces    int64 `json:"traces"`    // distinct Mazurkiewicz traces, by the hash of the run's happens-before state
 	// TerminalStates counts the distinct terminal states (by Hash), or is
 	// null for a system without Hash.
 	TerminalStates *int64 `json:"terminal_states"`
@@ -101,7 +102,7 @@ func sampleReport(res ts.Result) *SampleReport {
 		return nil
 	}
 	st := res.Stats
-	sr := &SampleReport{Runs: st[random.StatRuns], Schedules: st[random.StatSchedules], Seed: uint64(st[random.StatSeed]),
+	sr := &SampleReport{Runs: st[random.StatRuns], Schedules: st[random.StatSchedules], Traces: st[random.StatTraces], Seed: uint64(st[random.StatSeed]),
 		LongestRun: st[random.StatLongest], Guarantee: g.String(), PerRun: g.PerRun, AtLeast: g.AtLeast(), Depth: g.Depth, Steps: g.Steps}
 	if n, ok := st[random.StatTerminals]; ok {
 		sr.TerminalStates = &n

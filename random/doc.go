@@ -42,8 +42,9 @@
 // Limits.Transitions, a violation (unless KeepGoing) or the context stops
 // it; running out of a budget is not an error, cancellation is. A search
 // with no budget is refused (ts.ErrBadOptions). Result.Stats says what was
-// sampled: runs, distinct schedules (by a 64-bit hash), distinct terminal
-// states (by Hash, for a ts.Hasher), the longest run, the seed, and PCT's d
+// sampled: runs, distinct schedules (by a 64-bit hash), distinct
+// Mazurkiewicz traces (by the hash of each run's happens-before state, see
+// package hb), distinct terminal states (by Hash, for a ts.Hasher), the longest run, the seed, and PCT's d
 // and k. With Runs set, each Progress report's Estimated says the share of
 // the runs done and the time left.
 //

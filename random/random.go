@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weftlab/weft/estimate"
+	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -51,6 +52,7 @@ const (
 	StatRuns      = "runs"                         // runs sampled (Executions, violations included)
 	StatTerminals = "terminal-states"              // distinct terminal states seen, by Hash (only for a ts.Hasher)
 	StatSchedules = "schedules"                    // distinct schedules sampled, by a 64-bit hash of each
+	StatTraces    = "traces"                       // distinct Mazurkiewicz traces sampled, by the hash of each run's happens-before state
 	StatSeed      = "seed"                         // the seed, as int64 bits
 	StatThreads   = "threads"                      // n
 	StatDepth     = "pct-depth"                    // d (PCT)
@@ -168,6 +170,11 @@ type sampler[S any] struct {
 
 	terminals map[uint64]struct{}
 	schedules map[uint64]struct{}
+	// The run's happens-before state: its hash at the end of a run names
+	// the run's Mazurkiewicz trace (hb.State allocates nothing once it has
+	// seen the threads and objects).
+	hbs    *hb.State
+	traces map[uint64]struct{}
 }
 
 func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k kind) (ts.Result, error) {
@@ -204,7 +211,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 	s := &sampler[S]{m: m, opt: opt, kind: k, n: n, current: -1, maxDepth: opt.Limits.MaxDepth(),
 		rng:   rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
 		steps: make([]ts.Step, n), status: make([]ts.Status, n), outs: make([]int, n),
-		schedules: make(map[uint64]struct{})}
+		schedules: make(map[uint64]struct{}), hbs: hb.New(n), traces: make(map[uint64]struct{})}
 	if m.Hasher != nil {
 		s.terminals = make(map[uint64]struct{})
 	}
@@ -246,6 +253,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 	res.Stats = map[string]int64{
 		StatRuns:      res.Executions,
 		StatSchedules: int64(len(s.schedules)),
+		StatTraces:    int64(len(s.traces)),
 		StatSeed:      int64(opt.Seed),
 		StatThreads:   int64(n),
 		StatLongest:   int64(s.longest),
@@ -289,6 +297,7 @@ func (s *sampler[S]) loop() {
 		mv := s.choose()
 		s.sched = append(s.sched, mv)
 		s.hsched = (s.hsched ^ uint64(mv.Thread)<<16 ^ uint64(mv.Outcome)) * fnvPrime
+		s.hbs.AddOutcome(mv.Thread, s.steps[mv.Thread], mv.Outcome)
 		s.current = mv.Thread
 		next := s.m.Apply(s.state, mv)
 		s.current = -1
@@ -403,6 +412,10 @@ func (s *sampler[S]) endRun(v *ts.Violation) {
 	s.inRun = false
 	s.Res.Executions++
 	s.schedules[s.hsched] = struct{}{}
+	s.traces[s.hbs.Hash()] = struct{}{}
+	for i := len(s.sched) - 1; i >= 0; i-- {
+		s.hbs.Remove(s.sched[i].Thread) // the last event of a run is maximal
+	}
 	s.longest = max(s.longest, len(s.sched))
 	if s.kind == kindURW && !s.known {
 		for t, d := range s.done {

@@ -303,6 +303,7 @@ func TestPanicIsAViolation(t *testing.T) {
 func TestProgressSaysTheShareDone(t *testing.T) {
 	var last *ts.Estimated
 	opt := random.Options{Runs: 2000, Seed: 1}
+	opt.KeepGoing = true // else the first lost update ends it
 	opt.ProgressEvery = time.Millisecond
 	opt.Progress = func(r ts.Result) { last = r.Estimated }
 	if _, err := random.Walk(context.Background(), slow{counter{threads: 2, pad: 2}}, opt); err != nil {
@@ -320,4 +321,22 @@ type slow struct{ counter }
 func (s slow) Apply(st counterState, t ts.Tid) counterState {
 	time.Sleep(2 * time.Microsecond)
 	return s.counter.Apply(st, t)
+}
+
+// A search counts distinct schedules and distinct Mazurkiewicz traces: the
+// 30 interleavings of three independent threads are one trace; the
+// counter's 2 threads of read, write on one object have 6 interleavings
+// and 4 traces (the two serial orders, and the two where both reads come
+// first, which differ in the order of the writes).
+func TestSchedulesAndTraces(t *testing.T) {
+	res, err := random.URW(context.Background(), lines{[]int{2, 2, 1}}, random.Options{Runs: 3000})
+	if err != nil || res.Stats[random.StatSchedules] != 30 || res.Stats[random.StatTraces] != 1 {
+		t.Errorf("lines: %v, %v", res.Stats, err)
+	}
+	opt := random.Options{Runs: 3000}
+	opt.KeepGoing = true
+	res, err = random.Walk(context.Background(), counter{threads: 2}, opt)
+	if err != nil || res.Stats[random.StatSchedules] != 6 || res.Stats[random.StatTraces] != 4 {
+		t.Errorf("counter: %v, %v", res.Stats, err)
+	}
 }
