@@ -26,11 +26,13 @@ const (
 	// threads asleep or explored before it whose steps are independent of
 	// its own (ts.Dependent). Executions estimates its leaves that are not
 	// sleep-blocked (a leaf where every enabled thread is asleep is not an
-	// execution), which are the Mazurkiewicz traces of the system's
-	// complete executions: what sleep counts, what odpor explores, and
-	// dpor too on every bundled model (dpor may explore more where its
-	// backtracking is not optimal). Transitions estimates the tree's other
-	// nodes: sleep's transitions, an upper bound on dpor's and odpor's.
+	// execution): sleep's executions under KeepGoing. Where no check fails
+	// they are the Mazurkiewicz traces of the complete executions, what
+	// odpor explores, and dpor on the bundled models (dpor may explore more
+	// where its backtracking is not optimal); where checks fail the counts
+	// part a little (see the package doc). Transitions estimates the
+	// tree's other nodes: sleep's transitions, an upper bound on dpor's
+	// and odpor's.
 	Sleep
 )
 
