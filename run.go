@@ -9,6 +9,7 @@ import (
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/mat"
 	"github.com/weftlab/weft/por"
+	"github.com/weftlab/weft/random"
 	"github.com/weftlab/weft/symmetry"
 	"github.com/weftlab/weft/transact"
 	"github.com/weftlab/weft/ts"
@@ -114,6 +115,16 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy, opt
 		return symmetry.DPOR(ctx, sys, symmetry.Options{Options: opt})
 	case algoMAT:
 		return mat.Explore(ctx, sys, mat.Options{Options: opt})
+	case algoRandom, algoPCT, algoURW:
+		ro := random.Options{Options: opt, Runs: s.sample.runs, Seed: s.sample.seed}
+		switch s.algo {
+		case algoRandom:
+			return random.Walk(ctx, sys, ro)
+		case algoPCT:
+			ro.Depth = s.sample.depth
+			return random.PCT(ctx, sys, ro)
+		}
+		return random.URW(ctx, sys, ro)
 	}
 	return ts.Result{Bound: ts.NoBound}, fmt.Errorf("%w: strategy %v", ts.ErrBadOptions, s.algo)
 }

@@ -23,9 +23,17 @@ const DefaultBound = cbound.DefaultBound
 // compositions that would miss bugs, with the reason. The zero Strategy is
 // no strategy: Run refuses it. Strategies are comparable values.
 type Strategy struct {
-	algo  algo
-	bound int  // preemptions allowed, or ts.NoBound; bounded algorithms only
-	view  bool // run on the transaction view of the system (Transactions)
+	algo   algo
+	bound  int  // preemptions allowed, or ts.NoBound; bounded algorithms only
+	view   bool // run on the transaction view of the system (Transactions)
+	sample sampling
+}
+
+// sampling is a random search's parameters (the samplers only).
+type sampling struct {
+	runs  int64  // runs to sample; 0: until another budget (limits, the context's deadline)
+	seed  uint64 // the generator's seed
+	depth int    // PCT's bug depth d; 0: random.DefaultDepth
 }
 
 // algo is one of the search functions weft offers.
@@ -51,6 +59,9 @@ const (
 	algoSym
 	algoSymPOR
 	algoMAT
+	algoRandom
+	algoPCT
+	algoURW
 	numAlgos
 )
 
@@ -69,6 +80,9 @@ type info struct {
 	// object per step with one outcome, up front. Model, Needs and Whole
 	// follow it.
 	whole bool
+	// sampler: a random search (package random), listed by Samplers, not
+	// Strategies: it promises nothing exhaustive.
+	sampler bool
 }
 
 const (
@@ -123,7 +137,15 @@ var algos = [numAlgos]info{
 	algoMAT: {name: "mat", summary: "mutually atomic transactions: one schedule per Mazurkiewicz class for two straight-line threads (mat.Explore)",
 		model: "basic", needs: NeedsStraightLine,
 		preserve: "terminal states of executions that finish; a failed check whenever one exists (not each one); deadlocks not promised"},
+	algoRandom: {name: "random", summary: "random walk: runs with an enabled thread and an outcome chosen uniformly at each step; seeded, budgeted by runs or time (random.Walk)",
+		whole: true, sampler: true, preserve: samplePreserve + "; no probability bound"},
+	algoPCT: {name: "pct", summary: "probabilistic concurrency testing: random priorities, d-1 change points over k steps; a bug of depth d with probability at least 1/(n*k^(d-1)) a run (random.PCT)",
+		whole: true, sampler: true, preserve: samplePreserve + "; each run finds a bug of depth d within k steps with probability at least 1/(n*k^(d-1))"},
+	algoURW: {name: "urw", summary: "uniform random walk: the next thread in proportion to the steps it has left, uniform over interleavings where nothing blocks (random.URW)",
+		whole: true, sampler: true, preserve: samplePreserve + "; each interleaving equally likely when nothing blocks, there are no outcomes and the lengths are exact"},
 }
+
+const samplePreserve = "nothing exhaustive (never complete): every terminal state and violation reported is one ts.Explore reaches, every violation replays"
 
 // The strategies, one constructor each; the bounded ones start at
 // DefaultBound.
@@ -193,6 +215,68 @@ func SymPOR() Strategy { return Strategy{algo: algoSymPOR, bound: ts.NoBound} }
 // threads.
 func MAT() Strategy { return Strategy{algo: algoMAT, bound: ts.NoBound} }
 
+// Random is random.Walk: a random walk, DefaultRuns runs, seed 0.
+func Random() Strategy {
+	return Strategy{algo: algoRandom, bound: ts.NoBound, sample: sampling{runs: DefaultRuns}}
+}
+
+// PCT is random.PCT: probabilistic concurrency testing of depth
+// random.DefaultDepth, DefaultRuns runs, seed 0.
+func PCT() Strategy {
+	return Strategy{algo: algoPCT, bound: ts.NoBound, sample: sampling{runs: DefaultRuns}}
+}
+
+// URW is random.URW: the sampler uniform over interleavings where nothing
+// blocks, DefaultRuns runs, seed 0.
+func URW() Strategy {
+	return Strategy{algo: algoURW, bound: ts.NoBound, sample: sampling{runs: DefaultRuns}}
+}
+
+// DefaultRuns is the runs a sampler takes unless WithRuns says otherwise.
+const DefaultRuns = 1000
+
+// Samplers returns the random searches (Random, PCT, URW) with their
+// defaults. They are not among Strategies: a sample is never complete.
+func Samplers() []Strategy { return []Strategy{Random(), PCT(), URW()} }
+
+// IsSampler reports whether s is a random search.
+func (s Strategy) IsSampler() bool { return s.info().sampler }
+
+// WithRuns returns sampler s with n runs (0: until another budget: the
+// search's limits, or its context's deadline). Only samplers take it; the
+// error wraps ts.ErrBadOptions.
+func (s Strategy) WithRuns(n int64) (Strategy, error) {
+	if !s.IsSampler() || n < 0 {
+		return s, fmt.Errorf("%w: %s: runs %d: only a sampler (random, pct, urw) takes a run count, 0 or more", ts.ErrBadOptions, s.Name(), n)
+	}
+	s.sample.runs = n
+	return s, nil
+}
+
+// WithSeed returns sampler s with seed seed.
+func (s Strategy) WithSeed(seed uint64) (Strategy, error) {
+	if !s.IsSampler() {
+		return s, fmt.Errorf("%w: %s takes no seed: only a sampler (random, pct, urw) does", ts.ErrBadOptions, s.Name())
+	}
+	s.sample.seed = seed
+	return s, nil
+}
+
+// WithDepth returns PCT with bug depth d (1 or more).
+func (s Strategy) WithDepth(d int) (Strategy, error) {
+	if s.algo != algoPCT || d < 1 {
+		return s, fmt.Errorf("%w: %s: depth %d: only pct takes a bug depth, 1 or more", ts.ErrBadOptions, s.Name(), d)
+	}
+	s.sample.depth = d
+	return s, nil
+}
+
+// Runs returns a sampler's run count (0 for the others).
+func (s Strategy) Runs() int64 { return s.sample.runs }
+
+// Seed returns a sampler's seed.
+func (s Strategy) Seed() uint64 { return s.sample.seed }
+
 // Strategies returns every strategy weft offers, the bounded ones at
 // DefaultBound, in the order the command lists them.
 func Strategies() []Strategy {
@@ -208,7 +292,7 @@ const txPrefix = "tx:"
 // ts.ErrBadOptions.
 func Lookup(name string) (Strategy, error) {
 	base, tx := strings.CutPrefix(name, txPrefix)
-	for _, s := range Strategies() {
+	for _, s := range append(Strategies(), Samplers()...) {
 		if s.info().name == base {
 			if tx {
 				return Transactions(s)
@@ -349,6 +433,8 @@ func (s Strategy) WithBound(c int) (Strategy, error) {
 		why = "a stateful search under a preemption bound is unsound (a state first reached with more preemptions cuts a later visit with fewer); use ICB, whose cache keeps the preemption count, or CBPOR1"
 	case algoMAT:
 		why = "MAT search takes no preemption bound"
+	case algoRandom, algoPCT, algoURW:
+		why = "a random search takes no preemption bound (PCT's bug depth is WithDepth)"
 	default:
 		why = "transaction-based search takes no preemption bound; put a bounded strategy under Transactions instead"
 	}
@@ -380,6 +466,8 @@ func Transactions(inner Strategy) (Strategy, error) {
 		why = "the view reports one synchronization object, so no data race could be seen"
 	case inner.algo == algoMAT:
 		why = "MATs are computed over a thread's single accesses, not transactions"
+	case inner.IsSampler():
+		why = "a random search samples the system itself"
 	}
 	if why != "" {
 		return Strategy{}, fmt.Errorf("%w: %s cannot run on the transaction view: %s", ts.ErrBadOptions, inner.Name(), why)

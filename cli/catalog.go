@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/weftlab/weft"
+	"github.com/weftlab/weft/estimate"
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/mat"
 	"github.com/weftlab/weft/symmetry"
@@ -117,6 +118,11 @@ type instance interface {
 	names() ts.ObjNamer
 	replay(sched ts.Schedule) (ts.Trace, error)
 	matReport(w io.Writer, limits ts.Limits) error
+	estimate(ctx context.Context, opt estimate.Options) (estimate.Estimate, error)
+}
+
+func (m typed[S]) estimate(ctx context.Context, opt estimate.Options) (estimate.Estimate, error) {
+	return estimate.Size(ctx, m.sys, opt)
 }
 
 type typed[S any] struct{ sys ts.TransitionSystem[S] }

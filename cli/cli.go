@@ -58,8 +58,10 @@ import (
 	"time"
 
 	"github.com/weftlab/weft"
+	"github.com/weftlab/weft/estimate"
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/mat"
+	"github.com/weftlab/weft/random"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -113,6 +115,10 @@ type command struct {
 	depth                int
 	timeout              time.Duration
 	quiet                bool
+	runs                 int64  // -runs, for the samplers
+	seed                 uint64 // -seed, for the samplers and -estimate's probes
+	pctDepth             int    // -pct-depth, for pct
+	estimate             bool   // -estimate
 	stdout, stderr       io.Writer
 }
 
@@ -162,6 +168,10 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	fs.IntVar(&c.depth, "depth", 0, "longest execution allowed; 0: "+thousands(ts.DefaultMaxDepth))
 	fs.DurationVar(&c.timeout, "timeout", 0, "stop each search after `d`, a budget like the limits; 0: no limit")
 	fs.BoolVar(&c.quiet, "q", false, "no progress reports on stderr")
+	fs.Int64Var(&c.runs, "runs", weft.DefaultRuns, "runs a sampler (random, pct, urw) takes; 0: until -timeout or a limit (0 when one is given and -runs is not)")
+	fs.Uint64Var(&c.seed, "seed", 0, "`seed` of a sampler's runs and of -estimate's probes: the same seed samples the same runs")
+	fs.IntVar(&c.pctDepth, "pct-depth", 0, fmt.Sprintf("bug depth `d` pct looks for (-depth is the longest execution); 0: %d", random.DefaultDepth))
+	fs.BoolVar(&c.estimate, "estimate", false, "estimate the size of the search first (dfs, sleep, dpor, odpor; a sampler's runs), print it, and add the share done and the time left to progress reports")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
 		fs.PrintDefaults()
@@ -181,7 +191,7 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	if set["bound"] && c.bound < 0 {
 		return nil, usage(stderr, "bad bound %d: a preemption bound is 0 or more", c.bound)
 	}
-	if c.maxTrans < 0 || c.maxExec < 0 || c.depth < 0 || c.timeout < 0 {
+	if c.maxTrans < 0 || c.maxExec < 0 || c.depth < 0 || c.timeout < 0 || c.runs < 0 {
 		return nil, usage(stderr, "limits must not be negative")
 	}
 	if c.list {
@@ -205,8 +215,16 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	case strings.Contains(strategy, ",") && (c.trace || c.dot || c.html != ""):
 		return nil, usage(stderr, "-trace, -dot and -html take one strategy")
 	}
+	if c.estimate && (c.model == "" || strings.Contains(strategy, ",")) {
+		return nil, usage(stderr, "-estimate takes -model and one strategy")
+	}
+	if set["pct-depth"] && c.pctDepth < 1 {
+		return nil, usage(stderr, "bad -pct-depth %d: a bug depth is 1 or more", c.pctDepth)
+	}
 	if strategy == "" {
 		switch {
+		case set["runs"] || set["seed"] || set["pct-depth"]:
+			return nil, usage(stderr, "-runs, -seed and -pct-depth go with -strategy random, pct or urw")
 		case set["bound"]:
 			return nil, usage(stderr, "-bound needs a bounded -strategy")
 		case syncOnly:
@@ -230,9 +248,38 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 				return nil, usage(stderr, "%s", strings.TrimPrefix(message(err), "bad options: "))
 			}
 		}
+		if s, err = c.sampling(s, set); err != nil {
+			return nil, usage(stderr, "%s", strings.TrimPrefix(message(err), "bad options: "))
+		}
 		c.strategies = append(c.strategies, s)
 	}
 	return c, 0
+}
+
+// sampling gives a sampler the flags' runs, seed and depth; another
+// strategy given them is an error.
+func (c *command) sampling(s weft.Strategy, set map[string]bool) (weft.Strategy, error) {
+	if !s.IsSampler() {
+		if set["runs"] || set["seed"] || set["pct-depth"] {
+			return s, fmt.Errorf("-runs, -seed and -pct-depth go with -strategy random, pct or urw, not %s", s.Name())
+		}
+		return s, nil
+	}
+	runs := c.runs
+	if !set["runs"] && (c.timeout > 0 || c.maxExec > 0 || c.maxTrans > 0) {
+		runs = 0 // the budget given is the budget
+	}
+	var err error
+	if s, err = s.WithRuns(runs); err != nil {
+		return s, err
+	}
+	if s, err = s.WithSeed(c.seed); err != nil {
+		return s, err
+	}
+	if set["pct-depth"] {
+		return s.WithDepth(c.pctDepth)
+	}
+	return s, nil
 }
 
 // message is an error's text without the "weft: " prefixes its wrapped
@@ -271,6 +318,13 @@ func list(w io.Writer, cat []System) {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name(), b, s.Summary())
 	}
+	for _, s := range weft.Samplers() {
+		b := "-runs N"
+		if s == weft.PCT() {
+			b = "-runs N -pct-depth d"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name(), b, s.Summary())
+	}
 	fmt.Fprintln(tw, "tx:NAME\tas NAME\tstrategy NAME on the transaction view (whole transactions as steps; not cpc, cycle, unsound, sym, sympor, mat, icb-sync-only)")
 	tw.Flush()
 }
@@ -306,6 +360,12 @@ func (c *command) searchContext(ctx context.Context) (context.Context, context.C
 
 // options builds the search options of the flags.
 func (c *command) options(name string, budget int64) ts.Options {
+	return c.optionsWith(name, budget, nil)
+}
+
+// optionsWith is options with progress reports that say, by est, what
+// share is done and how long is left.
+func (c *command) optionsWith(name string, budget int64, est *estimate.Estimate) ts.Options {
 	opt := ts.Options{
 		Limits:    ts.Limits{Transitions: c.maxTrans, Executions: c.maxExec, Depth: c.depth},
 		KeepGoing: c.keepGoing,
@@ -320,8 +380,18 @@ func (c *command) options(name string, budget int64) ts.Options {
 		start := time.Now()
 		stderr := c.stderr
 		opt.Progress = func(r ts.Result) {
-			fmt.Fprintf(stderr, "weft: %s: %d executions, %d transitions, %d states, %v\n",
-				name, r.Executions, r.Transitions, r.States, time.Since(start).Round(time.Second))
+			more := ""
+			if e := r.Estimated; e != nil {
+				more = fmt.Sprintf(", %.1f%% of ~%s", 100*e.Fraction, thousands(int64(e.Executions)))
+				if e.ETA >= 0 {
+					more += fmt.Sprintf(", about %v left", e.ETA.Round(time.Second))
+				}
+			}
+			fmt.Fprintf(stderr, "weft: %s: %d executions, %d transitions, %d states, %v%s\n",
+				name, r.Executions, r.Transitions, r.States, time.Since(start).Round(time.Second), more)
+		}
+		if est != nil {
+			opt.Progress = estimate.Progress(*est, opt.Progress)
 		}
 	}
 	return opt
@@ -444,7 +514,22 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 		return usage(c.stderr, "strategy %s cannot run on %s: it %s", s.Name(), name, why)
 	}
 	text := !c.js && !c.dot
-	opt := c.options(name, 0)
+	var est *estimate.Estimate
+	var estimated estimate.Estimate
+	if c.estimate {
+		e, err := c.estimateOf(ctx, inst, s)
+		estimated = e
+		if err != nil {
+			return c.errorf("%s: -estimate: %s", name, message(err))
+		}
+		if e.Executions > 0 {
+			est = &e // else no share done to report
+		}
+		if text {
+			fmt.Fprintf(c.stdout, "%s, %s: estimate: %v\n", name, s.Name(), describeEstimate(e, s))
+		}
+	}
+	opt := c.optionsWith(name, 0, est)
 	if text && s == weft.MAT() {
 		// What mat computes first, before the search.
 		if err := inst.matReport(c.stdout, opt.Limits); err != nil && !errors.Is(err, mat.ErrNotStraightLine) {
@@ -477,7 +562,11 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 	}
 	switch {
 	case c.js:
-		if e := c.encode(report(name, s, res, err, elapsed, inst.names())); e != nil {
+		r := report(name, s, res, err, elapsed, inst.names())
+		if c.estimate {
+			r.Estimate = estimateReport(estimated, s)
+		}
+		if e := c.encode(r); e != nil {
 			return c.errorf("%v", e)
 		}
 	case c.dot:
@@ -500,6 +589,15 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 		}
 		if c.keepGoing {
 			fmt.Fprintf(c.stdout, "violations: %d\n", res.Violations)
+		}
+		if sr := sampleReport(res); sr != nil {
+			terminals := "distinct terminal states not counted (no Hash)"
+			if sr.TerminalStates != nil {
+				terminals = thousands(*sr.TerminalStates) + " distinct terminal states"
+			}
+			fmt.Fprintf(c.stdout, "sampled: %s runs (seed %d), %s distinct schedules, %s distinct traces, %s, longest run %d transitions\n",
+				thousands(sr.Runs), sr.Seed, thousands(sr.Schedules), thousands(sr.Traces), terminals, sr.LongestRun)
+			fmt.Fprintf(c.stdout, "guarantee: %s\n", sr.Guarantee)
 		}
 		if v := res.Violation; v != nil {
 			if miss := res.Finds.Missing(); res.Finds != 0 && miss != "" {
@@ -668,4 +766,46 @@ func (b boundFlag) Set(s string) error {
 	}
 	*b.p = v
 	return nil
+}
+
+// estimateTree is the tree package estimate estimates for strategy s, if
+// any: ts.Explore's for dfs, the sleep-set tree (one execution per trace)
+// for sleep, dpor and odpor.
+func estimateTree(s weft.Strategy) (estimate.Tree, bool) {
+	switch s {
+	case weft.DFS():
+		return estimate.DFS, true
+	case weft.Sleep(), weft.DPOR(), weft.ODPOR():
+		return estimate.Sleep, true
+	}
+	return 0, false
+}
+
+// estimateOf estimates the executions of strategy s on inst: by probes for
+// the strategies estimateTree knows, by the run count for a sampler.
+func (c *command) estimateOf(ctx context.Context, inst instance, s weft.Strategy) (estimate.Estimate, error) {
+	if s.IsSampler() {
+		if s.Runs() == 0 {
+			return estimate.Estimate{}, errors.New("a sampler without -runs has no size to estimate (its budget is time or a limit)")
+		}
+		return estimate.Estimate{Executions: float64(s.Runs())}, nil
+	}
+	tree, ok := estimateTree(s)
+	if !ok {
+		return estimate.Estimate{}, fmt.Errorf("no estimate for %s: only dfs, sleep, dpor, odpor and the samplers have one (package estimate says why)", s.Name())
+	}
+	return inst.estimate(ctx, estimate.Options{Tree: tree, Seed: c.seed, Limits: ts.Limits{Depth: c.depth}})
+}
+
+// describeEstimate says what was estimated, for strategy s.
+func describeEstimate(e estimate.Estimate, s weft.Strategy) string {
+	switch {
+	case s.IsSampler():
+		return fmt.Sprintf("%s runs", thousands(int64(e.Executions)))
+	case s == weft.DPOR():
+		return e.String() + "; the traces, which dpor explores at least"
+	case s == weft.ODPOR():
+		return e.String() + "; executions are the traces, transitions an upper bound"
+	}
+	return e.String()
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/weftlab/weft"
+	"github.com/weftlab/weft/estimate"
+	"github.com/weftlab/weft/random"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -47,6 +49,65 @@ type Report struct {
 	// Stats has strategy-specific figures by name.
 	Stats map[string]int64 `json:"stats"`
 	Error string           `json:"error"` // "" unless Verdict is "error" or "skipped"
+	// Sampled is what a sampler (random, pct, urw) sampled and what its
+	// runs guarantee; null for the other strategies.
+	Sampled *SampleReport `json:"sampled"`
+	// Estimate is the size estimated before the search (-estimate), or
+	// null.
+	Estimate *EstimateReport `json:"estimate"`
+}
+
+// SampleReport is what a random search sampled (package random).
+type SampleReport struct {
+	Runs      int64 `json:"runs"`
+	Schedules int64 `json:"schedules"` // distinct schedules, by a 64-bit hash
+	Traces    int64 `json:"traces"`    // distinct Mazurkiewicz traces, by the hash of the run's happens-before state
+	// TerminalStates counts the distinct terminal states (by Hash), or is
+	// null for a system without Hash.
+	TerminalStates *int64 `json:"terminal_states"`
+	Seed           uint64 `json:"seed"`
+	LongestRun     int64  `json:"longest_run"` // transitions
+	// Guarantee says what the runs promise, in a sentence; PerRun is the
+	// probability each run has of finding a bug of depth Depth within
+	// Steps steps, at least (pct), or of each interleaving (urw, when
+	// nothing blocks), or 0 (random); AtLeast is 1 - (1 - PerRun)^Runs.
+	Guarantee string  `json:"guarantee"`
+	PerRun    float64 `json:"per_run"`
+	AtLeast   float64 `json:"at_least"`
+	Depth     int     `json:"depth"` // pct's d, else 0
+	Steps     int     `json:"steps"` // pct's k, else 0
+}
+
+// EstimateReport is the size of a search estimated before it (package
+// estimate), or a sampler's runs.
+type EstimateReport struct {
+	Tree        string  `json:"tree"` // "dfs tree", "sleep-set tree", or "runs" for a sampler
+	Probes      int     `json:"probes"`
+	Executions  float64 `json:"executions"`
+	Transitions float64 `json:"transitions"` // 0 when not estimated
+	RelErr      float64 `json:"relative_error"`
+}
+
+func estimateReport(e estimate.Estimate, s weft.Strategy) *EstimateReport {
+	if s.IsSampler() {
+		return &EstimateReport{Tree: "runs", Executions: e.Executions}
+	}
+	return &EstimateReport{Tree: e.Tree.String(), Probes: e.Probes, Executions: e.Executions, Transitions: e.Transitions, RelErr: e.RelErr}
+}
+
+// sampleReport is what a sampler's result says it sampled, or nil.
+func sampleReport(res ts.Result) *SampleReport {
+	g, ok := random.GuaranteeOf(res)
+	if !ok {
+		return nil
+	}
+	st := res.Stats
+	sr := &SampleReport{Runs: st[random.StatRuns], Schedules: st[random.StatSchedules], Traces: st[random.StatTraces], Seed: uint64(st[random.StatSeed]),
+		LongestRun: st[random.StatLongest], Guarantee: g.String(), PerRun: g.PerRun, AtLeast: g.AtLeast(), Depth: g.Depth, Steps: g.Steps}
+	if n, ok := st[random.StatTerminals]; ok {
+		sr.TerminalStates = &n
+	}
+	return sr
 }
 
 // ViolationReport is a violation with the schedule that shows it.
@@ -134,6 +195,7 @@ func report(model string, s weft.Strategy, res ts.Result, err error, elapsed tim
 	if v := res.Violation; v != nil {
 		r.Violation = violationReport(v, names)
 	}
+	r.Sampled = sampleReport(res)
 	return r
 }
 

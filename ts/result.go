@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // NoBound is Result.Bound for a search without a preemption bound.
@@ -39,6 +40,16 @@ type Result struct {
 	Violations int64 `json:"violations"`
 	// Stats holds strategy-specific figures by name, such as memo cache hits.
 	Stats map[string]int64 `json:"stats,omitempty"`
+	// Estimated is, in a report to Options.Progress, how far the search is
+	// by an estimate of its size (package estimate sets it), or nil.
+	Estimated *Estimated `json:"estimated,omitempty"`
+}
+
+// Estimated is a search's progress by an estimate of its size.
+type Estimated struct {
+	Executions float64       `json:"executions"` // the whole search's executions, estimated
+	Fraction   float64       `json:"fraction"`   // done: executions so far over the estimate, at most 1
+	ETA        time.Duration `json:"eta"`        // time left at the pace so far; -1: unknown
 }
 
 // Coverage is what a bounded search had explored once it finished a bound.

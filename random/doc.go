@@ -1,0 +1,56 @@
+// Package random samples runs of a ts.TransitionSystem at random, for state
+// spaces too big to exhaust: a random walk ([Walk]), probabilistic
+// concurrency testing ([PCT]) and a sampler uniform over interleavings
+// ([URW]).
+//
+// Each takes the whole model as ts.Explore does: a run goes from the
+// initial state until no thread is enabled, checking Check and the
+// Invariant at every state; a state where no thread is enabled while one is
+// Blocked (not Idle) is a deadlock unless Options.IgnoreDeadlocks; a
+// transition's outcome is chosen uniformly among its outcomes, and is
+// recorded in the schedule.
+//
+// # What is preserved
+//
+// Nothing is promised to be found: a sample is never complete
+// (Result.Complete is false). What holds:
+//   - every terminal state reported (OnTerminal) is one ts.Explore reaches,
+//     by the schedule handed with it, and every violation is one ts.Explore
+//     finds; each violation's schedule is replayed before it is reported
+//     (ts.Replay reproduces it, outcomes included);
+//   - the same seed, system and options sample the same runs;
+//   - PCT: each run finds a given bug of depth d (d ordering constraints
+//     among events within the first k steps) with probability at least
+//     1/(n*k^(d-1)), n threads; for a bug that also needs particular
+//     outcomes, times the probability of those outcomes under the uniform
+//     choice. [GuaranteeOf] reads the bound back from a Result;
+//   - URW: when no thread blocks, no transition has more than one outcome
+//     and each thread's length is exact (Options.Lengths, or estimated
+//     exactly, as it is from the first run when the lengths do not depend
+//     on the interleaving), every interleaving has the same probability.
+//     Otherwise it is a weighted random walk.
+//
+// PCT runs the enabled thread of highest priority, so a thread that spins
+// (always enabled, looping until another moves) starves the others until
+// a change point, and a run may pass Limits.Depth (ts.ErrDepth, with a
+// hint): model spin-waits as Blocked awaits, as package ts recommends, or
+// sample a cyclic system with Walk or URW.
+//
+// # Budgets and figures
+//
+// A search runs until Options.Runs runs, Options.Time, Limits.Executions or
+// Limits.Transitions, a violation (unless KeepGoing) or the context stops
+// it; running out of a budget is not an error, cancellation is. A search
+// with no budget is refused (ts.ErrBadOptions). Result.Stats says what was
+// sampled: runs, distinct schedules (by a 64-bit hash), distinct
+// Mazurkiewicz traces (by the hash of each run's happens-before state, see
+// package hb), distinct terminal states (by Hash, for a ts.Hasher), the longest run, the seed, and PCT's d
+// and k. With Runs set, each Progress report's Estimated says the share of
+// the runs done and the time left.
+//
+// The samplers never return to a state, so the contract checks that need
+// one (an Apply that modifies its argument) are not made; a Next that is
+// not deterministic shows when a violation's schedule does not replay.
+// A run allocates nothing per transition beyond what the system's own
+// Apply allocates.
+package random
