@@ -83,7 +83,9 @@ func TestEveryStrategyCancelsPromptly(t *testing.T) {
 		res, err := weft.Run[models.LastzeroState](ctx, slowLastzero{models.NewLastzero(8)}, name, ts.Options{})
 		cancel()
 		d := time.Since(start)
-		if err == nil && (res.Complete || res.Violation != nil) && d < 50*time.Millisecond {
+		// A fast strategy may finish near the deadline without seeing it; on
+		// a loaded machine that end can fall just past it.
+		if err == nil && (res.Complete || res.Violation != nil) && d < 300*time.Millisecond {
 			continue
 		}
 		if errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions) {
