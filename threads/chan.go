@@ -302,7 +302,7 @@ func (s selector) act(r *runner, t *T, k int) {
 // blockForever is the object of a select with no case: never ready.
 type blockForever struct{ id ts.Obj }
 
-func (b blockForever) objID() ts.Obj         { return b.id }
+func (b blockForever) objID() ts.Obj        { return b.id }
 func (blockForever) ready(*runner, *T) bool { return false }
 
 // Select is Go's select statement: it takes one case that can proceed

@@ -202,7 +202,7 @@ func (w *WaitGroup) act(r *runner, t *T, _ int) {
 // panic in Go).
 func (w *WaitGroup) Add(t *T, delta int) {
 	w.use(t)
-		t.do(op{kind: kWgAdd, obj: w, step: ts.Step{Obj: w.id, Op: ts.Write, Sync: true}, desc: fmt.Sprintf("%s.Add(%d)", w.name, delta), arg: delta})
+	t.do(op{kind: kWgAdd, obj: w, step: ts.Step{Obj: w.id, Op: ts.Write, Sync: true}, desc: fmt.Sprintf("%s.Add(%d)", w.name, delta), arg: delta})
 	if w.n < 0 {
 		t.stopHere()
 	}

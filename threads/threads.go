@@ -150,8 +150,8 @@ type T struct {
 	done    bool
 	// stopping: the execution was abandoned; the thread unwinds.
 	stopping bool
-	objs    int // objects created, for their numbers
-	steps   int
+	objs     int // objects created, for their numbers
+	steps    int
 	// results of the last step
 	val    any
 	ok     bool
@@ -183,8 +183,8 @@ type runner struct {
 	fail   error // the first violation of this execution
 	// log holds the moves since Reset; stale: the coroutines were ended
 	// and the execution must be replayed before it is used.
-	log   []ts.Move
-	stale bool
+	log    []ts.Move
+	stale  bool
 	names  map[ts.Obj]string
 	tnames []string
 }
