@@ -45,8 +45,13 @@ func (m *Mutex) act(r *runner, t *T, _ int) {
 	case kLock:
 		m.held, m.holder = true, t.id
 	case kUnlock:
-		if !m.held {
+		switch {
+		case !m.held:
 			r.failf(t, "fatal error: sync: unlock of unlocked mutex %s", m.name)
+		case m.holder != t.id:
+			// Go allows it; the model does not: strategies assume that a
+			// lock is released by the thread that holds it.
+			r.failf(t, "unlock of mutex %s held by thread %d: unlocking another thread's lock is outside the model", m.name, m.holder)
 		}
 		m.held = false
 	}
@@ -63,26 +68,7 @@ func (m *Mutex) Lock(t *T) {
 func (m *Mutex) Unlock(t *T) {
 	m.use(t)
 	t.do(op{kind: kUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Release}, desc: "unlock " + m.name})
-	if t.r.fail != nil && !m.held {
-		t.stopHere()
-	}
-}
-
-// TryLock locks m if it is free and reports whether it did.
-func (m *Mutex) TryLock(t *T) bool {
-	m.use(t)
-	t.do(op{kind: kWrite, obj: tryLock{m}, step: ts.Step{Obj: m.id, Op: ts.Acquire}, desc: "trylock " + m.name})
-	return t.ok
-}
-
-type tryLock struct{ *Mutex }
-
-func (l tryLock) ready(*runner, *T) bool { return true }
-func (l tryLock) act(_ *runner, t *T, _ int) {
-	t.ok = !l.held
-	if t.ok {
-		l.held, l.holder = true, t.id
-	}
+	t.stopIfFailed()
 }
 
 // stopHere ends the thread after a violation it caused.
@@ -90,8 +76,9 @@ func (t *T) stopHere() { panic(errStop) }
 
 // RWMutex is sync.RWMutex, writer-preferring as Go's is: once a writer
 // waits, new readers block (so a reader that locks twice while a writer
-// waits deadlocks, as in Go). Every operation is a step on the one object,
-// so two readers are dependent (a reader count changes).
+// waits deadlocks, as in Go). Every operation is a synchronizing write of
+// the one object (not an acquire or release: several readers hold it at
+// once), so two readers are dependent (a reader count changes).
 type RWMutex struct {
 	base
 	readers int
@@ -149,28 +136,28 @@ func (m *RWMutex) act(r *runner, t *T, _ int) {
 // second step once the readers have left.
 func (m *RWMutex) Lock(t *T) {
 	m.use(t)
-	t.do(op{kind: kLock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Acquire}, desc: "lock " + m.name})
+	t.do(op{kind: kLock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, desc: "lock " + m.name})
 	if !t.ok {
-		t.do(op{kind: kWaitRW, obj: m, step: ts.Step{Obj: m.id, Op: ts.Acquire}, desc: "lock " + m.name + " (waits for readers)"})
+		t.do(op{kind: kWaitRW, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, desc: "lock " + m.name + " (waits for readers)"})
 	}
 }
 
 // Unlock unlocks m for writing.
 func (m *RWMutex) Unlock(t *T) {
 	m.use(t)
-	t.do(op{kind: kUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Release}, desc: "unlock " + m.name})
+	t.do(op{kind: kUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, desc: "unlock " + m.name})
 }
 
 // RLock locks m for reading.
 func (m *RWMutex) RLock(t *T) {
 	m.use(t)
-	t.do(op{kind: kRLock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Acquire}, desc: "rlock " + m.name})
+	t.do(op{kind: kRLock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, desc: "rlock " + m.name})
 }
 
 // RUnlock undoes one RLock.
 func (m *RWMutex) RUnlock(t *T) {
 	m.use(t)
-	t.do(op{kind: kRUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Release}, desc: "runlock " + m.name})
+	t.do(op{kind: kRUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, desc: "runlock " + m.name})
 }
 
 // WaitGroup is sync.WaitGroup. Add and Done are writes, Wait a read that
