@@ -10,6 +10,7 @@ import (
 // to and its name.
 type base struct {
 	id   ts.Obj
+	r    *runner
 	run  uint64
 	name string
 }
@@ -18,11 +19,18 @@ func (b *base) objID() ts.Obj { return b.id }
 
 func (b *base) init(t *T, name, def string) {
 	b.id = t.newObj(name, def)
-	b.run = t.r.run
+	b.r, b.run = t.r, t.r.run
 	b.name = t.r.names[b.id]
 }
 
-func (b *base) use(t *T) { t.check(b.run, b.name) }
+func (b *base) use(t *T) {
+	if b.r == nil {
+		panic(violation("a primitive's zero value was used: make it with its New function inside the program"))
+	}
+	if b.r != t.r || b.run != t.r.run {
+		panic(violation(fmt.Sprintf("%s was created outside this execution; create objects inside the program's threads", b.name)))
+	}
+}
 
 // Mutex is sync.Mutex. Lock is an acquire step, Unlock a release step.
 type Mutex struct {

@@ -475,13 +475,6 @@ func (t *T) Assert(cond bool, format string, args ...any) {
 // Fail fails the execution with the message.
 func (t *T) Fail(format string, args ...any) { panic(violation(fmt.Sprintf(format, args...))) }
 
-// owned reports whether o belongs to the current execution.
-func (t *T) check(run uint64, what string) {
-	if run != t.r.run {
-		panic(fmt.Sprintf("threads: %s was created outside this execution; create objects inside the program's threads", what))
-	}
-}
-
 // System is a program as a transition system: a [sim.System] over the
 // program's executions, whose states are the schedules that reach them.
 type System struct {
