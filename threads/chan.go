@@ -166,12 +166,12 @@ func drop(q []waiter, t *T) []waiter {
 	return out
 }
 
-func (t *T) chanOp(c *chanCore, what int, desc string) {
+func (t *T) chanOp(c *chanCore, what int, verb string) {
 	c.use(t)
 	t.closedSend = false
-	t.do(op{kind: kChan, obj: c, arg: what, step: ts.Step{Obj: c.id, Op: ts.Write, Sync: true}, desc: desc})
+	t.do(op{kind: kChan, obj: c, arg: what, step: ts.Step{Obj: c.id, Op: ts.Write, Sync: true}, verb: verb})
 	if !t.woken {
-		t.do(op{kind: kWaitChan, obj: c, arg: what, step: ts.Step{Obj: c.id, Op: ts.Read, Sync: true}, desc: desc + " (waits)"})
+		t.do(op{kind: kWaitChan, obj: c, arg: what, step: ts.Step{Obj: c.id, Op: ts.Read, Sync: true}, verb: "wait to " + verb})
 	}
 	if t.r.fail != nil && (t.closedSend || (what == chSend && !t.ok) || what == chClose) {
 		t.stopIfFailed()
@@ -192,7 +192,7 @@ func (t *T) stopIfFailed() {
 // is room. A send on a closed channel is a violation (a panic in Go).
 func (c *Chan[V]) Send(t *T, v V) {
 	t.val = v
-	t.chanOp(&c.chanCore, chSend, "send on "+c.name)
+	t.chanOp(&c.chanCore, chSend, "send on")
 }
 
 // Recv receives a value, blocking until there is one; on a closed, empty
@@ -205,7 +205,7 @@ func (c *Chan[V]) Recv(t *T) V {
 // Recv2 is Recv that also reports whether the value came from a send
 // (false: the channel is closed and empty), as v, ok := <-c.
 func (c *Chan[V]) Recv2(t *T) (V, bool) {
-	t.chanOp(&c.chanCore, chRecv, "receive from "+c.name)
+	t.chanOp(&c.chanCore, chRecv, "receive from")
 	var v V
 	if t.ok {
 		v = t.val.(V)
@@ -214,7 +214,7 @@ func (c *Chan[V]) Recv2(t *T) (V, bool) {
 }
 
 // Close closes the channel; closing a closed channel is a violation.
-func (c *Chan[V]) Close(t *T) { t.chanOp(&c.chanCore, chClose, "close "+c.name) }
+func (c *Chan[V]) Close(t *T) { t.chanOp(&c.chanCore, chClose, "close") }
 
 // Case is one case of a [Select]: made by Chan.SendCase, Chan.RecvCase
 // or [Default].

@@ -15,7 +15,8 @@ type base struct {
 	name string
 }
 
-func (b *base) objID() ts.Obj { return b.id }
+func (b *base) objID() ts.Obj   { return b.id }
+func (b *base) objName() string { return b.name }
 
 func (b *base) init(t *T, name, def string) {
 	b.id = t.newObj(name, def)
@@ -68,14 +69,14 @@ func (m *Mutex) act(r *runner, t *T, _ int) {
 // Lock locks m, blocking while another thread holds it.
 func (m *Mutex) Lock(t *T) {
 	m.use(t)
-	t.do(op{kind: kLock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Acquire}, desc: "lock " + m.name})
+	t.do(op{kind: kLock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Acquire}, verb: "lock"})
 }
 
 // Unlock unlocks m; unlocking an unlocked mutex is a violation, as it is a
 // fatal error in Go.
 func (m *Mutex) Unlock(t *T) {
 	m.use(t)
-	t.do(op{kind: kUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Release}, desc: "unlock " + m.name})
+	t.do(op{kind: kUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Release}, verb: "unlock"})
 	t.stopIfFailed()
 }
 
@@ -144,7 +145,7 @@ func (m *RWMutex) act(r *runner, t *T, _ int) {
 // second step once the readers have left.
 func (m *RWMutex) Lock(t *T) {
 	m.use(t)
-	t.do(op{kind: kLock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, desc: "lock " + m.name})
+	t.do(op{kind: kLock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, verb: "lock"})
 	if !t.ok {
 		t.do(op{kind: kWaitRW, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, desc: "lock " + m.name + " (waits for readers)"})
 	}
@@ -153,7 +154,7 @@ func (m *RWMutex) Lock(t *T) {
 // Unlock unlocks m for writing.
 func (m *RWMutex) Unlock(t *T) {
 	m.use(t)
-	t.do(op{kind: kUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, desc: "unlock " + m.name})
+	t.do(op{kind: kUnlock, obj: m, step: ts.Step{Obj: m.id, Op: ts.Write, Sync: true}, verb: "unlock"})
 }
 
 // RLock locks m for reading.

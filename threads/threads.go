@@ -124,7 +124,10 @@ type op struct {
 	step ts.Step
 	outs int
 	arg  int
-	desc string // how the step reads in a trace
+	// desc is how the step reads in a trace; when it is empty, verb and
+	// the object's name (built only when a trace is).
+	desc string
+	verb string
 	// sel holds the select's cases, for kSelect and its wait.
 	sel  []selCase
 	dflt bool
@@ -392,6 +395,11 @@ func (r *runner) Describe(id ts.Tid) string {
 	t := r.ts[id]
 	if t.done {
 		return "finished"
+	}
+	if p := &t.pending; p.desc == "" && p.obj != nil {
+		if n, ok := p.obj.(interface{ objName() string }); ok {
+			return p.verb + " " + n.objName()
+		}
 	}
 	return t.pending.desc
 }

@@ -1,10 +1,6 @@
 package threads
 
-import (
-	"fmt"
-
-	"github.com/weftlab/weft/ts"
-)
+import "github.com/weftlab/weft/ts"
 
 // Var is a plain shared variable: Load is a read and Store a write, not
 // synchronization accesses, so two accesses of different threads, one a
@@ -27,14 +23,14 @@ func (x *Var[V]) ready(*runner, *T) bool { return true }
 // Load reads the variable.
 func (x *Var[V]) Load(t *T) V {
 	x.use(t)
-	t.do(op{kind: kRead, obj: x, step: ts.Step{Obj: x.id, Op: ts.Read}, desc: "read " + x.name})
+	t.do(op{kind: kRead, obj: x, step: ts.Step{Obj: x.id, Op: ts.Read}, verb: "read"})
 	return x.v
 }
 
 // Store writes the variable.
 func (x *Var[V]) Store(t *T, v V) {
 	x.use(t)
-	t.do(op{kind: kWrite, obj: x, step: ts.Step{Obj: x.id, Op: ts.Write}, desc: "write " + x.name})
+	t.do(op{kind: kWrite, obj: x, step: ts.Step{Obj: x.id, Op: ts.Write}, verb: "write"})
 	x.v = v
 }
 
@@ -57,7 +53,7 @@ func (x *Atomic[V]) ready(*runner, *T) bool { return true }
 
 func (x *Atomic[V]) step(t *T, o ts.Op, what string) {
 	x.use(t)
-	t.do(op{kind: kYieldOnly, obj: x, step: ts.Step{Obj: x.id, Op: o, Sync: true}, desc: what + " " + x.name})
+	t.do(op{kind: kYieldOnly, obj: x, step: ts.Step{Obj: x.id, Op: o, Sync: true}, verb: what})
 }
 
 // Load returns the value.
@@ -110,7 +106,7 @@ func NewAtomicInt[V Integer](t *T, name string, v V) *AtomicInt[V] {
 
 // Add adds d and returns the new value.
 func (x *AtomicInt[V]) Add(t *T, d V) V {
-	x.step(t, ts.Write, fmt.Sprintf("add %v to", d))
+	x.step(t, ts.Write, "add to")
 	x.v += d
 	return x.v
 }
