@@ -68,10 +68,12 @@
 //     the others have finished (a leak: a send no one receives) is a
 //     deadlock too, although Go's runtime only says "all goroutines are
 //     asleep" when main waits as well.
-//   - Data races on [Var]s, by the race-detecting strategies (weft.SyncOnly,
-//     and ICB where it detects races): two accesses of different threads, one
-//     a write, not ordered by synchronization (locks, channels, atomics,
-//     WaitGroup, Cond, spawn).
+//   - Data races on [Var]s, by the race-detecting strategy weft.SyncOnly
+//     (context bounding that schedules only at synchronization accesses):
+//     two accesses of different threads, one a write, not ordered by
+//     synchronization (locks, channels, atomics, WaitGroup, Cond, spawn).
+//     The other strategies find a race only through its consequences (an
+//     assertion that fails).
 //   - Non-determinism: thread code that reads a clock, ranges over a map,
 //     draws random numbers or talks to goroutines of its own makes a replay
 //     go another way; the search stops with an error wrapping
