@@ -258,20 +258,26 @@ type selector struct{ cases []Case }
 
 func (s selector) objID() ts.Obj { return s.cases[0].c.id }
 
+// ready: a select can go when one of its cases can, or it has a default.
+// A select never queues on its channels: a partner that completed a
+// queued select through one channel would change what an operation on
+// another of its channels does, and the two would not commute.
 func (s selector) ready(_ *runner, t *T) bool {
-	if t.pending.kind == kWaitChan {
-		return t.woken
+	if t.pending.dflt {
+		return true
 	}
-	return true
+	for _, cs := range s.cases {
+		if cs.send && cs.c.canSend() || !cs.send && cs.c.canRecv() {
+			return true
+		}
+	}
+	return false
 }
 
 // act takes the select: outcome k prefers case k, else the next ready case
 // after it (Go chooses among ready cases at random; every choice is
 // explored).
 func (s selector) act(r *runner, t *T, k int) {
-	if t.pending.kind == kWaitChan {
-		return
-	}
 	n := len(s.cases)
 	for i := range n {
 		j := (k + i) % n
@@ -285,18 +291,7 @@ func (s selector) act(r *runner, t *T, k int) {
 			return
 		}
 	}
-	if t.pending.dflt {
-		t.complete(-1, nil, false)
-		return
-	}
-	for j, cs := range s.cases {
-		if cs.send {
-			cs.c.sendq = append(cs.c.sendq, waiter{t, j, cs.v})
-		} else {
-			cs.c.recvq = append(cs.c.recvq, waiter{t: t, cs: j})
-		}
-	}
-	t.woken = false
+	t.complete(-1, nil, false) // the default: ready said there is one
 }
 
 // blockForever is the object of a select with no case: never ready.
@@ -309,9 +304,13 @@ func (blockForever) ready(*runner, *T) bool { return false }
 // (every choice among several is explored), else the [Default] case if
 // there is one, else blocks until one can. It returns the index of the
 // case taken in cases. The select is one step that writes every channel of
-// its cases; a select that blocks takes a second step (reading them) once
-// a partner completes one of its cases. A select with no case blocks
-// forever.
+// its cases. A select with no case blocks forever.
+//
+// A blocked select does not queue on its channels (see the package
+// documentation): it proceeds when a case can, which for an unbuffered
+// channel means that a Send or Recv (not another select) waits on it. Two
+// selects that could only meet each other on an unbuffered channel are
+// reported as a deadlock, where Go would pair them.
 func Select(t *T, cases ...Case) int {
 	var chans []Case
 	idx := make([]int, 0, len(cases))
@@ -336,7 +335,6 @@ func Select(t *T, cases ...Case) int {
 		return -1
 	}
 	w := ts.Step{Obj: chans[0].c.id, Op: ts.Write, Sync: true}
-	rd := ts.Step{Obj: chans[0].c.id, Op: ts.Read, Sync: true}
 	desc := "select on " + chans[0].c.name
 	seen := map[ts.Obj]bool{w.Obj: true}
 	for _, c := range chans[1:] {
@@ -345,7 +343,6 @@ func Select(t *T, cases ...Case) int {
 		}
 		seen[c.c.id] = true
 		w.Also = append(w.Also, ts.Access{Obj: c.c.id, Op: ts.Write, Sync: true})
-		rd.Also = append(rd.Also, ts.Access{Obj: c.c.id, Op: ts.Read, Sync: true})
 		desc += ", " + c.c.name
 	}
 	if def >= 0 {
@@ -354,9 +351,6 @@ func Select(t *T, cases ...Case) int {
 	sel := selector{chans}
 	t.closedSend = false
 	t.do(op{kind: kSelect, obj: sel, step: w, outs: len(chans), sel: chans, dflt: def >= 0, desc: desc})
-	if !t.woken {
-		t.do(op{kind: kWaitChan, obj: sel, step: rd, sel: chans, desc: desc + " (waits)"})
-	}
 	if t.rcase < 0 {
 		return def
 	}

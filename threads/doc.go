@@ -96,6 +96,13 @@
 //   - Mutexes are released by the thread that holds them (Go allows
 //     another goroutine to; here it is a violation), since the reductions
 //     treat a lock as held from its Acquire to its Release.
+//   - A select does not queue on its channels while it waits (Go's does):
+//     a partner that completed it through one channel would change what an
+//     operation on another of its channels does, which no reduction can
+//     see. It proceeds once one of its cases can, so it meets plain Sends
+//     and Recvs, buffers and closes as in Go, but two selects that could
+//     only meet each other on an unbuffered channel are reported as a
+//     deadlock.
 //   - Go's random choice among ready select cases is explored
 //     exhaustively: a select whose outcome k names a case that is not ready
 //     takes the next ready one, so some outcomes repeat another.
