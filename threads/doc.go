@@ -63,11 +63,14 @@
 //     unlocked mutex: a violation of kind ts.CheckFailure naming the thread.
 //   - Deadlocks: a thread waiting on a mutex, channel, WaitGroup or Cond is
 //     Blocked, and an end with no thread enabled and one Blocked is a
-//     deadlock, reported with each thread's name and what it waits for. As
-//     the Go bug studies count them, a goroutine left blocked forever after
-//     the others have finished (a leak: a send no one receives) is a
-//     deadlock too, although Go's runtime only says "all goroutines are
-//     asleep" when main waits as well.
+//     deadlock, reported with each thread's name and what it waits for.
+//     As in Go, where the program ends when main returns, a thread left
+//     waiting after thread 0 (main) has returned is Idle, not deadlocked: a
+//     server waiting for requests. Program.Leaks reports it as a deadlock
+//     instead (a goroutine leak, a blocking bug the Go bug studies count:
+//     a send no one will receive). Unlike Go, the other threads go on
+//     running after main returns, so a violation that needs them to run
+//     after main's end is reported too.
 //   - Data races on [Var]s, by the race-detecting strategy weft.SyncOnly
 //     (context bounding that schedules only at synchronization accesses):
 //     two accesses of different threads, one a write, not ordered by

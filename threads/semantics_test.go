@@ -14,10 +14,11 @@ import (
 // programs, under DFS (every interleaving) and ODPOR.
 func TestSemantics(t *testing.T) {
 	cases := []struct {
-		name string
-		main func(*threads.T)
-		want ts.ViolationKind // 0 with ok: clean
-		ok   bool
+		name  string
+		main  func(*threads.T)
+		want  ts.ViolationKind // 0 with ok: clean
+		ok    bool
+		leaks bool // Program.Leaks
 	}{
 		{"unbuffered rendezvous", func(t *threads.T) {
 			ch := threads.NewChan[int](t, "ch", 0)
@@ -28,16 +29,16 @@ func TestSemantics(t *testing.T) {
 			// have stored it yet).
 			v := got.Load(t)
 			t.Assert(v == 0 || v == 7, "got %d", v)
-		}, 0, true},
+		}, 0, true, false},
 		{"unbuffered send blocks without receiver", func(t *threads.T) {
 			ch := threads.NewChan[int](t, "ch", 0)
 			ch.Send(t, 1)
-		}, ts.Deadlock, false},
+		}, ts.Deadlock, false, false},
 		{"buffered send fills then blocks", func(t *threads.T) {
 			ch := threads.NewChan[int](t, "ch", 1)
 			ch.Send(t, 1)
 			ch.Send(t, 2)
-		}, ts.Deadlock, false},
+		}, ts.Deadlock, false, false},
 		{"buffered fifo", func(t *threads.T) {
 			ch := threads.NewChan[int](t, "ch", 2)
 			t.Go(func(t *threads.T) { ch.Send(t, 1); ch.Send(t, 2); ch.Send(t, 3); ch.Close(t) })
@@ -50,7 +51,7 @@ func TestSemantics(t *testing.T) {
 				got = append(got, v)
 			}
 			t.Assert(slices.Equal(got, []int{1, 2, 3}), "got %v", got)
-		}, 0, true},
+		}, 0, true, false},
 		{"close wakes receivers", func(t *threads.T) {
 			ch := threads.NewChan[int](t, "ch", 0)
 			wg := threads.NewWaitGroup(t, "wg")
@@ -64,14 +65,14 @@ func TestSemantics(t *testing.T) {
 			}
 			ch.Close(t)
 			wg.Wait(t)
-		}, 0, true},
+		}, 0, true, false},
 		{"select meets a plain receive", func(t *threads.T) {
 			a := threads.NewChan[int](t, "a", 0)
 			b := threads.NewChan[int](t, "b", 0)
 			t.Go(func(t *threads.T) { a.Recv(t) })
 			i := threads.Select(t, a.SendCase(1), b.SendCase(2))
 			t.Assert(i == 0, "case %d", i)
-		}, 0, true},
+		}, 0, true, false},
 		{"two selects do not meet (a limit of the model)", func(t *threads.T) {
 			a := threads.NewChan[int](t, "a", 0)
 			b := threads.NewChan[int](t, "b", 0)
@@ -82,12 +83,12 @@ func TestSemantics(t *testing.T) {
 			var v int
 			i := threads.Select(t, a.SendCase(1), b.RecvCase(&v, nil))
 			t.Assert(i == 0 || v == 2, "case %d, v %d", i, v)
-		}, ts.Deadlock, false},
+		}, ts.Deadlock, false, false},
 		{"select default", func(t *threads.T) {
 			a := threads.NewChan[int](t, "a", 0)
 			i := threads.Select(t, a.RecvCase(nil, nil), threads.Default())
 			t.Assert(i == 1, "case %d", i)
-		}, 0, true},
+		}, 0, true, false},
 		{"select explores every ready case", func(t *threads.T) {
 			a := threads.NewChan[int](t, "a", 1)
 			b := threads.NewChan[int](t, "b", 1)
@@ -95,11 +96,11 @@ func TestSemantics(t *testing.T) {
 			b.Send(t, 2)
 			i := threads.Select(t, a.RecvCase(nil, nil), b.RecvCase(nil, nil))
 			t.Assert(i == 0, "took case %d", i) // fails on the outcome that takes b
-		}, ts.CheckFailure, false},
-		{"select with no case blocks", func(t *threads.T) { threads.Select(t) }, ts.Deadlock, false},
+		}, ts.CheckFailure, false, false},
+		{"select with no case blocks", func(t *threads.T) { threads.Select(t) }, ts.Deadlock, false, false},
 		{"choose explores every value", func(t *threads.T) {
 			t.Assert(t.Choose(3) != 2, "chose 2")
-		}, ts.CheckFailure, false},
+		}, ts.CheckFailure, false, false},
 		{"once runs f once", func(t *threads.T) {
 			once := threads.NewOnce(t, "once")
 			n := threads.NewAtomicInt(t, "n", 0)
@@ -109,7 +110,7 @@ func TestSemantics(t *testing.T) {
 			once.Do(t, func() { n.Add(t, 1) })
 			wg.Wait(t)
 			t.Assert(n.Load(t) == 1, "f ran %d times", n.Load(t))
-		}, 0, true},
+		}, 0, true, false},
 		{"readers share an RWMutex", func(t *threads.T) {
 			rw := threads.NewRWMutex(t, "rw")
 			ch := threads.NewChan[int](t, "ch", 0)
@@ -117,7 +118,7 @@ func TestSemantics(t *testing.T) {
 			rw.RLock(t)
 			ch.Recv(t) // both hold the read lock here
 			rw.RUnlock(t)
-		}, 0, true},
+		}, 0, true, false},
 		{"writer excludes readers", func(t *threads.T) {
 			rw := threads.NewRWMutex(t, "rw")
 			x := threads.NewVar(t, "x", 0)
@@ -126,7 +127,7 @@ func TestSemantics(t *testing.T) {
 			v := x.Load(t)
 			rw.RUnlock(t)
 			t.Assert(v != 1, "read a half-done write")
-		}, 0, true},
+		}, 0, true, false},
 		{"cond broadcast wakes all", func(t *threads.T) {
 			mu := threads.NewMutex(t, "mu")
 			c := threads.NewCond(t, "c", mu)
@@ -148,7 +149,7 @@ func TestSemantics(t *testing.T) {
 			c.Broadcast(t)
 			mu.Unlock(t)
 			wg.Wait(t)
-		}, 0, true},
+		}, 0, true, false},
 		{"cond signal wakes one", func(t *threads.T) {
 			mu := threads.NewMutex(t, "mu")
 			c := threads.NewCond(t, "c", mu)
@@ -156,22 +157,32 @@ func TestSemantics(t *testing.T) {
 				t.Go(func(t *threads.T) { mu.Lock(t); c.Wait(t); mu.Unlock(t) })
 			}
 			mu.Lock(t)
-			c.Signal(t) // one waiter (if any yet) stays asleep: a deadlock
+			c.Signal(t) // one waiter (if any yet) stays asleep: a leak
 			mu.Unlock(t)
-		}, ts.Deadlock, false},
+		}, ts.Deadlock, false, true},
+		{"a goroutine left waiting after main returns is idle", func(t *threads.T) {
+			ch := threads.NewChan[int](t, "requests", 0)
+			t.Go(func(t *threads.T) { t.Name("server"); ch.Recv(t) })
+		}, 0, true, false},
+		{"and a leak with Leaks", func(t *threads.T) {
+			ch := threads.NewChan[int](t, "requests", 0)
+			t.Go(func(t *threads.T) { t.Name("server"); ch.Recv(t) })
+		}, ts.Deadlock, false, true},
 		{"unlock of unlocked mutex", func(t *threads.T) {
 			threads.NewMutex(t, "mu").Unlock(t)
-		}, ts.CheckFailure, false},
+		}, ts.CheckFailure, false, false},
 		{"user panic", func(t *threads.T) {
 			var xs []int
 			t.Assert(len(xs) == 0, "")
 			_ = xs[t.Choose(1)] // index out of range
-		}, ts.CheckFailure, false},
+		}, ts.CheckFailure, false, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, s := range []weft.Strategy{weft.DFS(), weft.ODPOR()} {
-				res, err := weft.Run(context.Background(), threads.New(c.main).MustSystem(), s, ts.Options{})
+				p := threads.New(c.main)
+				p.Leaks = c.leaks
+				res, err := weft.Run(context.Background(), p.MustSystem(), s, ts.Options{})
 				if err != nil {
 					t.Fatalf("%v: %v", s, err)
 				}

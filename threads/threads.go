@@ -28,6 +28,12 @@ type Program struct {
 	// together; 0 means max(DefaultMaxThreads, len(Threads)). A program
 	// that spawns more is stopped with an error naming the spawn.
 	MaxThreads int
+	// Leaks makes a thread left waiting forever after thread 0 (main) has
+	// returned a deadlock, as a goroutine leak checker would report it.
+	// By default it is Idle, not a deadlock: in Go the program ends when
+	// main returns, and the runtime reports "all goroutines are asleep"
+	// only while main waits too.
+	Leaks bool
 	// SpinLimit is how many visible steps one thread may take in one
 	// execution before the execution is a violation (a spin or livelock);
 	// 0 means DefaultSpinLimit.
@@ -326,6 +332,9 @@ func (r *runner) Next(id ts.Tid) (ts.Step, ts.Status) {
 	}
 	if p.obj == nil || p.obj.ready(r, t) {
 		return p.step, ts.Enabled
+	}
+	if id != 0 && r.ts[0].done && !r.prog.Leaks {
+		return p.step, ts.Idle
 	}
 	return p.step, ts.Blocked
 }

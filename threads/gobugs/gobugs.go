@@ -63,8 +63,18 @@ func prog(f func(t *threads.T)) func() *threads.Program {
 	return func() *threads.Program { return threads.New(f) }
 }
 
+// leaks is prog for a bug that leaks a goroutine: Go ends the program when
+// main returns, so only a leak check (Program.Leaks) reports it.
+func leaks(f func(t *threads.T)) func() *threads.Program {
+	return func() *threads.Program {
+		p := threads.New(f)
+		p.Leaks = true
+		return p
+	}
+}
+
 func leakTimeout(fixed bool) func() *threads.Program {
-	return prog(func(t *threads.T) {
+	return leaks(func(t *threads.T) {
 		n := 0
 		if fixed {
 			n = 1 // a buffer of one: the worker never waits
