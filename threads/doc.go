@@ -77,11 +77,14 @@
 //     synchronization (locks, channels, atomics, WaitGroup, Cond, spawn).
 //     The other strategies find a race only through its consequences (an
 //     assertion that fails).
-//   - Non-determinism: thread code that reads a clock, ranges over a map,
-//     draws random numbers or talks to goroutines of its own makes a replay
-//     go another way; the search stops with an error wrapping
+//   - Non-determinism: thread code whose steps depend on a clock, a map's
+//     iteration order, random numbers or goroutines of its own makes a
+//     replay go another way; the search stops with an error wrapping
 //     ts.ErrNondeterministic that gives the schedule and the step where it
-//     diverged.
+//     diverged. (Code that is non-deterministic only in what it computes
+//     locally, not in the steps it takes, is not caught.) Primitives must
+//     be called only from their thread's own function: one called from a
+//     goroutine the program started is outside the model.
 //   - Spins: a thread that takes more than Program.SpinLimit visible steps
 //     in one execution (a loop of atomic loads waiting for a flag no one
 //     sets, a livelock) ends the execution with a violation naming the
