@@ -156,3 +156,23 @@ func TestMisuse(t *testing.T) {
 		t.Errorf("too many threads: %v, %v", res, err)
 	}
 }
+
+// TestSpinDefault: with the default limit, two spinning threads are
+// reported as a spin, before the search's depth limit.
+func TestSpinDefault(t *testing.T) {
+	p := threads.New(func(t *threads.T) {
+		flag := threads.NewAtomic(t, "flag", false)
+		for range 2 {
+			t.Go(func(t *threads.T) {
+				for !flag.Load(t) {
+				}
+			})
+		}
+	})
+	for _, s := range []weft.Strategy{weft.DFS(), weft.ODPOR(), weft.ICB()} {
+		res, err := weft.Run(context.Background(), p.MustSystem(), s, ts.Options{})
+		if err != nil || res.Violation == nil || !strings.Contains(res.Violation.Err.Error(), "spin") {
+			t.Fatalf("%v: want a spin violation, got %v, %v", s, res, err)
+		}
+	}
+}
