@@ -1,0 +1,57 @@
+package threads_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/weftlab/weft"
+	"github.com/weftlab/weft/sim"
+	"github.com/weftlab/weft/threads"
+	"github.com/weftlab/weft/threads/gobugs"
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
+)
+
+func odpor(ctx context.Context, sys ts.TransitionSystem[sim.State], opt ts.Options) (ts.Result, error) {
+	return weft.Run(ctx, sys, weft.ODPOR(), opt)
+}
+
+// traceKeyed keys a state by the Mazurkiewicz trace of the schedule that
+// reached it: a state of a program is the schedule (its memory is inside
+// the coroutines), and two schedules of one trace reach the same state.
+func traceKeyed(sys *threads.System) func(any) string {
+	return func(s any) string {
+		k, err := tstest.TraceKey[sim.State](sys, s.(sim.State).Schedule())
+		if err != nil {
+			panic(err)
+		}
+		return k
+	}
+}
+
+// TestOptimal checks that ODPOR explores each example's executions once per
+// Mazurkiewicz trace, and reaches every terminal state and violation
+// ts.Explore reaches.
+func TestOptimal(t *testing.T) {
+	progs := map[string]*threads.Program{
+		"treiber-unchecked": treiber(false), "double-checked": doubleChecked(false), "double-checked-atomic": doubleChecked(true),
+		"bank": bank(), "bounded-buffer": boundedBuffer(), "counter": counter(true),
+	}
+	for _, k := range gobugs.Kernels() {
+		if k.Kind != ts.CheckFailure { // optimality is defined for systems whose checks pass
+			progs["gobugs/"+k.Name] = k.Buggy()
+		}
+		progs["gobugs/"+k.Name+"-fixed"] = k.Fixed()
+	}
+	for name, p := range progs {
+		t.Run(name, func(t *testing.T) {
+			sys := p.MustSystem()
+			defer sys.Close()
+			rep := tstest.CheckOptimal[sim.State](t, sys, odpor, tstest.ReductionOptions{Bound: ts.NoBound, Key: traceKeyed(sys)})
+			if len(rep.Traces) == 0 {
+				t.Errorf("no trace")
+			}
+			t.Logf("%d traces, %d executions", len(rep.Traces), rep.Result.Executions)
+		})
+	}
+}

@@ -1,0 +1,178 @@
+package threads_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/weftlab/weft"
+	"github.com/weftlab/weft/threads"
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/wefttest"
+)
+
+// TestEveryStrategy runs every weft strategy on a clean and a buggy
+// program: each refuses up front, or finds nothing on the clean one and the
+// bug on the buggy one; no goroutine outlives the searches.
+func TestEveryStrategy(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ran := 0
+	for _, s := range weft.Strategies() {
+		sys := counter(true).MustSystem()
+		res, err := weft.Run(context.Background(), sys, s, ts.Options{Limits: ts.Limits{Transitions: 1_000_000}})
+		if errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions) {
+			// A strategy that refuses after Init leaves the first
+			// execution's coroutines: Close ends them.
+			sys.Close()
+			t.Logf("%v refuses: %v", s, err)
+			continue
+		}
+		if err != nil || res.Violation != nil {
+			t.Errorf("%v, clean: %v, %v", s, res, err)
+			continue
+		}
+		ran++
+		res, err = weft.Run(context.Background(), counter(false).MustSystem(), s, ts.Options{Limits: ts.Limits{Transitions: 1_000_000}})
+		if err != nil || res.Violation == nil {
+			t.Errorf("%v, buggy: %v, %v", s, res, err)
+		}
+	}
+	if ran < 6 {
+		t.Errorf("only %d strategies ran", ran)
+	}
+	runtime.GC()
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("goroutines: %d before the searches, %d after", before, after)
+	}
+}
+
+// TestWefttest runs a program through the test entry point.
+func TestWefttest(t *testing.T) {
+	sys := boundedBuffer().MustSystem()
+	res := wefttest.Check(t, sys, wefttest.Options{RequireComplete: true})
+	if res.Executions == 0 {
+		t.Errorf("no execution: %v", res)
+	}
+}
+
+// TestMapOrder: a thread whose steps follow a map's iteration order is
+// not deterministic; the replay that shows it names the step.
+func TestMapOrder(t *testing.T) {
+	p := threads.New(func(t *threads.T) {
+		vars := map[int]*threads.Var[int]{}
+		for i := range 8 {
+			vars[i] = threads.NewVar(t, "", i)
+		}
+		t.Go(func(t *threads.T) { vars[0].Store(t, 1) })
+		for _, v := range vars {
+			v.Load(t)
+		}
+	})
+	_, err := weft.Run(context.Background(), p.MustSystem(), weft.DFS(), ts.Options{})
+	var se *ts.SystemError
+	if !errors.As(err, &se) || !errors.Is(err, ts.ErrNondeterministic) || len(se.Schedule) == 0 {
+		t.Fatalf("want ErrNondeterministic with a schedule, got %v", err)
+	}
+	t.Log(err)
+}
+
+// TestClock: code that reads a clock (here a counter that advances with
+// every call, as time does) diverges on replay.
+func TestClock(t *testing.T) {
+	clock := 0
+	now := func() int { clock++; return clock }
+	p := threads.New(func(t *threads.T) {
+		a := threads.NewVar(t, "a", 0)
+		b := threads.NewVar(t, "b", 0)
+		t.Go(func(t *threads.T) { a.Store(t, 1) })
+		a.Load(t)
+		if now()%2 == 0 {
+			b.Store(t, 1)
+		} else {
+			a.Store(t, 2)
+		}
+	})
+	_, err := weft.Run(context.Background(), p.MustSystem(), weft.ODPOR(), ts.Options{})
+	if !errors.Is(err, ts.ErrNondeterministic) || !strings.Contains(err.Error(), "next step") {
+		t.Fatalf("want ErrNondeterministic naming the step, got %v", err)
+	}
+	t.Log(err)
+}
+
+// TestSpin: a thread that waits for a flag no one sets, by loading it in a
+// loop, is reported as spinning, by name.
+func TestSpin(t *testing.T) {
+	p := threads.New(func(t *threads.T) {
+		flag := threads.NewAtomic(t, "flag", false)
+		t.Go(func(t *threads.T) {
+			t.Name("waiter")
+			for !flag.Load(t) {
+			}
+		})
+	})
+	p.SpinLimit = 100
+	res, err := weft.Run(context.Background(), p.MustSystem(), weft.ODPOR(), ts.Options{})
+	if err != nil || res.Violation == nil || !strings.Contains(res.Violation.Err.Error(), "waiter") ||
+		!strings.Contains(res.Violation.Err.Error(), "spin") {
+		t.Fatalf("want a spin violation naming the waiter, got %v, %v", res, err)
+	}
+	t.Log(res.Violation.Err)
+}
+
+// TestMisuse: bad programs get clear errors.
+func TestMisuse(t *testing.T) {
+	if _, err := (&threads.Program{}).System(); !errors.Is(err, ts.ErrBadOptions) {
+		t.Errorf("no threads: %v", err)
+	}
+	if _, err := (&threads.Program{Threads: []func(*threads.T){nil}}).System(); !errors.Is(err, ts.ErrBadOptions) {
+		t.Errorf("nil thread: %v", err)
+	}
+	// An object made outside the execution that uses it.
+	var leaked *threads.Mutex
+	p := threads.New(func(t *threads.T) {
+		if leaked == nil {
+			leaked = threads.NewMutex(t, "leaked")
+		}
+		leaked.Lock(t)
+		leaked.Unlock(t)
+		t.Go(func(t *threads.T) {})
+	})
+	weft.Run(context.Background(), p.MustSystem(), weft.DFS(), ts.Options{})
+	res, err := weft.Run(context.Background(), p.MustSystem(), weft.DFS(), ts.Options{})
+	if err != nil || res.Violation == nil || !strings.Contains(res.Violation.Err.Error(), "outside this execution") {
+		t.Errorf("stale object: %v, %v", res, err)
+	}
+	// Too many threads.
+	p = threads.New(func(t *threads.T) {
+		for range 3 {
+			t.Go(func(*threads.T) {})
+		}
+	})
+	p.MaxThreads = 2
+	res, err = weft.Run(context.Background(), p.MustSystem(), weft.DFS(), ts.Options{})
+	if err != nil || res.Violation == nil || !strings.Contains(res.Violation.Err.Error(), "MaxThreads") {
+		t.Errorf("too many threads: %v, %v", res, err)
+	}
+}
+
+// TestSpinDefault: with the default limit, two spinning threads are
+// reported as a spin, before the search's depth limit.
+func TestSpinDefault(t *testing.T) {
+	p := threads.New(func(t *threads.T) {
+		flag := threads.NewAtomic(t, "flag", false)
+		for range 2 {
+			t.Go(func(t *threads.T) {
+				for !flag.Load(t) {
+				}
+			})
+		}
+	})
+	for _, s := range []weft.Strategy{weft.DFS(), weft.ODPOR(), weft.ICB()} {
+		res, err := weft.Run(context.Background(), p.MustSystem(), s, ts.Options{})
+		if err != nil || res.Violation == nil || !strings.Contains(res.Violation.Err.Error(), "spin") {
+			t.Fatalf("%v: want a spin violation, got %v, %v", s, res, err)
+		}
+	}
+}
