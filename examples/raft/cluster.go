@@ -64,6 +64,7 @@ type node struct {
 	// logged records, for each entry the node stored, the terms of its log
 	// up to that entry: log matching over every log the node ever had.
 	logged []logged
+	votes  []vote // vote answers received, for Hash
 }
 
 type logged struct {
@@ -110,6 +111,9 @@ func (n *node) Act(a int, send func(int, *pb.Message)) {
 }
 
 func (n *node) Receive(from int, m *pb.Message, send func(int, *pb.Message)) {
+	if m.GetType() == pb.MessageType_MsgVoteResp {
+		n.votes = append(n.votes, vote{m.GetTerm(), m.GetFrom(), m.GetReject()})
+	}
 	if n.bug == DoubleVote && n.id == buggy && m.GetType() == pb.MessageType_MsgVote {
 		send(from, &pb.Message{Type: pb.MessageType_MsgVoteResp.Enum(), From: proto.Uint64(uint64(n.id + 1)),
 			To: proto.Uint64(m.GetFrom()), Term: m.Term})
@@ -231,6 +235,7 @@ func Cluster(cfg Config) (*network.Network[*pb.Message], *sim.System, error) {
 		Faults:  network.Faults{Loss: cfg.Loss},
 		Check:   check,
 		Format:  describe,
+		HashMsg: hashMsg,
 	})
 	if err != nil {
 		return nil, nil, err

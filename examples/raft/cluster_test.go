@@ -100,3 +100,25 @@ func TestEarlyApply(t *testing.T) {
 		t.Errorf("clean raft: %v, %v", res, err)
 	}
 }
+
+func TestMeasureStateful(t *testing.T) {
+	for _, cfg := range []Config{{Campaigners: []int{0}, Proposers: []int{}}, {Campaigners: []int{0}, Proposers: []int{0}}, {Campaigners: []int{0, 1}, Proposers: []int{}}, {Campaigners: []int{0, 1}, Proposers: []int{0}}} {
+		for _, name := range []string{"dfs-stateful", "sdpor"} {
+			w, _, _ := Cluster(cfg)
+			h, err := w.HashedSystem(sim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			start := time.Now()
+			var res ts.Result
+			if name == "sdpor" {
+				res, err = por.SDPOR(ctx, h, por.Options{})
+			} else {
+				res, err = ts.ExploreStateful(ctx, h, ts.Options{})
+			}
+			cancel()
+			t.Logf("%v %s: exec %d states %d trans %d %v %v %v stats %v", cfg, name, res.Executions, res.States, res.Transitions, time.Since(start), err, res.Violation, h.Stats())
+		}
+	}
+}
