@@ -268,3 +268,19 @@ func After(sys *sim.System, moves ...int) (Scenario, error) {
 	}
 	return Scenario{sys, s}, nil
 }
+
+// HashedScenario is a Scenario of a fingerprinted cluster, for stateful
+// strategies.
+type HashedScenario struct {
+	sim.Hashed
+	Start sim.State
+}
+
+// Init is the scenario's start.
+func (s HashedScenario) Init() sim.State { return s.Start }
+
+// AfterHashed is After for a fingerprinted cluster.
+func AfterHashed(h sim.Hashed, moves ...int) (HashedScenario, error) {
+	sc, err := After(h.System, moves...)
+	return HashedScenario{h, sc.Start}, err
+}

@@ -101,24 +101,32 @@ func TestEarlyApply(t *testing.T) {
 	}
 }
 
-func TestMeasureStateful(t *testing.T) {
-	for _, cfg := range []Config{{Campaigners: []int{0}, Proposers: []int{}}, {Campaigners: []int{0}, Proposers: []int{0}}, {Campaigners: []int{0, 1}, Proposers: []int{}}, {Campaigners: []int{0, 1}, Proposers: []int{0}}} {
-		for _, name := range []string{"dfs-stateful", "sdpor"} {
-			w, _, _ := Cluster(cfg)
-			h, err := w.HashedSystem(sim.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			start := time.Now()
-			var res ts.Result
-			if name == "sdpor" {
-				res, err = por.SDPOR(ctx, h, por.Options{})
-			} else {
-				res, err = ts.ExploreStateful(ctx, h, ts.Options{})
-			}
-			cancel()
-			t.Logf("%v %s: exec %d states %d trans %d %v %v %v stats %v", cfg, name, res.Executions, res.States, res.Transitions, time.Since(start), err, res.Violation, h.Stats())
+// With fingerprints the whole space of two elections is exhausted, so both
+// bugs are found from the initial state too, by the stateful DFS, and the
+// violations replay.
+func TestBugsFromTheStart(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Campaigners: []int{0, 1}, Proposers: []int{}, Bug: DoubleVote}, "election safety"},
+		{Config{Campaigners: []int{0, 2}, Proposers: []int{2}, Bug: EarlyApply}, "leader completeness"},
+	} {
+		w, _, err := Cluster(c.cfg)
+		if err != nil {
+			t.Fatal(err)
 		}
+		h, err := w.HashedSystem(sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := ts.ExploreStateful(context.Background(), h, ts.Options{})
+		if err != nil || res.Violation == nil || !strings.Contains(res.Violation.Err.Error(), c.want) {
+			t.Fatalf("%v: got %v, %v; want %s", c.cfg.Bug, res, err, c.want)
+		}
+		if _, err := ts.Confirm[sim.State](h, res.Violation, res.Violation.Trace.Schedule()); err != nil {
+			t.Errorf("%v: the violation does not replay: %v", c.cfg.Bug, err)
+		}
+		t.Logf("%v: %v after %d states\n%s", c.cfg.Bug, res.Violation.Err, res.States, res.Violation.Trace.Format(w))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"slices"
 
+	"go.etcd.io/raft/v3"
+
 	pb "go.etcd.io/raft/v3/raftpb"
 	"google.golang.org/protobuf/proto"
 )
@@ -16,8 +18,8 @@ import (
 //     progress (match, next, the commit index last sent, state, flow
 //     control and the indices in flight);
 //   - the stored log (index, term, type and data of every entry);
-//   - the vote answers received in the current term: raft counts a
-//     candidate's votes internally, and this is a superset of them;
+//   - for a candidate, the vote answers received in its term: raft counts
+//     them internally, and this is a superset of them;
 //   - the history the checks read: the terms led (with the log then), the
 //     entries applied and every entry ever stored with the terms before it.
 //
@@ -51,7 +53,8 @@ func (n *node) Hash() uint64 {
 	}
 	b = append(b, '|')
 	for _, v := range n.votes {
-		if v.term == st.GetTerm() {
+		// raft counts votes only as a candidate, from scratch each term.
+		if st.RaftState == raft.StateCandidate && v.term == st.GetTerm() {
 			b = fmt.Appendf(b, "%d:%t,", v.from, v.reject)
 		}
 	}
@@ -78,4 +81,3 @@ func hashMsg(m *pb.Message) uint64 {
 	_, _ = h.Write(b)
 	return h.Sum64()
 }
-
