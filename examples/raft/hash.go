@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -43,25 +44,57 @@ func (n *node) Hash() uint64 {
 		p.Inflights = nil // a pointer would print as an address
 		b = fmt.Appendf(b, "%d:%+v %+v|", id, p, in)
 	}
+	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	str := func(v string) { u(uint64(len(v))); b = append(b, v...) }
 	first, _ := n.st.FirstIndex()
 	last, _ := n.st.LastIndex()
 	if last >= first {
 		es, _ := n.st.Entries(first, last+1, 1<<62)
+		u(uint64(len(es)))
 		for _, e := range es {
-			b = fmt.Appendf(b, "%d/%d/%d/%q,", e.GetIndex(), e.GetTerm(), e.GetType(), e.Data)
+			u(e.GetIndex())
+			u(e.GetTerm())
+			u(uint64(e.GetType()))
+			str(string(e.Data))
 		}
 	}
-	b = append(b, '|')
 	for _, v := range n.votes {
 		// raft counts votes only as a candidate, from scratch each term.
 		if st.RaftState == raft.StateCandidate && v.term == st.GetTerm() {
-			b = fmt.Appendf(b, "%d:%t,", v.from, v.reject)
+			u(v.from<<1 | uint64(btoi(v.reject)))
 		}
 	}
-	b = fmt.Appendf(b, "|%v|%v|%v", n.led, n.applied, n.logged)
+	b = append(b, '|')
+	u(uint64(len(n.led)))
+	for _, l := range n.led {
+		u(l.term)
+		u(uint64(len(l.log)))
+		for _, t := range l.log {
+			u(t)
+		}
+	}
+	u(uint64(len(n.applied)))
+	for _, e := range n.applied {
+		u(e.index)
+		u(e.term)
+		str(e.data)
+	}
+	u(uint64(len(n.logged)))
+	for _, l := range n.logged {
+		u(l.index)
+		u(l.term)
+		str(l.prefix)
+	}
 	h := fnv.New64a()
 	_, _ = h.Write(b)
 	return h.Sum64()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // vote is a vote answer a node received.

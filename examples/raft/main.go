@@ -68,6 +68,7 @@ var configs = []struct {
 func main() {
 	timeout := flag.Duration("timeout", 60*time.Second, "time limit per search")
 	only := flag.String("strategy", "dfs-stateful,sdpor,odpor,dpor", "strategies to run, comma-separated (also dfs, icb)")
+	config := flag.String("config", "", "run only the configurations named exactly so, separated by semicolons (default: every one)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the searches to this file")
 	flag.Parse()
 	if *cpuprofile != "" {
@@ -85,6 +86,9 @@ func main() {
 	fmt.Println("| configuration | strategy | executions | states | transitions | sim steps (replayed) | resets | time | result |")
 	fmt.Println("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 	for _, c := range configs {
+		if *config != "" && !strings.Contains(";"+*config+";", ";"+c.name+";") {
+			continue
+		}
 		for _, r := range runs {
 			if !strings.Contains(","+*only+",", ","+r.name+",") {
 				continue
