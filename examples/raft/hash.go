@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
-	"slices"
 
 	"go.etcd.io/raft/v3"
 
@@ -29,42 +28,52 @@ import (
 // after every transition (raft's outgoing messages and unstable entries,
 // which process drains).
 func (n *node) Hash() uint64 {
-	st := n.rn.Status()
-	b := fmt.Appendf(nil, "%d %d %d %d %d %d %d %d|", st.GetTerm(), st.GetVote(), st.GetCommit(), st.Applied, st.RaftState, st.Lead, st.LeadTransferee, st.ID)
-	ids := make([]uint64, 0, len(st.Progress))
-	for id := range st.Progress {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		p := st.Progress[id]
-		// %+v prints the unexported fields too (sentCommit, the ring of
-		// indices in flight), which decide what the leader sends next.
-		in := *p.Inflights
-		p.Inflights = nil // a pointer would print as an address
-		b = fmt.Appendf(b, "%d:%+v %+v|", id, p, in)
-	}
+	st := n.rn.BasicStatus() // without allocating
+	b := make([]byte, 0, 256)
 	u := func(v uint64) { b = binary.AppendUvarint(b, v) }
 	str := func(v string) { u(uint64(len(v))); b = append(b, v...) }
-	first, _ := n.st.FirstIndex()
-	last, _ := n.st.LastIndex()
-	if last >= first {
-		es, _ := n.st.Entries(first, last+1, 1<<62)
-		u(uint64(len(es)))
-		for _, e := range es {
-			u(e.GetIndex())
-			u(e.GetTerm())
-			u(uint64(e.GetType()))
-			str(string(e.Data))
+	for _, v := range []uint64{st.GetTerm(), st.GetVote(), st.GetCommit(), st.Applied, uint64(st.RaftState), st.Lead, st.LeadTransferee, st.ID} {
+		u(v)
+	}
+	if st.RaftState == raft.StateLeader {
+		prs := n.rn.Status().Progress
+		for id := uint64(1); id <= nodes; id++ {
+			p, ok := prs[id]
+			if !ok {
+				continue
+			}
+			// %+v prints the unexported fields too (sentCommit, the ring of
+			// indices in flight), which decide what the leader sends next.
+			in := *p.Inflights
+			p.Inflights = nil // a pointer would print as an address
+			u(id)
+			str(fmt.Sprintf("%+v %+v", p, in))
 		}
 	}
+	first, _ := n.st.FirstIndex()
+	last, _ := n.st.LastIndex()
+	var es []*pb.Entry
+	if last >= first {
+		es, _ = n.st.Entries(first, last+1, 1<<62)
+	}
+	u(uint64(len(es)))
+	for _, e := range es {
+		u(e.GetIndex())
+		u(e.GetTerm())
+		u(uint64(e.GetType()))
+		str(string(e.Data))
+	}
+	var votes []uint64
 	for _, v := range n.votes {
 		// raft counts votes only as a candidate, from scratch each term.
 		if st.RaftState == raft.StateCandidate && v.term == st.GetTerm() {
-			u(v.from<<1 | uint64(btoi(v.reject)))
+			votes = append(votes, v.from<<1|uint64(btoi(v.reject)))
 		}
 	}
-	b = append(b, '|')
+	u(uint64(len(votes)))
+	for _, v := range votes {
+		u(v)
+	}
 	u(uint64(len(n.led)))
 	for _, l := range n.led {
 		u(l.term)
