@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"reflect"
 
 	"go.etcd.io/raft/v3"
 
@@ -42,12 +43,10 @@ func (n *node) Hash() uint64 {
 			if !ok {
 				continue
 			}
-			// %+v prints the unexported fields too (sentCommit, the ring of
-			// indices in flight), which decide what the leader sends next.
-			in := *p.Inflights
-			p.Inflights = nil // a pointer would print as an address
 			u(id)
-			str(fmt.Sprintf("%+v %+v", p, in))
+			// Every field, the unexported ones too (sentCommit, the ring of
+			// indices in flight), which decide what the leader sends next.
+			b = appendValue(b, reflect.ValueOf(p))
 		}
 	}
 	first, _ := n.st.FirstIndex()
@@ -97,6 +96,36 @@ func (n *node) Hash() uint64 {
 	h := fnv.New64a()
 	_, _ = h.Write(b)
 	return h.Sum64()
+}
+
+// appendValue encodes v field by field, following pointers; reflect reads
+// unexported fields, which raft's progress keeps to itself.
+func appendValue(b []byte, v reflect.Value) []byte {
+	switch v.Kind() {
+	case reflect.Bool:
+		return binary.AppendUvarint(b, uint64(btoi(v.Bool())))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return binary.AppendVarint(b, v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return binary.AppendUvarint(b, v.Uint())
+	case reflect.Pointer:
+		if v.IsNil() {
+			return append(b, 0)
+		}
+		return appendValue(append(b, 1), v.Elem())
+	case reflect.Slice:
+		b = binary.AppendUvarint(b, uint64(v.Len()))
+		for i := range v.Len() {
+			b = appendValue(b, v.Index(i))
+		}
+		return b
+	case reflect.Struct:
+		for i := range v.NumField() {
+			b = appendValue(b, v.Field(i))
+		}
+		return b
+	}
+	panic(fmt.Sprintf("raft example: cannot fingerprint a %v", v.Type()))
 }
 
 func btoi(b bool) int {
