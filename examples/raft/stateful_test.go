@@ -13,6 +13,9 @@ import (
 	"github.com/weftlab/weft/por"
 	"github.com/weftlab/weft/sim"
 	"github.com/weftlab/weft/ts"
+	"go.etcd.io/raft/v3"
+	pb "go.etcd.io/raft/v3/raftpb"
+	"google.golang.org/protobuf/proto"
 )
 
 // watched is a scenario that records, at every state a search reaches,
@@ -137,5 +140,28 @@ func TestStatefulMatchesStateless(t *testing.T) {
 				t.Logf("%s: %d states, %d terminal states, %d violations (stateless DPOR: %d executions)", s.name, r.States, len(got.terminals), len(got.violations), res.Executions)
 			}
 		})
+	}
+}
+
+// A candidate that has a refusal differs from one that has none, though
+// raft's status is the same: one more refusal loses the election. The
+// fingerprint must tell them apart (no comparison above reaches such a
+// pair of states); once the node is a follower again the votes no longer
+// matter.
+func TestFingerprintCountsVotes(t *testing.T) {
+	send := func(int, *pb.Message) {}
+	n := newNode(0, NoBug)
+	n.Act(0, send)
+	if n.rn.BasicStatus().RaftState != raft.StateCandidate {
+		t.Fatal("node 1 does not campaign")
+	}
+	before := n.Hash()
+	n.Receive(1, &pb.Message{Type: pb.MessageType_MsgVoteResp.Enum(), From: proto.Uint64(2), To: proto.Uint64(1),
+		Term: proto.Uint64(n.rn.BasicStatus().GetTerm()), Reject: proto.Bool(true)}, send)
+	if st := n.rn.BasicStatus(); st.RaftState != raft.StateCandidate {
+		t.Fatalf("after one refusal node 1 is %v", st.RaftState)
+	}
+	if n.Hash() == before {
+		t.Error("a candidate's refusal does not change the fingerprint")
 	}
 }
