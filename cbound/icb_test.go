@@ -154,7 +154,7 @@ func ExampleICB() {
 		fmt.Printf("bound %d: %d executions\n", c.Bound, c.Executions)
 	}
 	// Output:
-	// check failure (T2@2: assert r0 == 2 failed (r0 = 1)) with 1 preemptions after 8 steps: 3 executions, 23 transitions, 24 states
+	// check failure (T2@2: assert r0 == 2 failed (r0 = 1)) with 1 preemption after 8 steps: 3 executions, 23 transitions, 24 states
 	//     0  T0  read n  r0 := n
 	// *   1  T1  read n  r0 := n
 	//     2  T1  write n  n := r0 + 1
@@ -163,7 +163,7 @@ func ExampleICB() {
 	//     5  T0  write done (sync)  r1 := fetch_add(done, 1)
 	//     6  T2  read done (sync)  await done == 2
 	//     7  T2  read n  r0 := n
-	// 8 steps, 1 preemptions (marked *)
+	// 8 steps, 1 preemption (marked *)
 	// bound 0: 2 executions
 }
 

@@ -387,8 +387,8 @@ func (c *command) optionsWith(name string, budget int64, est *estimate.Estimate)
 					more += fmt.Sprintf(", about %v left", e.ETA.Round(time.Second))
 				}
 			}
-			fmt.Fprintf(stderr, "weft: %s: %d executions, %d transitions, %d states, %v%s\n",
-				name, r.Executions, r.Transitions, r.States, time.Since(start).Round(time.Second), more)
+			fmt.Fprintf(stderr, "weft: %s: %s, %s, %s, %v%s\n",
+				name, counted(r.Executions, "execution"), counted(r.Transitions, "transition"), counted(r.States, "state"), time.Since(start).Round(time.Second), more)
 		}
 		if est != nil {
 			opt.Progress = estimate.Progress(*est, opt.Progress)
@@ -483,7 +483,7 @@ func (c *command) summary(ctx context.Context, cat []System) int {
 // look for.
 func verdictOf(r ts.Result) string {
 	if v := r.Violation; v != nil {
-		return fmt.Sprintf("%v, %d preemptions", v.Kind, v.Trace.Preemptions)
+		return fmt.Sprintf("%v, %s", v.Kind, counted(int64(v.Trace.Preemptions), "preemption"))
 	}
 	verdict := "ok so far (stopped at a limit)"
 	switch {
@@ -585,7 +585,7 @@ func (c *command) single(ctx context.Context, m System, n int) int {
 	default:
 		fmt.Fprintf(c.stdout, "%s, %s: %v (%v)\n", name, s.Name(), res, roundDuration(elapsed))
 		for _, cv := range res.Coverage {
-			fmt.Fprintf(c.stdout, "  bound %d: %d executions, %d terminal states\n", cv.Bound, cv.Executions, cv.TerminalStates)
+			fmt.Fprintf(c.stdout, "  bound %d: %s, %s\n", cv.Bound, counted(cv.Executions, "execution"), counted(cv.TerminalStates, "terminal state"))
 		}
 		if c.keepGoing {
 			fmt.Fprintf(c.stdout, "violations: %d\n", res.Violations)
@@ -624,12 +624,21 @@ func coverageStatement(res ts.Result) string {
 	}
 	if n := len(res.Coverage); n > 0 {
 		c := res.Coverage[n-1]
-		return fmt.Sprintf("no bug within %d preemptions: %s distinct partial orders explored%s", c.Bound, thousands(c.Executions), notLookedFor(res))
+		return fmt.Sprintf("no bug within %s: %s explored%s", counted(int64(c.Bound), "preemption"), counted(c.Executions, "distinct partial order"), notLookedFor(res))
 	}
-	return fmt.Sprintf("no bug in any schedule: %s distinct partial orders explored%s", thousands(res.Executions), notLookedFor(res))
+	return fmt.Sprintf("no bug in any schedule: %s explored%s", counted(res.Executions, "distinct partial order"), notLookedFor(res))
 }
 
 // thousands writes n with commas between groups of three digits.
+// counted writes n with thousands separators and the noun, in the plural
+// unless n is 1.
+func counted(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return thousands(n) + " " + noun + "s"
+}
+
 func thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {

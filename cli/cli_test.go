@@ -143,7 +143,7 @@ func TestTextHasTheJSONFacts(t *testing.T) {
 			want = append(want, "replay: "+r.Violation.Replay+"\n", r.Violation.Kind)
 		}
 		for _, c := range r.Coverage {
-			want = append(want, "bound "+itoa(c.Bound)+": "+itoa64(c.Executions)+" executions, "+itoa64(c.TerminalStates)+" terminal states")
+			want = append(want, "bound "+itoa(c.Bound)+": "+counted(c.Executions, "execution")+", "+counted(c.TerminalStates, "terminal state"))
 		}
 		if slices.Contains(args, "-keep-going") {
 			want = append(want, "violations: "+itoa64(r.Violations)+"\n")
@@ -313,7 +313,7 @@ func TestTimeoutPerSearch(t *testing.T) {
 // a line of JSON per strategy.
 func TestCompare(t *testing.T) {
 	code, out, _ := cmd(t, "-model", "philosophers-3", "-strategy", "icb,cb-por2", "-bound", "1")
-	if code != 1 || !strings.Contains(out, "deadlock, 1 preemptions") || !strings.Contains(out, "executions, bound 0") {
+	if code != 1 || !strings.Contains(out, "deadlock, 1 preemption") || !strings.Contains(out, "executions, bound 0") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	code, out, _ = cmd(t, "-model", "locks3", "-strategy", "dfs,tx:odpor", "-json")
@@ -333,7 +333,7 @@ func TestCoverageStatement(t *testing.T) {
 	}{
 		{[]string{"-model", "locks3", "-strategy", "icb-por", "-bound", "2"}, "no bug within 2 preemptions: 6 distinct partial orders explored\n"},
 		{[]string{"-model", "pfscan-3", "-strategy", "odpor"}, "no bug in any schedule: 522 distinct partial orders explored\n"},
-		{[]string{"-model", "inspect-2.3.1", "-strategy", "cb-por2", "-bound", "1"}, "no bug within 1 preemptions: 3 distinct partial orders explored\n"},
+		{[]string{"-model", "inspect-2.3.1", "-strategy", "cb-por2", "-bound", "1"}, "no bug within 1 preemption: 3 distinct partial orders explored\n"},
 	} {
 		code, out, errs := cmd(t, tc.args...)
 		if code != 0 || !strings.HasSuffix(out, tc.want) {

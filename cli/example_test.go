@@ -86,7 +86,7 @@ func ExampleFamily() {
 	fmt.Print(strings.SplitAfter(out.String(), "(")[0], "\n") // the time after it varies
 	fmt.Println("exit status", code)
 	// Output:
-	// incr-1, dfs: no violation: 1 executions, 2 transitions (
+	// incr-1, dfs: no violation: 1 execution, 2 transitions (
 	// exit status 0
 }
 
@@ -103,7 +103,7 @@ func TestUserSystems(t *testing.T) {
 	if code, out, _ := run("-list"); code != 0 || !strings.Contains(out, "two threads increment n") || !strings.Contains(out, "N, default 2, 1..8") || strings.Contains(out, "philosophers") {
 		t.Errorf("-list: %d\n%s", code, out)
 	}
-	if code, out, _ := run(); code != 1 || !strings.Contains(out, "incrs-2") || !strings.Contains(out, "check failure, 1 preemptions") {
+	if code, out, _ := run(); code != 1 || !strings.Contains(out, "incrs-2") || !strings.Contains(out, "check failure, 1 preemption") {
 		t.Errorf("summary: %d\n%s", code, out)
 	}
 	if code, out, _ := run("-model", "incrs-3", "-strategy", "icb-por", "-trace"); code != 1 || !strings.Contains(out, "read n") || !strings.Contains(out, "replay: ") {

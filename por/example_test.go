@@ -63,6 +63,6 @@ func ExampleSleep() {
 	fmt.Println(res)
 	fmt.Println(res.Violation.Err)
 	// Output:
-	// check failure (lost update: counter = 1 at the end, want 2) with 1 preemptions after 4 steps: 4 executions, 13 transitions
+	// check failure (lost update: counter = 1 at the end, want 2) with 1 preemption after 4 steps: 4 executions, 13 transitions
 	// lost update: counter = 1 at the end, want 2
 }

@@ -43,11 +43,11 @@ func ExampleDPOR() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("symmetry %v: %d executions, %d branches pruned\n", !opt.NoSymmetry, res.Executions, res.Stats["pruned"])
+		fmt.Printf("symmetry %v: executions %d, branches pruned %d\n", !opt.NoSymmetry, res.Executions, res.Stats["pruned"])
 	}
 	// Output:
-	// symmetry false: 6 executions, 0 branches pruned
-	// symmetry true: 1 executions, 3 branches pruned
+	// symmetry false: executions 6, branches pruned 0
+	// symmetry true: executions 1, branches pruned 3
 }
 
 // wrongSigned claims that two philosophers about to take a fork are

@@ -73,6 +73,6 @@ func Example_idleServer() {
 	fmt.Println("Blocked:", res.Violation.Kind)
 	// Output:
 	// served 2, schedule [0 1 0 1]
-	// Idle: no violation: 1 executions, 4 transitions
+	// Idle: no violation: 1 execution, 4 transitions
 	// Blocked: deadlock
 }

@@ -70,9 +70,9 @@ func ExampleInvariant() {
 	fmt.Println("as an Invariant:", res)
 	fmt.Print(res.Violation.Trace.Format(declared{}))
 	// Output:
-	// as a Check: no violation: 1 executions, 4 transitions
-	// as an Invariant: invariant failure (both threads in the critical section) with 1 preemptions after 2 steps: 2 executions, 5 transitions
+	// as a Check: no violation: 1 execution, 4 transitions
+	// as an Invariant: invariant failure (both threads in the critical section) with 1 preemption after 2 steps: 2 executions, 5 transitions
 	//     0  T0  write in[0]
 	// *   1  T1  write in[1]
-	// 2 steps, 1 preemptions (marked *)
+	// 2 steps, 1 preemption (marked *)
 }

@@ -94,7 +94,7 @@ func Example_spinWait() {
 	res, _ = por.ODPOR(ctx, publish{flagFirst: true}, por.Options{})
 	fmt.Println("odpor, flag first:", res)
 	// Output:
-	// dfs: no violation: 1 executions, 4 transitions
-	// odpor: no violation: 1 executions, 4 transitions
-	// odpor, flag first: check failure (reader saw 0) with 1 preemptions after 3 steps: 2 executions, 6 transitions
+	// dfs: no violation: 1 execution, 4 transitions
+	// odpor: no violation: 1 execution, 4 transitions
+	// odpor, flag first: check failure (reader saw 0) with 1 preemption after 3 steps: 2 executions, 6 transitions
 }

@@ -73,9 +73,9 @@ func (r Result) String() string {
 		if r.Violation.Err != nil {
 			fmt.Fprintf(&b, " (%v)", r.Violation.Err)
 		}
-		fmt.Fprintf(&b, " with %d preemptions after %d steps", r.Violation.Trace.Preemptions, len(r.Violation.Trace.Events))
+		fmt.Fprintf(&b, " with %s after %s", count(r.Violation.Trace.Preemptions, "preemption"), count(len(r.Violation.Trace.Events), "step"))
 	case r.Complete && r.Bound != NoBound:
-		fmt.Fprintf(&b, "no violation within %d preemptions", r.Bound)
+		fmt.Fprintf(&b, "no violation within %s", count(r.Bound, "preemption"))
 	case r.Complete:
 		b.WriteString("no violation")
 	default:
@@ -86,9 +86,9 @@ func (r Result) String() string {
 			fmt.Fprintf(&b, " (%s not looked for)", miss)
 		}
 	}
-	fmt.Fprintf(&b, ": %d executions, %d transitions", r.Executions, r.Transitions)
+	fmt.Fprintf(&b, ": %s, %s", count(r.Executions, "execution"), count(r.Transitions, "transition"))
 	if r.States > 0 {
-		fmt.Fprintf(&b, ", %d states", r.States)
+		fmt.Fprintf(&b, ", %s", count(r.States, "state"))
 	}
 	return b.String()
 }
@@ -202,7 +202,7 @@ type Violation struct {
 }
 
 func (v *Violation) Error() string {
-	return fmt.Sprintf("%v: %v (schedule %v, %d preemptions)", v.Kind, v.Err, v.Trace.Schedule().Short(64), v.Trace.Preemptions)
+	return fmt.Sprintf("%v: %v (schedule %v, %s)", v.Kind, v.Err, v.Trace.Schedule().Short(64), count(v.Trace.Preemptions, "preemption"))
 }
 
 // Unwrap returns the violation's error.
@@ -228,4 +228,12 @@ func (v *Violation) MarshalJSON() ([]byte, error) {
 		Preemptions int           `json:"preemptions"`
 		Steps       []Event       `json:"steps"`
 	}{v.Kind, msg, v.Thread, sched, sched.String(), v.Trace.Preemptions, v.Trace.Events})
+}
+
+// count writes n and the noun, in the plural unless n is 1.
+func count[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -181,7 +181,7 @@ func (t Trace) Format(names ObjNamer) string {
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "%d steps, %d preemptions (marked *)\n", len(t.Events), t.Preemptions)
+	fmt.Fprintf(&b, "%s, %s (marked *)\n", count(len(t.Events), "step"), count(t.Preemptions, "preemption"))
 	return b.String()
 }
 

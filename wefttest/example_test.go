@@ -32,12 +32,12 @@ func ExampleCheck() {
 	var t printer // t *testing.T in a test
 	wefttest.Check(t, counter{}, wefttest.Options{})
 	// Output:
-	// weft: check failure: lost update: n = 1, 1 preemptions (found by odpor after 2 executions)
+	// weft: check failure: lost update: n = 1, 1 preemption (found by odpor after 2 executions)
 	//     0  T0  read n
 	// *   1  T1  read n
 	//     2  T1  write n
 	//     3  T0  write n
-	// 4 steps, 1 preemptions (marked *)
+	// 4 steps, 1 preemption (marked *)
 	// replay: WEFT_REPLAY='TestCounter=[0 1 1 0]' go test -run '^TestCounter$'
 }
 
@@ -46,11 +46,11 @@ func ExampleOptions_replay() {
 	var t printer
 	wefttest.Check(t, counter{}, wefttest.Options{Replay: "TestCounter=[0 1 1 0]"})
 	// Output:
-	// weft: check failure: lost update: n = 1, 1 preemptions (replayed from WEFT_REPLAY)
+	// weft: check failure: lost update: n = 1, 1 preemption (replayed from WEFT_REPLAY)
 	//     0  T0  read n
 	// *   1  T1  read n
 	//     2  T1  write n
 	//     3  T0  write n
-	// 4 steps, 1 preemptions (marked *)
+	// 4 steps, 1 preemption (marked *)
 	// replay: WEFT_REPLAY='TestCounter=[0 1 1 0]' go test -run '^TestCounter$'
 }

@@ -145,10 +145,10 @@ func Check[S any](t testing.TB, sys ts.TransitionSystem[S], opt Options) ts.Resu
 		t.Logf("weft: %v: %v", strat, res)
 		return res
 	}
-	note := fmt.Sprintf("found by %v after %d executions", strat, res.Executions)
+	note := fmt.Sprintf("found by %v after %d execution%s", strat, res.Executions, plural(res.Executions))
 	if !opt.NoMinimize && !strat.FewestPreemptions() && v.Trace.Preemptions > 0 {
 		if fewer := minimize(t, sys, so, v.Trace.Preemptions); fewer != nil {
-			note += fmt.Sprintf("; %d preemptions as found, %d after a search by iterative context bounding", v.Trace.Preemptions, fewer.Trace.Preemptions)
+			note += fmt.Sprintf("; %s as found, %d after a search by iterative context bounding", preemptions(v.Trace.Preemptions), fewer.Trace.Preemptions)
 			v = fewer
 			res.Violation = fewer
 		}
@@ -205,8 +205,8 @@ func fail[S any](t testing.TB, sys ts.TransitionSystem[S], v *ts.Violation, note
 	if sched == nil {
 		sched = ts.Schedule{}
 	}
-	t.Fatalf("weft: %v: %s, %d preemptions (%s)\n%sreplay: %s=%s go test -run %s",
-		v.Kind, msg, v.Trace.Preemptions, note, v.Trace.Format(names), EnvReplay,
+	t.Fatalf("weft: %v: %s, %s (%s)\n%sreplay: %s=%s go test -run %s",
+		v.Kind, msg, preemptions(v.Trace.Preemptions), note, v.Trace.Format(names), EnvReplay,
 		shellQuote(Token(t.Name(), sched)), shellQuote(RunPattern(t.Name())))
 }
 
@@ -248,4 +248,20 @@ func shellQuote(s string) string {
 // message starts with one already.
 func clean(err error) string {
 	return strings.ReplaceAll(err.Error(), "weft: ", "")
+}
+
+// preemptions writes n preemptions, in the singular for one.
+func preemptions(n int) string {
+	if n == 1 {
+		return "1 preemption"
+	}
+	return fmt.Sprintf("%d preemptions", n)
+}
+
+// plural is "s" unless n is 1.
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

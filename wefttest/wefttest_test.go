@@ -92,7 +92,7 @@ func TestCheckFails(t *testing.T) {
 	}
 	msg := r.fatal[0]
 	for _, want := range []string{
-		"weft: check failure: lost update: n = 1, 1 preemptions (found by dfs after 2 executions; 2 preemptions as found, 1 after a search by iterative context bounding)\n",
+		"weft: check failure: lost update: n = 1, 1 preemption (found by dfs after 2 executions; 2 preemptions as found, 1 after a search by iterative context bounding)\n",
 		"read n", "* ",
 		"replay: WEFT_REPLAY='TestCounter=[0 1 1 0]' go test -run '^TestCounter$'",
 	} {
@@ -117,7 +117,7 @@ func TestCheckDefault(t *testing.T) {
 	t.Setenv(wefttest.EnvReplay, "") // the caller\'s token is not for these tests
 	r := newRecorder(t, "TestPhil/n=3_it's")
 	wefttest.Check[models.PhilosophersState](r, models.NewPhilosophers(3), wefttest.Options{})
-	if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "weft: deadlock") || !strings.Contains(r.fatal[0], ", 1 preemptions (found by odpor") {
+	if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "weft: deadlock") || !strings.Contains(r.fatal[0], ", 1 preemption (found by odpor") {
 		t.Fatalf("%q", r.fatal)
 	}
 	if !strings.Contains(r.fatal[0], `go test -run '^TestPhil$/^n=3_it'\''s$'`) {
@@ -182,7 +182,7 @@ func TestReplay(t *testing.T) {
 		}
 		r := newRecorder(t, "TestCounter")
 		res := wefttest.Check[counterState](r, counter{}, opt)
-		if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "lost update: n = 1, 1 preemptions (replayed from WEFT_REPLAY)") ||
+		if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "lost update: n = 1, 1 preemption (replayed from WEFT_REPLAY)") ||
 			!strings.Contains(r.fatal[0], "WEFT_REPLAY='TestCounter=[0 1 1 0]'") {
 			t.Errorf("env %v: %q", viaEnv, r.fatal)
 		}
@@ -256,7 +256,7 @@ func TestDefaultMinimizes(t *testing.T) {
 	t.Setenv(wefttest.EnvReplay, "")
 	r := newRecorder(t, "TestPhil")
 	res := wefttest.Check[models.PhilosophersState](r, models.NewPhilosophers(4), wefttest.Options{})
-	if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "1 preemptions (found by odpor after 8 executions; 3 preemptions as found, 1 after a search by iterative context bounding)") {
+	if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], "1 preemption (found by odpor after 8 executions; 3 preemptions as found, 1 after a search by iterative context bounding)") {
 		t.Fatalf("%q", r.fatal)
 	}
 	run, err := ts.Replay[models.PhilosophersState](models.NewPhilosophers(4), res.Violation.Trace.Schedule())

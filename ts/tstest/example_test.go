@@ -131,7 +131,7 @@ func ExampleProgram() {
 	// T2:
 	//    0  r0 := n
 	//    1  assert r0 != 1
-	// check failure (T2@1: assert r0 != 1 failed (r0 = 1)) with 1 preemptions after 5 steps: 3 executions, 10 transitions <nil>
+	// check failure (T2@1: assert r0 != 1 failed (r0 = 1)) with 1 preemption after 5 steps: 3 executions, 10 transitions <nil>
 	// [0 0 0 1 2]
 }
 

@@ -229,7 +229,7 @@ func TestCheckReductionCatchesExceededBound(t *testing.T) {
 	}
 	var tb fakeTB
 	tstest.CheckReduction(&tb, p, ts.Explore[tstest.State], tstest.ReductionOptions{Bound: 0})
-	if len(tb.errs) != 1 || !strings.Contains(tb.errs[0], "reaches terminal state x=2 | T0 done r=[0 0 0 0] | T1 done r=[1 0 0 0], which needs 1 preemptions") {
+	if len(tb.errs) != 1 || !strings.Contains(tb.errs[0], "reaches terminal state x=2 | T0 done r=[0 0 0 0] | T1 done r=[1 0 0 0], which needs 1 preemption") {
 		t.Errorf("CheckReduction reported %q", tb.errs)
 	}
 }
