@@ -1,7 +1,8 @@
 // Package threads explores concurrent Go code written as ordinary Go: each
 // thread is a function that uses this package's primitives, and a
 // [Program] is a [ts.TransitionSystem] (through package sim) that every
-// stateless weft strategy explores.
+// stateless weft strategy explores, and the random searches of package
+// random sample.
 //
 //	p := threads.New(func(t *threads.T) {
 //		mu := threads.NewMutex(t, "mu")

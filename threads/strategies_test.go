@@ -176,3 +176,31 @@ func TestSpinDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplers: the random searches find the Treiber stack's ABA bug on a
+// program, the violation replays, and no goroutine outlives them.
+func TestSamplers(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, s := range weft.Samplers() {
+		s, err := s.WithRuns(20_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := treiber(true).MustSystem()
+		res, err := weft.Run(context.Background(), sys, s, ts.Options{})
+		if err != nil || res.Violation == nil {
+			t.Errorf("%v: %v, %v", s, res, err)
+			continue
+		}
+		run, err := ts.Replay(sys, res.Violation.Trace.Schedule())
+		sys.Close()
+		if err != nil || run.Violation == nil || run.Violation.Err.Error() != res.Violation.Err.Error() {
+			t.Errorf("%v: the violation does not replay: %v, %v", s, run.Violation, err)
+		}
+		t.Logf("%v: %v", s, res)
+	}
+	runtime.GC()
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("goroutines: %d before the searches, %d after", before, after)
+	}
+}
