@@ -152,6 +152,7 @@ type System struct {
 	desc  Describer
 	names ts.ObjNamer
 	tn    ts.ThreadNamer
+	vd    ts.ValueDependent
 	n     int
 	every int32
 
@@ -165,8 +166,9 @@ type System struct {
 // it implements [ts.Chooser], [ts.Checker], [ts.Invariant] and
 // [ts.Describer] whether or not sim does (with one outcome, no assertion,
 // no invariant and the step's text by default), [ts.ObjNamer] and
-// [ts.ThreadNamer] (with the simulator's names, if any), and
-// [ts.StatsReporter]. For stateful strategies, use [NewHashed].
+// [ts.ThreadNamer] (with the simulator's names, if any),
+// [ts.ValueDependent] (the simulator's declared objects, if any: none
+// otherwise), and [ts.StatsReporter]. For stateful strategies, use [NewHashed].
 //
 // A simulator whose answers differ when a state is reached again makes the
 // search stop with an error wrapping [ts.ErrNondeterministic] that names
@@ -187,6 +189,7 @@ func New(sim Simulator, opt Options) (*System, error) {
 	s.desc, _ = sim.(Describer)
 	s.names, _ = sim.(ts.ObjNamer)
 	s.tn, _ = sim.(ts.ThreadNamer)
+	s.vd, _ = sim.(ts.ValueDependent)
 	n, err := threads(sim)
 	if err != nil {
 		return nil, err
@@ -284,6 +287,15 @@ func (s *System) Describe(st State, t ts.Tid) string {
 	}
 	s.goTo(st.n)
 	return s.desc.Describe(t)
+}
+
+// ValueDependentObjs implements [ts.ValueDependent] with the simulator's
+// declaration, if it makes one (nil otherwise: the plain contract).
+func (s *System) ValueDependentObjs() []ts.Obj {
+	if s.vd == nil {
+		return nil
+	}
+	return s.vd.ValueDependentObjs()
 }
 
 // ObjName implements [ts.ObjNamer] with the simulator's names, if any.

@@ -33,6 +33,7 @@ func (s *progSim) InvariantReads() []ts.Obj           { return s.p.InvariantRead
 func (s *progSim) Hash() uint64                       { return s.p.Hash(s.cur) }
 func (s *progSim) Describe(t ts.Tid) string           { return s.p.Describe(s.cur, t) }
 func (s *progSim) ObjName(o ts.Obj) string            { return s.p.ObjName(o) }
+func (s *progSim) ValueDependentObjs() []ts.Obj       { return s.p.ValueDependentObjs() }
 func (s *progSim) state() tstest.State                { return s.cur }
 func (s *progSim) setState(st tstest.State)           { s.cur = st }
 func (s *snapSim) Snapshot() any                      { return s.state() }
@@ -157,13 +158,20 @@ func outcomeOf(res ts.Result, err error, terminals []string) string {
 }
 
 // The adapter is transparent: on random programs of the whole model (steps
-// of several objects, outcomes, idle threads, invariants), every strategy
+// of several objects, outcomes, idle threads, invariants, compare-and-swaps
+// that fail as reads), every strategy
 // does exactly the same search of the program run as a mutable simulator as
 // of the program itself: the same figures, terminal states, violations and
 // schedules, with or without snapshots.
-func TestAdapterIsTransparent(t *testing.T) {
+func TestAdapterIsTransparent(t *testing.T) { transparent(t, tstest.GenOptions{}) }
+
+// The same with compare-and-swaps that fail as reads (ts.ValueDependent,
+// which the adapter forwards).
+func TestAdapterIsTransparentCAS(t *testing.T) { transparent(t, tstest.GenOptions{CASReads: true}) }
+
+func transparent(t *testing.T, gen tstest.GenOptions) {
 	rapid.Check(t, func(t *rapid.T) {
-		p := tstest.Programs(tstest.GenOptions{}).Draw(t, "program")
+		p := tstest.Programs(gen).Draw(t, "program")
 		keep := rapid.Bool().Draw(t, "keepGoing")
 		for _, s := range strategies() {
 			var progTerms []string
