@@ -585,6 +585,9 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		return false
 	}
 	if c.Enabled == 0 {
+		if e.mode == modeODPOR && c.Blocked+c.Idle > 0 {
+			e.raceFrom = 0 // see ODPOR's documentation: threads stuck for ever
+		}
 		e.endExecution()
 		search.Terminal(&e.Outcome, s, e.sched[:k])
 		if search.Deadlock(c, &e.opt.Options) {
