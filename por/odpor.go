@@ -246,6 +246,15 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 			return
 		}
 		if e.wt.nodes[node].first < 0 {
+			if e.wt.nodes[node].extra {
+				// A leaf added only to take another outcome (see
+				// addRootChild) plans nothing: w is not covered by it.
+				for _, x := range w {
+					node = e.wt.addChild(node, x)
+				}
+				e.backtracks++
+				return
+			}
 			return // a leaf: w is covered
 		}
 		level++
@@ -584,7 +593,8 @@ func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
 		if e.asleep(f, q, c) || e.rootChild(f, q, c) >= 0 {
 			continue
 		}
-		e.wt.addChild(f.root, wev{t: q, out: c, step: f.steps[q]})
+		n := e.wt.addChild(f.root, wev{t: q, out: c, step: f.steps[q]})
+		e.wt.nodes[n].extra = true
 		e.backtracks++
 	}
 }
