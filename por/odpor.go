@@ -43,6 +43,23 @@ import (
 // sequence can still be taken after it, so the paper's weak initials and
 // sleep sets carry over unchanged.
 //
+// What does change is which events an execution holds. The paper's
+// algorithm analyses every race of every maximal execution, with notdep
+// taken over the whole execution; weft analyses each race once, in the first
+// execution that holds it, which the tests find enough where every execution
+// takes every thread to its end. Where a thread waits for ever, its later events (and
+// the order they imposed on others) are missing from the execution, so a
+// race of the prefix it shares with earlier executions can give a new
+// reversal: after T2 writes s0 and T3 reads it, the execution that goes on
+// T1, T0, T1 and leaves T0's await waiting makes the reversal T1, T0, T1,
+// T3 at the root, where the earlier one in which T0 ran to the end made T1,
+// T1, T0, T0, T3, and only the former reaches the trace where T3 reads s0
+// before T2 writes it with T0 stuck (a sleeping thread, a weak initial of
+// the reversals found deeper, drops those). So an execution that ends with
+// a thread waiting (Blocked, or Idle) has every race analysed again, as the
+// paper does; wakeup-tree insertion leaves out what is already planned or
+// asleep, so no trace is explored twice (TestODPORDeadlockTraces).
+//
 // A failed check under KeepGoing breaks the second: the execution ends there
 // and the other threads' later steps are never seen. The failing transition
 // is then made dependent with every other thread's next step, and from the
@@ -77,7 +94,12 @@ import (
 // the same prefix, which then takes the reversed thread with another
 // outcome, and the executions of the other outcomes need not meet the race
 // (one may end at a failed check before it): taking every outcome where a
-// transition is taken covers both. The cost is some sleep-blocked
+// transition is taken covers both. Those sibling branches are added as
+// leaves that plan nothing, so a reversal that reaches one is not covered
+// by it (a leaf of a planned sequence is, in the paper, since the race
+// analysis below it plans the rest; a sibling is explored later, with the
+// sleep set the branches before it left, and its free run need not meet
+// the race again): the reversal becomes its subtree. The cost is some sleep-blocked
 // executions on such systems (each trace is still explored once; none on
 // systems without outcomes). Once a transition with several outcomes has
 // been seen, the sequence that reverses a race e ⋖ e' is notdep(e) up to
