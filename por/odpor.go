@@ -296,6 +296,25 @@ func (e *explorer[S]) notdep(dst []wev, i, end int32) []wev {
 	return dst
 }
 
+// reanalyse makes the analysis at the end of an execution that ends at the
+// state of frame f, with threads waiting, cover the races of the prefix it
+// shares with earlier executions too (see ODPOR): their reversals take the
+// events after them, and a thread that waits here may have run on in those
+// executions. Nothing changes where the reversals stop at the racing event
+// (with outcomes), or where no waiting thread moved after the prefix, here
+// or in the executions since the last end.
+func (e *explorer[S]) reanalyse(f *frame[S]) {
+	if e.outcomes {
+		return
+	}
+	for t := range ts.Tid(e.n) {
+		if f.status[t].Waiting() && (e.popped.Test(uint(t)) || e.thrLast[t] >= int32(e.raceFrom)) {
+			e.raceFrom = 0
+			return
+		}
+	}
+}
+
 // races reverses the races of the events not analysed yet, at the end of an
 // execution.
 func (e *explorer[S]) races() {
