@@ -57,8 +57,13 @@ import (
 // before T2 writes it with T0 stuck (a sleeping thread, a weak initial of
 // the reversals found deeper, drops those). So an execution that ends with
 // a thread waiting (Blocked, or Idle) has every race analysed again, as the
-// paper does; wakeup-tree insertion leaves out what is already planned or
-// asleep, so no trace is explored twice (TestODPORDeadlockTraces).
+// paper does, where that can change a reversal: without outcomes (with them
+// a reversal stops at the racing event, so it is the one made before), and
+// when a waiting thread moved after the prefix shared with the previous
+// execution, in this one or in those undone since the last end. Wakeup-tree
+// insertion leaves out what is already planned or asleep, so no trace is
+// explored twice (TestODPORDeadlockTraces); the bundled models do the same
+// work as before (twophase-3, abp-2: the same feasibility replays).
 //
 // A failed check under KeepGoing breaks the second: the execution ends there
 // and the other threads' later steps are never seen. The failing transition
