@@ -79,8 +79,8 @@ func TestCASProgramsConform(t *testing.T) {
 
 // Programs with no value-dependent step where a thread waits for ever at
 // the end of some executions; ODPOR explored 15 executions of the 16 traces
-// of the first, 162 of the 163 of the second (each missing trace ends with
-// the await waiting).
+// of the first (and of the first with an Idle wait), 162 of the 163 of the
+// second (each missing trace ends with the thread waiting).
 //
 // First: after T1's x := 0 and T0's x := 1, the reversal that puts T1's
 // second x := 0 before T0's await (which then waits for ever) is dropped at
@@ -107,6 +107,15 @@ func TestODPORDeadlockTraces(t *testing.T) {
 		Vars: []tstest.Var{{Name: "x"}, {Name: "s0", Sync: true}},
 		Code: [][]tstest.Instr{
 			{tstest.Store(0, 1), tstest.Await(0, 1), tstest.Load(0, 1)},
+			{tstest.Store(0, 0), tstest.Store(0, 0)},
+			{tstest.Store(1, 1)},
+			{tstest.Load(0, 1)},
+		},
+	}, {
+		// The first with T0 waiting Idle (an end, not a deadlock): the same.
+		Vars: []tstest.Var{{Name: "x"}, {Name: "s0", Sync: true}},
+		Code: [][]tstest.Instr{
+			{tstest.Store(0, 1), tstest.Wait(0, 1), tstest.Load(0, 1)},
 			{tstest.Store(0, 0), tstest.Store(0, 0)},
 			{tstest.Store(1, 1)},
 			{tstest.Load(0, 1)},
