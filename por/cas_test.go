@@ -93,7 +93,9 @@ func TestCASProgramsConform(t *testing.T) {
 // covers. But that race lies in the part of the execution shared with an
 // earlier one in which T0 ran to the end (and whose notdep, T1, T1, T0,
 // T0, made another reversal), and ODPOR analysed each race once. An
-// execution that ends with a thread waiting now has all its races analysed.
+// execution that ends with a thread waiting now has all its races analysed
+// when a waiting thread moved after the prefix it shares with the previous
+// one (here T0, which ran to its end there).
 //
 // Second: T0's x := ... has two outcomes, and taking it with one outcome
 // added the other as a leaf of the wakeup tree; a later reversal that
