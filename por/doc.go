@@ -127,7 +127,9 @@
 //     which it could pass (checked by replaying the sequence). At a
 //     deadlock, the blocked threads' next steps are analysed as if taken.
 //     Sleep sets and weak initials need no change, since independent steps
-//     neither enable nor disable each other. ODPOR is then exactly optimal
+//     neither enable nor disable each other, but an execution that ends
+//     with a thread waiting for ever lacks that thread's later events, so
+//     its races are all analysed again (see ODPOR). ODPOR is then exactly optimal
 //     (tested: executions equal the distinct terminal happens-before states
 //     by brute force, never two alike, none sleep-blocked, on random
 //     programs with locks in any order and awaits, and on every bundled

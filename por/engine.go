@@ -126,6 +126,7 @@ type explorer[S any] struct {
 	replays     int64
 	infeasible  int64               // wakeup-tree branches found not enabled
 	blockedObjs map[ts.Obj]struct{} // objects of steps seen waiting
+	popped      bitset.BitSet       // threads with events undone since the last end
 	strict      bool                // a check has failed: weak initials by initials only
 
 	// SDPOR
@@ -457,6 +458,7 @@ func (e *explorer[S]) popEvent() {
 	}
 	e.thrLast[x.t] = x.prevThread
 	e.held[x.t] = append(e.held[x.t][:0], x.held...)
+	e.popped.Set(uint(x.t))
 	e.ev = e.ev[:i]
 	if i < e.raceFrom {
 		e.raceFrom = i
@@ -585,6 +587,9 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		return false
 	}
 	if c.Enabled == 0 {
+		if e.mode == modeODPOR && c.Blocked+c.Idle > 0 {
+			e.reanalyse(f)
+		}
 		e.endExecution()
 		search.Terminal(&e.Outcome, s, e.sched[:k])
 		if search.Deadlock(c, &e.opt.Options) {
@@ -723,6 +728,7 @@ func (e *explorer[S]) failureRaces(f *frame[S]) {
 func (e *explorer[S]) endExecution() {
 	if e.mode == modeODPOR {
 		e.races()
+		e.popped.ClearAll()
 	}
 }
 

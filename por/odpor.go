@@ -43,6 +43,28 @@ import (
 // sequence can still be taken after it, so the paper's weak initials and
 // sleep sets carry over unchanged.
 //
+// What does change is which events an execution holds. The paper's
+// algorithm analyses every race of every maximal execution, with notdep
+// taken over the whole execution; weft analyses each race once, in the first
+// execution that holds it, which the tests find enough where every execution
+// takes every thread to its end. Where a thread waits for ever, its later events (and
+// the order they imposed on others) are missing from the execution, so a
+// race of the prefix it shares with earlier executions can give a new
+// reversal: after T2 writes s0 and T3 reads it, the execution that goes on
+// T1, T0, T1 and leaves T0's await waiting makes the reversal T1, T0, T1,
+// T3 at the root, where the earlier one in which T0 ran to the end made T1,
+// T1, T0, T0, T3, and only the former reaches the trace where T3 reads s0
+// before T2 writes it with T0 stuck (a sleeping thread, a weak initial of
+// the reversals found deeper, drops those). So an execution that ends with
+// a thread waiting (Blocked, or Idle) has every race analysed again, as the
+// paper does, where that can change a reversal: without outcomes (with them
+// a reversal stops at the racing event, so it is the one made before), and
+// when a waiting thread moved after the prefix shared with the previous
+// execution, in this one or in those undone since the last end. Wakeup-tree
+// insertion leaves out what is already planned or asleep, so no trace is
+// explored twice (TestODPORDeadlockTraces); the bundled models do the same
+// work as before (twophase-3, abp-2: the same feasibility replays).
+//
 // A failed check under KeepGoing breaks the second: the execution ends there
 // and the other threads' later steps are never seen. The failing transition
 // is then made dependent with every other thread's next step, and from the
@@ -77,7 +99,12 @@ import (
 // the same prefix, which then takes the reversed thread with another
 // outcome, and the executions of the other outcomes need not meet the race
 // (one may end at a failed check before it): taking every outcome where a
-// transition is taken covers both. The cost is some sleep-blocked
+// transition is taken covers both. Those sibling branches are added as
+// leaves that plan nothing, so a reversal that reaches one is not covered
+// by it (a leaf of a planned sequence is, in the paper, since the race
+// analysis below it plans the rest; a sibling is explored later, with the
+// sleep set the branches before it left, and its free run need not meet
+// the race again): the reversal becomes its subtree. The cost is some sleep-blocked
 // executions on such systems (each trace is still explored once; none on
 // systems without outcomes). Once a transition with several outcomes has
 // been seen, the sequence that reverses a race e ⋖ e' is notdep(e) up to
@@ -246,6 +273,15 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 			return
 		}
 		if e.wt.nodes[node].first < 0 {
+			if e.wt.nodes[node].extra {
+				// A leaf added only to take another outcome (see
+				// addRootChild) plans nothing: w is not covered by it.
+				for _, x := range w {
+					node = e.wt.addChild(node, x)
+				}
+				e.backtracks++
+				return
+			}
 			return // a leaf: w is covered
 		}
 		level++
@@ -263,6 +299,25 @@ func (e *explorer[S]) notdep(dst []wev, i, end int32) []wev {
 		}
 	}
 	return dst
+}
+
+// reanalyse makes the analysis at the end of an execution that ends at the
+// state of frame f, with threads waiting, cover the races of the prefix it
+// shares with earlier executions too (see ODPOR): their reversals take the
+// events after them, and a thread that waits here may have run on in those
+// executions. Nothing changes where the reversals stop at the racing event
+// (with outcomes), or where no waiting thread moved after the prefix, here
+// or in the executions since the last end.
+func (e *explorer[S]) reanalyse(f *frame[S]) {
+	if e.outcomes {
+		return
+	}
+	for t := range ts.Tid(e.n) {
+		if f.status[t].Waiting() && (e.popped.Test(uint(t)) || e.thrLast[t] >= int32(e.raceFrom)) {
+			e.raceFrom = 0
+			return
+		}
+	}
 }
 
 // races reverses the races of the events not analysed yet, at the end of an
@@ -584,7 +639,8 @@ func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
 		if e.asleep(f, q, c) || e.rootChild(f, q, c) >= 0 {
 			continue
 		}
-		e.wt.addChild(f.root, wev{t: q, out: c, step: f.steps[q]})
+		n := e.wt.addChild(f.root, wev{t: q, out: c, step: f.steps[q]})
+		e.wt.nodes[n].extra = true
 		e.backtracks++
 	}
 }

@@ -29,6 +29,7 @@ type wev struct {
 type wnode struct {
 	wev
 	first, next int32
+	extra       bool
 }
 
 // wtree is a pool of wakeup-tree nodes shared by every frame of a search, so
