@@ -50,7 +50,7 @@ func TestSamplers(t *testing.T) {
 func TestEstimate(t *testing.T) {
 	code, out, _ := cmd(t, "-model", "pfscan-3", "-strategy", "odpor", "-estimate")
 	first, _, _ := strings.Cut(out, "\n")
-	if code != 0 || first != "pfscan-3, odpor: estimate: 522 executions, 10,455 transitions (sleep-set tree, counted exactly by 1 probes); executions are the traces, transitions an upper bound" {
+	if code != 0 || first != "pfscan-3, odpor: estimate: 522 executions, 10,455 transitions (sleep-set tree, counted exactly by one probe); executions are the traces, transitions an upper bound" {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 	r := cmdJSON(t, 1, "-model", "philosophers-3", "-strategy", "dfs", "-estimate", "-keep-going")

@@ -114,8 +114,12 @@ func (e Estimate) String() string {
 			e.Probes, e.Tree, approx(e.Transitions))
 	}
 	if e.Exact {
-		return fmt.Sprintf("%s executions, %s transitions (%v, counted exactly by %d probes)",
-			commas(int64(e.Executions)), commas(int64(e.Transitions)), e.Tree, e.Probes)
+		probes := fmt.Sprintf("%d probes", e.Probes)
+		if e.Probes == 1 {
+			probes = "one probe"
+		}
+		return fmt.Sprintf("%s executions, %s transitions (%v, counted exactly by %s)",
+			commas(int64(e.Executions)), commas(int64(e.Transitions)), e.Tree, probes)
 	}
 	return fmt.Sprintf("%s executions, %s transitions (%v, %d probes, standard error %.1f%%)",
 		approx(e.Executions), approx(e.Transitions), e.Tree, e.Probes, 100*e.RelErr)
