@@ -83,7 +83,7 @@ func (onceModel) Apply(s onceState, t ts.Tid) onceState {
 // Do, is not tried. This package avoids such steps (every wait is a lock
 // acquire or a read that blocks); the defect is por's.
 func TestODPORBlockingWrite(t *testing.T) {
-	t.Skip("known por.ODPOR defect: a blocking write; see the comment")
+
 	odpor := func(ctx context.Context, sys ts.TransitionSystem[onceState], opt ts.Options) (ts.Result, error) {
 		return por.ODPOR(ctx, sys, por.Options{Options: opt})
 	}

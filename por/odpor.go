@@ -664,7 +664,11 @@ func (e *explorer[S]) rootChild(f *frame[S], q ts.Tid, c int) int32 {
 func (e *explorer[S]) mayBlock(st ts.Step) bool {
 	for a := range st.NumAccesses() {
 		acc := st.At(a)
-		if acc.Op == ts.Read && acc.Sync {
+		if acc.Sync && (acc.Op == ts.Read || acc.Op == ts.Write) {
+			// An await, or a write that may wait (a Once's Do, a send on
+			// a full channel): a race with it may not be reversible where
+			// it is found, and reverseFrom can walk back to where it is
+			// only by replaying.
 			return true
 		}
 		if acc.Op == ts.Acquire && !st.Single() {
@@ -675,4 +679,30 @@ func (e *explorer[S]) mayBlock(st ts.Step) bool {
 		}
 	}
 	return false
+}
+
+// seeBlocked records the objects of the blocked threads' steps at frame f
+// that mayBlock does not already treat as blocking (a write that waits, such
+// as a Once's Do or a send on a full channel): a race with such a step may
+// not be reversible where it is found, and reverseFrom then walks back to
+// the latest earlier event before which the step can run, which it can only
+// do if it replays the candidate sequences. Awaits (synchronization reads)
+// and lone lock acquires are left out: the analysis already knows where
+// they can run, and replaying them would only cost.
+func (e *explorer[S]) seeBlocked(f *frame[S]) {
+	for t := range ts.Tid(e.n) {
+		if f.status[t] != ts.Blocked {
+			continue
+		}
+		st := f.steps[t]
+		for a := range st.NumAccesses() {
+			acc := st.At(a)
+			if acc.Op == ts.Write || (acc.Op == ts.Read && !acc.Sync) {
+				for b := range st.NumAccesses() {
+					e.blockedObjs[st.At(b).Obj] = struct{}{}
+				}
+				break
+			}
+		}
+	}
 }
