@@ -8,6 +8,7 @@ import (
 
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
+	"pgregory.net/rapid"
 )
 
 // onceModel is two threads that each run a Once's Do modelled as a blocking
@@ -105,4 +106,89 @@ func TestBlockingWriteModel(t *testing.T) {
 	} {
 		tstest.CheckReduction(t, onceModel{}, explore, tstest.ReductionOptions{Bound: ts.NoBound})
 	}
+}
+
+// guardProg is a random program of threads that write and read x and run a
+// Once's Do modelled as a blocking write of the guard object (o0): Do's
+// start blocks while another thread runs the function, which writes x.
+type guardProg struct {
+	ops [][]int8 // per thread: 0 write x, 1 read x, 2 Do, 3 a local step
+}
+
+type guardState struct {
+	running, done bool
+	x             int8
+	seen          [3]int8
+	pc            [3]int8
+	in            [3]int8 // 0: not in Do, 1: started, 2: wrote x
+}
+
+func (guardProg) Init() guardState { return guardState{} }
+func (g guardProg) Threads() int   { return len(g.ops) }
+func (g guardProg) Next(s guardState, t ts.Tid) (ts.Step, ts.Status) {
+	switch s.in[t] {
+	case 1:
+		return ts.Step{Obj: 1, Op: ts.Write}, ts.Enabled
+	case 2:
+		return ts.Step{Obj: 0, Op: ts.Write, Sync: true}, ts.Enabled
+	}
+	if int(s.pc[t]) >= len(g.ops[t]) {
+		return ts.Step{}, ts.Finished
+	}
+	switch g.ops[t][s.pc[t]] {
+	case 0:
+		return ts.Step{Obj: 1, Op: ts.Write}, ts.Enabled
+	case 1:
+		return ts.Step{Obj: 1, Op: ts.Read}, ts.Enabled
+	case 3:
+		return ts.Step{Obj: ts.Obj(2 + t), Op: ts.Write}, ts.Enabled // local
+	}
+	st := ts.Enabled
+	if s.running {
+		st = ts.Blocked
+	}
+	return ts.Step{Obj: 0, Op: ts.Write, Sync: true}, st
+}
+func (g guardProg) Apply(s guardState, t ts.Tid) guardState {
+	switch s.in[t] {
+	case 1:
+		s.x = int8(t) + 10
+		s.in[t] = 2
+		return s
+	case 2:
+		s.running, s.done, s.in[t] = false, true, 0
+		s.pc[t]++
+		return s
+	}
+	switch g.ops[t][s.pc[t]] {
+	case 0:
+		s.x = int8(t) + 1
+	case 1:
+		s.seen[t] = s.seen[t]*4 + s.x
+	case 2:
+		if !s.done {
+			s.running, s.in[t] = true, 1
+			return s
+		}
+	}
+	s.pc[t]++
+	return s
+}
+
+// TestODPORBlockingWriteProperty compares ODPOR with ts.Explore on random
+// programs with blocking writes (every terminal state), and checks one
+// execution per trace.
+func TestODPORBlockingWriteProperty(t *testing.T) {
+	odpor := func(ctx context.Context, sys ts.TransitionSystem[guardState], opt ts.Options) (ts.Result, error) {
+		return por.ODPOR(ctx, sys, por.Options{Options: opt})
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(2, 3).Draw(rt, "threads")
+		g := guardProg{ops: make([][]int8, n)}
+		for i := range n {
+			g.ops[i] = rapid.SliceOfN(rapid.Int8Range(0, 3), 1, 3).Draw(rt, "ops")
+		}
+		tstest.CheckReduction(rt, g, odpor, tstest.ReductionOptions{Bound: ts.NoBound})
+		tstest.CheckOptimal(rt, g, odpor, tstest.ReductionOptions{Bound: ts.NoBound})
+	})
 }

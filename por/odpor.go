@@ -35,7 +35,14 @@ import (
 // of its lock (never with the release between them, which it needs), and an
 // await that a write enabled races with the latest earlier write before which
 // it could already pass, found by replaying the candidate sequence from the
-// state stored on the search stack. Where an execution ends in a deadlock,
+// state stored on the search stack. A write that may wait (a Once's Do, a
+// send on a full channel: a synchronization write, or any step seen
+// blocked) is checked the same way: its race with a later write of the
+// thread it waits for (the end of Do) cannot be reversed, so the reversal
+// walks back along the object to that thread's earlier write (the start of
+// Do), which the paper's rule, reversing only the latest race, never tries
+// (TestODPORBlockingWrite, and a property test on random programs with
+// such writes). Where an execution ends in a deadlock,
 // the blocked threads' next steps are analysed as if they were taken there,
 // so that the executions in which they do get to run are planned too.
 // Because independent steps neither enable nor disable each other, a
