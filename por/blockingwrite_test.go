@@ -185,10 +185,7 @@ func TestODPORBlockingWriteProperty(t *testing.T) {
 	}
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(2, 3).Draw(rt, "threads")
-		// Do's writes are marked Sync: an unmarked write that blocks is
-		// known to ODPOR only once seen Blocked, which can be too late (see
-		// the package documentation).
-		g := guardProg{sync: true, ops: make([][]int8, n)}
+		g := guardProg{sync: rapid.Bool().Draw(rt, "sync"), ops: make([][]int8, n)}
 		for i := range n {
 			g.ops[i] = rapid.SliceOfN(rapid.Int8Range(0, 3), 1, 3).Draw(rt, "ops")
 		}

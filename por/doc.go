@@ -98,14 +98,15 @@
 // holds a lock from its Acquire to its Release; an Acquire of a held lock is
 // Blocked). A read that may block (an await) should say so with Step.Sync:
 // ODPOR then checks up front that reversing its races is feasible; an
-// unmarked blocking read is learned when it is first seen Blocked, which
-// stays sound (tested) but may cost an infeasible branch. A write that may
-// block (a Once's Do, a send on a full channel) must be marked Sync too:
-// ODPOR replays the reversals of its races and, where the write cannot run
-// before the event it races with, walks back to an earlier write of that
-// object. An unmarked one is learned only once seen Blocked, and ODPOR can
-// miss traces if a race with it is analysed before that (DPOR and sleep
-// sets do not depend on the mark).
+// unmarked blocking step is learned when it is first seen Blocked, which
+// stays sound (tested) but may cost an infeasible branch. The same holds for
+// a write that may block (a Once's Do, a send on a full channel): marked
+// Sync, ODPOR replays the reversals of its races and, where the write cannot
+// run before the event it races with, walks back to an earlier write of that
+// object; unmarked, a planned branch that finds it Blocked makes ODPOR learn
+// its object and analyse it there as a waiting thread's step, which plans
+// the same reversals (property-tested against ts.Explore, one execution per
+// trace, marked and unmarked).
 //
 // # Where the papers were wrong or silent, and what we do
 //

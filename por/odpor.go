@@ -42,7 +42,9 @@ import (
 // walks back along the object to that thread's earlier write (the start of
 // Do), which the paper's rule, reversing only the latest race, never tries
 // (TestODPORBlockingWrite, and a property test on random programs with
-// such writes). Where an execution ends in a deadlock,
+// such writes, marked Sync or not: an unmarked one is learned where a
+// planned branch finds it Blocked, and analysed there as a waiting thread's
+// step, which plans the reversals the branch stood for). Where an execution ends in a deadlock,
 // the blocked threads' next steps are analysed as if they were taken there,
 // so that the executions in which they do get to run are planned too.
 // Because independent steps neither enable nor disable each other, a
@@ -202,6 +204,9 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 				e.insertAt(e.depth-1, w)
 			}
 			e.reinsert = seqs[:0]
+			if f.status[x.t] == ts.Blocked {
+				e.learnBlocked(f, x.t)
+			}
 		default:
 			f.cur, f.tried = c, true
 			if f.outs[x.t] > 1 {
@@ -712,4 +717,20 @@ func (e *explorer[S]) seeBlocked(f *frame[S]) {
 			}
 		}
 	}
+}
+
+// learnBlocked handles a planned branch of thread p found Blocked at frame f
+// (the top of the stack): p's step was not known to block when the race
+// that planned it was reversed (an unmarked write that waits), so the
+// reversal assumed it could run. Its objects are recorded, so that later
+// reversals are replayed, and p's step is analysed here as a waiting
+// thread's is at a deadlock: its races with the events of the stack are
+// reversed where it can run, walking back along its objects, which plans
+// the executions the infeasible branch stood for.
+func (e *explorer[S]) learnBlocked(f *frame[S], p ts.Tid) {
+	st := f.steps[p]
+	for a := range st.NumAccesses() {
+		e.blockedObjs[st.At(a).Obj] = struct{}{}
+	}
+	e.reverse(p, 0, f.outs[p], st, e.clockOf(p), -1, int32(len(e.ev)))
 }
