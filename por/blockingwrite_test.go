@@ -74,15 +74,14 @@ func (onceModel) Apply(s onceState, t ts.Tid) onceState {
 	return s
 }
 
-// TestODPORBlockingWrite records a defect of por.ODPOR found through this
-// package: with a step that writes its object and blocks (a Once's Do as a
-// write that waits while another thread runs the function), ODPOR explores
-// one execution of the two Mazurkiewicz traces (either thread runs the
-// function), and so misses a terminal state (x = 2): a bug it can hide.
-// Remove the Skip to see it. The reversal of the race between T1's Do and T0's end of Do
-// is infeasible (T1 is blocked there), and the earlier write, T0's start of
-// Do, is not tried. This package avoids such steps (every wait is a lock
-// acquire or a read that blocks); the defect is por's.
+// TestODPORBlockingWrite is the regression test of a defect of por.ODPOR:
+// with a step that writes its object and blocks (a Once's Do as a write
+// that waits while another thread runs the function), ODPOR explored one
+// execution of the two Mazurkiewicz traces (either thread runs the
+// function) and so missed a terminal state (x = 2). The reversal of the race
+// between T1's Do and T0's end of Do is infeasible (T1 is blocked there), and
+// the earlier write, T0's start of Do, was not tried: now the infeasible
+// branch makes ODPOR learn that the write blocks and reverse it there.
 func TestODPORBlockingWrite(t *testing.T) {
 
 	odpor := func(ctx context.Context, sys ts.TransitionSystem[onceState], opt ts.Options) (ts.Result, error) {
@@ -177,8 +176,8 @@ func (g guardProg) Apply(s guardState, t ts.Tid) guardState {
 }
 
 // TestODPORBlockingWriteProperty compares ODPOR with ts.Explore on random
-// programs with blocking writes (every terminal state), and checks one
-// execution per trace.
+// programs with blocking writes, marked Sync or not (every terminal state),
+// and checks one execution per trace. It failed before the fix.
 func TestODPORBlockingWriteProperty(t *testing.T) {
 	odpor := func(ctx context.Context, sys ts.TransitionSystem[guardState], opt ts.Options) (ts.Result, error) {
 		return por.ODPOR(ctx, sys, por.Options{Options: opt})

@@ -36,15 +36,14 @@ import (
 // await that a write enabled races with the latest earlier write before which
 // it could already pass, found by replaying the candidate sequence from the
 // state stored on the search stack. A write that may wait (a Once's Do, a
-// send on a full channel: a synchronization write, or any step seen
-// blocked) is checked the same way: its race with a later write of the
+// send on a full channel) is checked the same way once it has been seen
+// Blocked (where a branch planned for it finds it Blocked, it is analysed
+// there as a waiting thread's step): its race with a later write of the
 // thread it waits for (the end of Do) cannot be reversed, so the reversal
 // walks back along the object to that thread's earlier write (the start of
 // Do), which the paper's rule, reversing only the latest race, never tries
 // (TestODPORBlockingWrite, and a property test on random programs with
-// such writes, marked Sync or not: an unmarked one is learned where a
-// planned branch finds it Blocked, and analysed there as a waiting thread's
-// step, which plans the reversals the branch stood for). Where an execution ends in a deadlock,
+// such writes). Where an execution ends in a deadlock,
 // the blocked threads' next steps are analysed as if they were taken there,
 // so that the executions in which they do get to run are planned too.
 // Because independent steps neither enable nor disable each other, a
@@ -676,11 +675,7 @@ func (e *explorer[S]) rootChild(f *frame[S], q ts.Tid, c int) int32 {
 func (e *explorer[S]) mayBlock(st ts.Step) bool {
 	for a := range st.NumAccesses() {
 		acc := st.At(a)
-		if acc.Sync && (acc.Op == ts.Read || acc.Op == ts.Write) {
-			// An await, or a write that may wait (a Once's Do, a send on
-			// a full channel): a race with it may not be reversible where
-			// it is found, and reverseFrom can walk back to where it is
-			// only by replaying.
+		if acc.Op == ts.Read && acc.Sync {
 			return true
 		}
 		if acc.Op == ts.Acquire && !st.Single() {
