@@ -99,7 +99,14 @@
 // Blocked). A read that may block (an await) should say so with Step.Sync:
 // ODPOR then checks up front that reversing its races is feasible; an
 // unmarked blocking step is learned when it is first seen Blocked, which
-// stays sound (tested) but may cost an infeasible branch.
+// stays sound (tested) but may cost an infeasible branch. A write that may
+// block (a Once's Do, a send on a full channel) is learned the same way,
+// marked or not: where it is first seen Blocked, or where a branch planned
+// for it finds it Blocked (then it is analysed there as a waiting thread's
+// step, which plans the reversals the branch stood for); from then on
+// ODPOR replays the reversals of its races and, where it cannot run before
+// the event it races with, walks back to an earlier write of that object
+// (property-tested against ts.Explore, one execution per trace).
 //
 // # Where the papers were wrong or silent, and what we do
 //

@@ -536,6 +536,9 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		return false
 	}
 	e.outcomes = e.outcomes || c.Moves > c.Enabled
+	if e.mode == modeODPOR && c.Blocked > 0 {
+		e.seeBlocked(f)
+	}
 	var h uint64
 	hashed := false
 	if e.m.Hasher != nil && (e.visited != nil || c.Moves > 1) {

@@ -35,7 +35,15 @@ import (
 // of its lock (never with the release between them, which it needs), and an
 // await that a write enabled races with the latest earlier write before which
 // it could already pass, found by replaying the candidate sequence from the
-// state stored on the search stack. Where an execution ends in a deadlock,
+// state stored on the search stack. A write that may wait (a Once's Do, a
+// send on a full channel) is checked the same way once it has been seen
+// Blocked (where a branch planned for it finds it Blocked, it is analysed
+// there as a waiting thread's step): its race with a later write of the
+// thread it waits for (the end of Do) cannot be reversed, so the reversal
+// walks back along the object to that thread's earlier write (the start of
+// Do), which the paper's rule, reversing only the latest race, never tries
+// (TestODPORBlockingWrite, and a property test on random programs with
+// such writes). Where an execution ends in a deadlock,
 // the blocked threads' next steps are analysed as if they were taken there,
 // so that the executions in which they do get to run are planned too.
 // Because independent steps neither enable nor disable each other, a
@@ -195,6 +203,9 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 				e.insertAt(e.depth-1, w)
 			}
 			e.reinsert = seqs[:0]
+			if f.status[x.t] == ts.Blocked {
+				e.learnBlocked(f, x.t)
+			}
 		default:
 			f.cur, f.tried = c, true
 			if f.outs[x.t] > 1 {
@@ -675,4 +686,46 @@ func (e *explorer[S]) mayBlock(st ts.Step) bool {
 		}
 	}
 	return false
+}
+
+// seeBlocked records the objects of the blocked threads' steps at frame f
+// that mayBlock does not already treat as blocking (a write that waits, such
+// as a Once's Do or a send on a full channel): a race with such a step may
+// not be reversible where it is found, and reverseFrom then walks back to
+// the latest earlier event before which the step can run, which it can only
+// do if it replays the candidate sequences. Awaits (synchronization reads)
+// and lone lock acquires are left out: the analysis already knows where
+// they can run, and replaying them would only cost.
+func (e *explorer[S]) seeBlocked(f *frame[S]) {
+	for t := range ts.Tid(e.n) {
+		if f.status[t] != ts.Blocked {
+			continue
+		}
+		st := f.steps[t]
+		for a := range st.NumAccesses() {
+			acc := st.At(a)
+			if acc.Op == ts.Write || (acc.Op == ts.Read && !acc.Sync) {
+				for b := range st.NumAccesses() {
+					e.blockedObjs[st.At(b).Obj] = struct{}{}
+				}
+				break
+			}
+		}
+	}
+}
+
+// learnBlocked handles a planned branch of thread p found Blocked at frame f
+// (the top of the stack): p's step was not known to block when the race
+// that planned it was reversed (an unmarked write that waits), so the
+// reversal assumed it could run. Its objects are recorded, so that later
+// reversals are replayed, and p's step is analysed here as a waiting
+// thread's is at a deadlock: its races with the events of the stack are
+// reversed where it can run, walking back along its objects, which plans
+// the executions the infeasible branch stood for.
+func (e *explorer[S]) learnBlocked(f *frame[S], p ts.Tid) {
+	st := f.steps[p]
+	for a := range st.NumAccesses() {
+		e.blockedObjs[st.At(a).Obj] = struct{}{}
+	}
+	e.reverse(p, 0, f.outs[p], st, e.clockOf(p), -1, int32(len(e.ev)))
 }
