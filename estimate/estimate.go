@@ -38,6 +38,7 @@ const (
 
 var treeNames = [...]string{DFS: "dfs tree", Sleep: "sleep-set tree"}
 
+// String names the tree: "dfs tree", "sleep-set tree".
 func (t Tree) String() string {
 	if int(t) < len(treeNames) {
 		return treeNames[t]
