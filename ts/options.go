@@ -88,6 +88,16 @@ type Options struct {
 	// the searching goroutine: keep it short.
 	Progress      func(Result)
 	ProgressEvery time.Duration
+
+	// Workers is how many goroutines explore at once, for the strategies
+	// that can split their search (por.ODPOR, por.DPOR and
+	// ExploreStateful); 0 and 1 keep the whole search on the caller's
+	// goroutine. The result does not depend on it: the same executions,
+	// transitions, terminal states and violations, in the same order, as
+	// the search on one goroutine. Callbacks (OnTerminal, OnViolation,
+	// Progress) are still called from the caller's goroutine, one at a
+	// time. Strategies that cannot split refuse a count above 1.
+	Workers int
 }
 
 // Validate reports whether the options are usable. Strategies call it before
@@ -102,6 +112,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: negative depth limit %d", ErrBadOptions, o.Limits.Depth)
 	case o.ProgressEvery < 0:
 		return fmt.Errorf("%w: negative progress interval %v", ErrBadOptions, o.ProgressEvery)
+	case o.Workers < 0:
+		return fmt.Errorf("%w: negative worker count %d", ErrBadOptions, o.Workers)
 	}
 	return nil
 }
