@@ -160,7 +160,27 @@
 // Options embeds ts.Options (limits, KeepGoing, hooks). Limits, the depth
 // limit (ts.ErrDepth with the schedule) and cancellation are honoured; a panic
 // in user code becomes a violation of kind ts.Panic; every violation is
-// replayed (ts.Confirm) before it is reported. The strategies run on the
-// caller's goroutine; a worker count for parallel exploration is left for
-// later and will be a field of Options.
+// replayed (ts.Confirm) before it is reported.
+//
+// # Parallel search
+//
+// With Options.Workers above 1, Sleep, DPOR and ODPOR split their search
+// into units: the subtree below a move into a fixed depth, explored by the
+// same engine from plain data (the schedule prefix, the sleep set and
+// wakeup subtree there, and what the analysis has learnt). The search
+// itself stays serial on the caller's goroutine and takes each unit's
+// result in order, doing to the frames above the unit what the unit's
+// analysis did to them (a backtrack point, a wakeup sequence) at the point
+// where the serial search would have; the workers explore the units a
+// predictor expects next, and a result is used only if its input is the
+// one the serial search has when it gets there. So the result is the
+// serial search's whatever the worker count: the same executions in the
+// same order, the same figures, callbacks and first violation, under
+// limits and KeepGoing too (property-tested on random programs of the
+// whole model). Result.Stats gains parallel-* figures on the units. What
+// the workers gain depends on how much of the tree is planned before it is
+// reached: DPOR and ODPOR plan branches as their analysis finds races, so
+// a unit is often planned only by the one before it. SDPOR refuses a
+// worker count above 1. A system that cannot be used from several
+// goroutines implements ts.Forker.
 package por

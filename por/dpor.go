@@ -79,31 +79,94 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 // initial of the reversal v = notdep(i,S).p (its sleep then covers v), and
 // otherwise, as when E is empty, every enabled thread is added.
 func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) {
-	f := &e.stack[i]
-	pick, asleep, covered := e.scanE(i, p, cp)
-	if covered {
+	e.markE(i, p, cp)
+	if int(i) < e.base {
+		// A unit's worker: the frame is the coordinator's. What the rule
+		// reads of this execution (E, and the initials) is known here; what
+		// it reads of the frame (its backtrack and sleep sets) is read when
+		// the coordinator takes the unit's result (parallel.go).
+		init := e.initials(i, p, cp, e.pendingStep)
+		e.log = append(e.log, logOp{kind: opBacktrack, frame: i, t: p, inE: bitsOf(&e.inE), init: bitsOf(init)})
 		return
+	}
+	f := &e.stack[i]
+	if e.scanE(f, p, &e.inE) {
+		e.backtrackInitials(f, e.initials(i, p, cp, e.pendingStep))
+	}
+}
+
+// markE sets e.inE to E, the threads enabled at frame i that are p or have
+// an event after transition i that happens before p (cp is p's clock).
+func (e *explorer[S]) markE(i int32, p ts.Tid, cp []uint32) {
+	f := &e.stack[i]
+	x := &e.ev[i]
+	e.inE.ClearAll()
+	for q := range ts.Tid(e.n) {
+		if f.status[q] != ts.Enabled {
+			continue
+		}
+		upto := f.count[q]
+		if x.t == q {
+			upto++
+		}
+		if q != p && cp[q] <= upto {
+			continue // not in E
+		}
+		e.inE.Set(uint(q))
+	}
+}
+
+// scanE applies the rule at frame f with E given: nothing when one of E is
+// in the backtrack set already, else a thread of E not asleep (p first). It
+// reports whether the rule needs the initials (backtrackInitials): every
+// thread of E is asleep.
+func (e *explorer[S]) scanE(f *frame[S], p ts.Tid, inE *bitset.BitSet) (needInitials bool) {
+	pick := ts.Tid(-1)
+	asleep := false
+	for u, ok := inE.NextSet(0); ok; u, ok = inE.NextSet(u + 1) {
+		q := ts.Tid(u)
+		switch {
+		case f.bt.Test(u):
+			return false // covered
+		case f.sleep.Test(u):
+			asleep = true
+		case pick < 0 || q == p:
+			pick = q
+		}
+	}
+	if pick >= 0 {
+		e.addBacktrack(f, pick)
+		return false
+	}
+	if asleep {
+		return true
+	}
+	e.backtrackEnabled(f)
+	return false
+}
+
+// backtrackInitials finishes the rule where all of E is asleep: nothing if
+// an initial of the reversing sequence is asleep (what it would explore is
+// covered), else its first enabled initial, else every enabled thread.
+func (e *explorer[S]) backtrackInitials(f *frame[S], init *bitset.BitSet) {
+	pick := ts.Tid(-1)
+	for u, ok := init.NextSet(0); ok; u, ok = init.NextSet(u + 1) {
+		if f.sleep.Test(u) {
+			return
+		}
+		if f.status[u] == ts.Enabled && pick < 0 {
+			pick = ts.Tid(u)
+		}
 	}
 	if pick >= 0 {
 		e.addBacktrack(f, pick)
 		return
 	}
-	if asleep {
-		init := e.initials(i, p, cp, e.pendingStep)
-		pick = -1
-		for u, ok := init.NextSet(0); ok; u, ok = init.NextSet(u + 1) {
-			if f.sleep.Test(u) {
-				return
-			}
-			if f.status[u] == ts.Enabled && pick < 0 {
-				pick = ts.Tid(u)
-			}
-		}
-		if pick >= 0 {
-			e.addBacktrack(f, pick)
-			return
-		}
-	}
+	e.backtrackEnabled(f)
+}
+
+// backtrackEnabled adds every enabled thread to f's backtrack set.
+func (e *explorer[S]) backtrackEnabled(f *frame[S]) {
 	for q := range ts.Tid(e.n) {
 		if f.status[q] == ts.Enabled {
 			e.addBacktrack(f, q)
@@ -193,36 +256,4 @@ func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
 			}
 		}
 	}
-}
-
-// scanE looks at E, the threads enabled at frame i that are p or have an
-// event after transition i that happens before p (cp is p's clock): covered
-// when one of them is in the backtrack set at i already, else the thread to
-// add (p first, -1 if all of E is asleep or E is empty) and whether any of E
-// is asleep.
-func (e *explorer[S]) scanE(i int32, p ts.Tid, cp []uint32) (pick ts.Tid, asleep, covered bool) {
-	f := &e.stack[i]
-	x := &e.ev[i]
-	pick = -1
-	for q := range ts.Tid(e.n) {
-		if f.status[q] != ts.Enabled {
-			continue
-		}
-		upto := f.count[q]
-		if x.t == q {
-			upto++
-		}
-		if q != p && cp[q] <= upto {
-			continue // not in E
-		}
-		switch {
-		case f.bt.Test(uint(q)):
-			return -1, false, true
-		case f.sleep.Test(uint(q)):
-			asleep = true
-		case pick < 0 || q == p:
-			pick = q
-		}
-	}
-	return pick, asleep, false
 }

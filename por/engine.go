@@ -120,6 +120,7 @@ type explorer[S any] struct {
 	wt          wtree
 	raceFrom    int   // the first event whose races have not been analysed
 	seqBuf      []wev // reused wakeup sequences
+	insBuf      []wev // insert's copy of the sequence it inserts
 	cands       []cand
 	reinsert    [][]wev
 	replaySched ts.Schedule // feasibility replays
@@ -143,6 +144,20 @@ type explorer[S any] struct {
 
 	current ts.Tid
 	pushing bool
+
+	// Parallel search (parallel.go).
+	role  role
+	base  int           // a unit's worker: the frames below base are the coordinator's
+	split int           // coordinator, predictor: a move into frame split or deeper is a unit
+	gen   int64         // predictor: its generation (parallel.genNow)
+	log   []logOp       // a unit's worker: what it does to the coordinator's frames, in order
+	par   *parallel[S]  // coordinator, predictor
+	inE   bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
+	// A unit's worker: the threads whose popped bit its first execution
+	// read, and whether an execution has ended (popped is cleared there).
+	poppedRead bitset.BitSet
+	ended      bool
+
 	search.Outcome
 }
 
@@ -165,11 +180,27 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	if err != nil {
 		return res, err
 	}
-	e := &explorer[S]{m: model, sys: sys, ctx: ctx, opt: opt, res: &res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1}
-	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	if m == modeSDPOR && model.Hasher == nil {
 		return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
 	}
+	if opt.Workers > 1 {
+		if m == modeSDPOR {
+			return res, fmt.Errorf("%w: sdpor explores on one goroutine (its table of visited states is shared by the whole search); Workers must be 0 or 1, not %d", ts.ErrBadOptions, opt.Workers)
+		}
+		return runParallel(ctx, sys, model, opt, m, &res)
+	}
+	e := newExplorer(ctx, sys, model, opt, m, &res)
+	addSystemStats := search.SystemStats(sys)
+	err = e.Drive(e.root, e.loop, e.panicked)
+	e.finish(err == nil)
+	addSystemStats(&res)
+	return res, e.Err
+}
+
+// newExplorer returns an explorer of sys in mode m that fills res.
+func newExplorer[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) *explorer[S] {
+	e := &explorer[S]{m: model, sys: sys, ctx: ctx, opt: opt, res: res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: res}
 	n := model.N
 	e.n = n
 	e.zero = hb.NewVC(n)
@@ -186,16 +217,23 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		e.graph.init()
 		e.States = func() int64 { return int64(len(e.visited)) }
 	}
-	addSystemStats := search.SystemStats(sys)
-	err = e.Drive(e.root, e.loop, e.panicked)
+	return e
+}
+
+// finish fills the result's figures once the search is over, checking the
+// system's thread count again when it ended without an error.
+func (e *explorer[S]) finish(ok bool) {
+	res := e.res
 	if e.visited != nil {
 		res.States = int64(len(e.visited))
 	}
-	if err == nil {
-		err = e.m.ThreadsAgain()
+	if ok {
+		if err := e.m.ThreadsAgain(); err != nil {
+			e.Err = err
+		}
 	}
 	res.Stats = map[string]int64{"sleep-blocked": e.sleepBlocked}
-	switch m {
+	switch e.mode {
 	case modeDPOR, modeSDPOR:
 		res.Stats["backtrack-points"] = e.backtracks
 	case modeODPOR:
@@ -203,12 +241,10 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		res.Stats["feasibility-replays"] = e.replays
 		res.Stats["infeasible-branches"] = e.infeasible
 	}
-	if m == modeSDPOR {
+	if e.mode == modeSDPOR {
 		res.Stats["revisits"] = e.revisits
 		res.Stats["graph-ops"] = int64(len(e.graph.ops))
 	}
-	addSystemStats(&res)
-	return res, err
 }
 
 // panicked turns a panic in user code into a violation (search.Outcome.Drive).
@@ -238,7 +274,7 @@ func (e *explorer[S]) root() {
 
 // loop is the depth-first search.
 func (e *explorer[S]) loop() {
-	for e.depth > 0 && !e.Stop {
+	for e.depth > e.base && !e.Stop {
 		top := &e.stack[e.depth-1]
 		mv, ok := e.pick(top)
 		if !ok {
@@ -327,6 +363,17 @@ func (e *explorer[S]) take(top *frame[S], mv ts.Move) {
 	}
 	top.taken = append(top.taken, mv)
 	e.sched = append(e.sched[:k], mv)
+	if e.split > 0 && k+1 >= e.split {
+		e.delegate(mv) // the subtree below mv is a unit (parallel.go)
+		return
+	}
+	e.move(top, mv)
+}
+
+// move takes move mv from the top frame, whose sleep set and wakeup subtree
+// for the child are set, and visits the state it reaches.
+func (e *explorer[S]) move(top *frame[S], mv ts.Move) {
+	t := mv.Thread
 	e.pushEvent(t, mv.Outcome, top.steps[t])
 	e.current, e.pushing = t, true
 	var child S
@@ -711,11 +758,11 @@ func (e *explorer[S]) failureRaces(f *frame[S]) {
 		}
 		if e.mode == modeODPOR {
 			if pre.status[p] == ts.Enabled {
-				e.addRootChild(pre, p)
+				e.rootChildAt(k, p)
 			} else {
 				for q := range ts.Tid(e.n) {
 					if pre.status[q] == ts.Enabled {
-						e.addRootChild(pre, q)
+						e.rootChildAt(k, q)
 					}
 				}
 			}
@@ -733,6 +780,7 @@ func (e *explorer[S]) endExecution() {
 		e.races()
 		e.popped.ClearAll()
 	}
+	e.ended = true
 }
 
 // violation confirms a violation by replaying its schedule and records it.
@@ -746,6 +794,10 @@ func (e *explorer[S]) violation(v *ts.Violation, sched ts.Schedule) {
 // budget now and then.
 func (e *explorer[S]) budgetSpent() bool {
 	if e.Spent() {
+		return true
+	}
+	if e.role == rolePredictor && e.par.genNow.Load() != e.gen {
+		e.Stop = true // a newer predictor took over
 		return true
 	}
 	return e.res.Transitions&4095 == 0 && !e.memoryOK()

@@ -2,6 +2,7 @@ package por
 
 import (
 	"context"
+	"slices"
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/internal/search"
@@ -244,22 +245,39 @@ func (e *explorer[S]) addOutcomes(f *frame[S], node int32, t ts.Tid) {
 // insertAt inserts the wakeup sequence w into the wakeup tree of the frame
 // i, unless an event asleep there is a weak initial of w.
 func (e *explorer[S]) insertAt(i int, w []wev) {
+	if i < e.base {
+		// A unit's worker: the frame is the coordinator's, which inserts
+		// w when it takes the unit's result, as this search would now.
+		e.log = append(e.log, logOp{kind: opInsert, frame: int32(i), strict: e.strict, w: slices.Clone(w)})
+		return
+	}
+	e.insert(i, w)
+}
+
+// insert inserts w into frame i's wakeup tree (see insertAt) and reports
+// whether the tree changed.
+func (e *explorer[S]) insert(i int, w []wev) bool {
+	// The descent below removes events from w in place: work on a copy,
+	// so that the caller's sequence (insertReversal reuses it for the next
+	// outcome) stays whole.
+	w = append(e.insBuf[:0], w...)
+	e.insBuf = w
 	f := &e.stack[i]
 	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
 		if weakInitial(ts.Tid(u), anyOutcome, f.steps[u], w, e.strict) {
-			return
+			return false
 		}
 	}
 	for _, x := range f.psleep {
 		if weakInitial(x.t, x.out, x.step, w, e.strict) {
-			return
+			return false
 		}
 	}
 	node := f.root
 	level := 0
 	for {
 		if len(w) == 0 {
-			return // a prefix of a sequence in the tree
+			return false // a prefix of a sequence in the tree
 		}
 		matched := false
 		for c := e.wt.nodes[node].first; c >= 0; c = e.wt.nodes[c].next {
@@ -270,7 +288,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 			if weakInitial(x.t, x.out, x.step, w, e.strict) {
 				w = withoutFirst(w, x.t)
 				if level == 0 && c == f.cur {
-					return // the branch being explored
+					return false // the branch being explored
 				}
 				node, matched = c, true
 				break
@@ -281,7 +299,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 				node = e.wt.addChild(node, x)
 			}
 			e.backtracks++
-			return
+			return true
 		}
 		if e.wt.nodes[node].first < 0 {
 			if e.wt.nodes[node].extra {
@@ -291,9 +309,9 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 					node = e.wt.addChild(node, x)
 				}
 				e.backtracks++
-				return
+				return true
 			}
-			return // a leaf: w is covered
+			return false // a leaf: w is covered
 		}
 		level++
 	}
@@ -324,6 +342,9 @@ func (e *explorer[S]) reanalyse(f *frame[S]) {
 		return
 	}
 	for t := range ts.Tid(e.n) {
+		if f.status[t].Waiting() && !e.ended {
+			e.poppedRead.Set(uint(t)) // a unit's input: see parallel.go
+		}
 		if f.status[t].Waiting() && (e.popped.Test(uint(t)) || e.thrLast[t] >= int32(e.raceFrom)) {
 			e.raceFrom = 0
 			return
@@ -643,9 +664,21 @@ func (e *explorer[S]) pending(f *frame[S], ends bool) {
 	}
 }
 
+// rootChildAt calls addRootChild on frame i, or, in a unit's worker where
+// frame i is the coordinator's, logs the call for it.
+func (e *explorer[S]) rootChildAt(i int32, q ts.Tid) {
+	if int(i) < e.base {
+		e.log = append(e.log, logOp{kind: opRootChild, frame: i, t: q})
+		return
+	}
+	e.addRootChild(&e.stack[i], q)
+}
+
 // addRootChild makes f explore thread q with every outcome, as adding q to a
-// backtrack set does, except the outcomes asleep or already branches.
-func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
+// backtrack set does, except the outcomes asleep or already branches, and
+// reports whether it added any.
+func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) bool {
+	added := false
 	for c := range f.outs[q] {
 		if e.asleep(f, q, c) || e.rootChild(f, q, c) >= 0 {
 			continue
@@ -653,7 +686,9 @@ func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) {
 		n := e.wt.addChild(f.root, wev{t: q, out: c, step: f.steps[q]})
 		e.wt.nodes[n].extra = true
 		e.backtracks++
+		added = true
 	}
+	return added
 }
 
 // rootChild returns f's wakeup-tree child for thread q's outcome c, or -1.

@@ -14,12 +14,17 @@ var ErrCyclic = errors.New("por: the state space has a cycle; stateful DPOR need
 
 // Options configure every strategy of package por. The zero value explores
 // the whole space up to the first violation, with the default depth limit.
-//
-// There is nothing strategy-specific yet; the struct exists so that options
-// such as a worker count for parallel exploration can be added without
-// changing any signature.
+// Options.Workers above 1 splits Sleep, DPOR and ODPOR over that many
+// goroutines (see the package documentation); SDPOR refuses it.
 type Options struct {
 	ts.Options
+
+	// split is the depth of the frames a parallel search explores as
+	// units; 0 is the default. Tests set it to split small systems.
+	split int
+	// inline makes a parallel search explore every unit on the caller's
+	// goroutine, for tests of the units alone.
+	inline bool
 }
 
 func (o Options) validate() error {

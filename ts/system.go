@@ -580,3 +580,14 @@ type StatsReporter interface {
 type ObjNamer interface {
 	ObjName(o Obj) string
 }
+
+// Forker is implemented by systems that cannot be used from several
+// goroutines at once, such as an adapter that replays one mutable simulator:
+// a search with several workers (Options.Workers) calls Fork once for each
+// goroutine it adds, and each uses its own copy, which must behave exactly
+// as the original (the same initial state, steps, outcomes and checks).
+// Systems whose methods are pure functions of their arguments, as the
+// contract asks, need not implement it: the goroutines share them.
+type Forker[S any] interface {
+	Fork() TransitionSystem[S]
+}

@@ -1,0 +1,796 @@
+package por
+
+import (
+	"context"
+	"encoding/binary"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bits-and-blooms/bitset"
+
+	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/ts"
+)
+
+// Parallel search (Options.Workers > 1) for Sleep, DPOR and ODPOR.
+//
+// The result must be the serial search's, whatever the number of workers:
+// the same executions in the same order, hence the same figures, callbacks
+// and first violation. The serial search stays the one source of truth, run
+// by a coordinator on the caller's goroutine over the top of the search tree
+// (the frames above a split depth); each move into the split depth starts a
+// unit, the subtree below that move, which the coordinator does not explore
+// itself but takes as a result. A unit's exploration reads nothing of the
+// coordinator's frames but the states and steps of its prefix: what it does
+// to them (DPOR adds to a backtrack set, ODPOR inserts into a wakeup tree)
+// is logged and done by the coordinator when it takes the result, at the
+// point where the serial search would have done it, since nothing else
+// touches those frames while the subtree is explored. So a unit's result is
+// a function of its input (the prefix, the sleep set and wakeup subtree at
+// its root, and the few facts the analysis learns as it goes), and taking
+// it is taking the serial search's steps.
+//
+// What the coordinator does not know in advance is the input of the units
+// after the current one: they depend on what the earlier units log. A
+// predictor, a copy of the coordinator, walks ahead as if every unit logged
+// nothing, and hands the inputs it meets to workers; the coordinator uses a
+// worker's result only if its input equals the one the serial search has at
+// that point, and explores the unit itself otherwise. When a result changes
+// the coordinator's frames, the predictor starts again from a new copy.
+// Results that miss or go stale cost time, never a different answer.
+
+// role is what an explorer does in a search.
+type role uint8
+
+const (
+	roleSerial      role = iota
+	roleCoordinator      // takes the units' results in order
+	rolePredictor        // walks ahead, handing out units
+	roleWorker           // explores one unit
+)
+
+// logOp is something a unit's worker does to a frame of the coordinator.
+type logOp struct {
+	kind   uint8
+	frame  int32
+	strict bool     // opInsert: the analysis' strict flag then
+	w      []wev    // opInsert: the wakeup sequence
+	t      ts.Tid   // opRootChild: the thread; opBacktrack: p
+	inE    []uint64 // opBacktrack: E
+	init   []uint64 // opBacktrack: the initials of the reversing sequence
+}
+
+const (
+	opInsert    uint8 = iota // insertAt(frame, w)
+	opRootChild              // addRootChild(frame, t)
+	opBacktrack              // DPOR's rule at frame with p = t
+)
+
+// unit is the input of a unit: plain data, so that a unit can be explored
+// anywhere the system can be built.
+type unit struct {
+	prefix   ts.Schedule // from the initial state; its last move leads to the unit's root
+	sleep    []ts.Tid    // asleep at the root with every outcome
+	psleep   []wev       // ODPOR: single outcomes asleep at the root
+	tree     []tnode     // ODPOR: the wakeup subtree at the root, in preorder
+	raceFrom int         // ODPOR: the first event whose races are not analysed
+	popped   []uint64    // ODPOR: threads with events undone since the last end
+	strict   bool
+	outcomes bool
+	blocked  []ts.Obj // ODPOR: objects seen waiting, sorted
+	key      string   // everything above but popped, encoded
+}
+
+// tnode is a node of a serialized wakeup subtree: its parent's index in the
+// list (-1: the root) and its event.
+type tnode struct {
+	parent int32
+	x      wev
+	extra  bool
+}
+
+// unitEvent is a terminal state or a violation a unit met, in order.
+type unitEvent struct {
+	state any
+	sched ts.Schedule
+	viol  *ts.Violation
+}
+
+// unitResult is what exploring a unit gives.
+type unitResult struct {
+	log                           []logOp
+	transitions, executions       int64
+	sleepBlocked, backtracks      int64
+	replays, infeasible           int64
+	events                        []unitEvent
+	err                           error
+	stop                          bool // the unit stopped the search (not for a limit)
+	limited                       bool // a limit stopped it
+	raceFrom                      int
+	popped                        []uint64
+	poppedRead                    []uint64
+	ended                         bool
+	strict, outcomes              bool
+	blocked                       []ts.Obj
+	maxTransitions, maxExecutions int64 // the limits it ran under (0: none)
+	cancelled                     bool  // stopped by the pool, not finished
+	moves                         int   // the prefix length, for checks
+}
+
+func bitsOf(b *bitset.BitSet) []uint64 { return slices.Clone(b.Words()) }
+
+func fromBits(dst *bitset.BitSet, w []uint64) {
+	dst.ClearAll()
+	for i, x := range w {
+		for x != 0 {
+			j := 0
+			for x&(1<<j) == 0 {
+				j++
+			}
+			dst.Set(uint(i*64 + j))
+			x &^= 1 << j
+		}
+	}
+}
+
+// encode sets u.key.
+func (u *unit) encode() {
+	var b []byte
+	num := func(v int64) { b = binary.AppendVarint(b, v) }
+	step := func(st ts.Step) {
+		num(int64(st.NumAccesses()))
+		for a := range st.NumAccesses() {
+			acc := st.At(a)
+			num(int64(acc.Obj))
+			num(int64(acc.Op))
+			if acc.Sync {
+				num(1)
+			} else {
+				num(0)
+			}
+		}
+	}
+	num(int64(len(u.prefix)))
+	for _, mv := range u.prefix {
+		num(int64(mv.Thread))
+		num(int64(mv.Outcome))
+	}
+	num(int64(len(u.sleep)))
+	for _, t := range u.sleep {
+		num(int64(t))
+	}
+	num(int64(len(u.psleep)))
+	for _, x := range u.psleep {
+		num(int64(x.t))
+		num(int64(x.out))
+		step(x.step)
+	}
+	num(int64(len(u.tree)))
+	for _, n := range u.tree {
+		num(int64(n.parent))
+		num(int64(n.x.t))
+		num(int64(n.x.out))
+		step(n.x.step)
+		if n.extra {
+			num(1)
+		} else {
+			num(0)
+		}
+	}
+	num(int64(u.raceFrom))
+	flags := int64(0)
+	if u.strict {
+		flags |= 1
+	}
+	if u.outcomes {
+		flags |= 2
+	}
+	num(flags)
+	num(int64(len(u.blocked)))
+	for _, o := range u.blocked {
+		num(int64(o))
+	}
+	u.key = string(b)
+}
+
+// unitHere returns the unit of move mv from the top frame, whose child
+// sleep set and wakeup subtree take has just set.
+func (e *explorer[S]) unitHere(mv ts.Move) *unit {
+	k := e.depth - 1
+	u := &unit{prefix: e.sched[:k+1].Clone(), strict: e.strict, outcomes: e.outcomes}
+	for t, ok := e.nextSleep.NextSet(0); ok; t, ok = e.nextSleep.NextSet(t + 1) {
+		u.sleep = append(u.sleep, ts.Tid(t))
+	}
+	u.psleep = slices.Clone(e.nextPsleep)
+	if e.mode == modeODPOR {
+		u.tree = e.wt.serialize(e.nextRoot, u.tree)
+		u.raceFrom = e.raceFrom
+		u.popped = bitsOf(&e.popped)
+		for o := range e.blockedObjs {
+			u.blocked = append(u.blocked, o)
+		}
+		slices.Sort(u.blocked)
+	}
+	u.encode()
+	return u
+}
+
+// serialize appends node r's subtree (r excluded) to dst in preorder.
+func (w *wtree) serialize(r int32, dst []tnode) []tnode {
+	var walk func(n, parent int32)
+	walk = func(n, parent int32) {
+		for c := w.nodes[n].first; c >= 0; c = w.nodes[c].next {
+			dst = append(dst, tnode{parent: parent, x: w.nodes[c].wev, extra: w.nodes[c].extra})
+			walk(c, int32(len(dst)-1))
+		}
+	}
+	walk(r, -1)
+	return dst
+}
+
+// build adds the serialized subtree under node r.
+func (w *wtree) build(r int32, tree []tnode) {
+	ids := make([]int32, len(tree))
+	for i, n := range tree {
+		parent := r
+		if n.parent >= 0 {
+			parent = ids[n.parent]
+		}
+		ids[i] = w.addChild(parent, n.x)
+		w.nodes[ids[i]].extra = n.extra
+	}
+}
+
+// exploreUnit explores unit u of sys in mode m with a new explorer and
+// returns its result. limits are the transition and execution budgets it
+// may use (0: none).
+func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE int64) *unitResult {
+	opt.Limits.Transitions, opt.Limits.Executions = maxT, maxE
+	opt.Progress = nil
+	r := &unitResult{maxTransitions: maxT, maxExecutions: maxE, moves: len(u.prefix)}
+	if opt.OnTerminal != nil {
+		opt.OnTerminal = func(s any, sched ts.Schedule) {
+			r.events = append(r.events, unitEvent{state: s, sched: sched.Clone()})
+		}
+	}
+	opt.OnViolation = func(v *ts.Violation) { r.events = append(r.events, unitEvent{viol: v}) }
+	var res ts.Result
+	e := newExplorer(ctx, sys, model, opt, m, &res)
+	e.role = roleWorker
+	e.raceFrom, e.strict, e.outcomes = u.raceFrom, u.strict, u.outcomes
+	fromBits(&e.popped, u.popped)
+	for _, o := range u.blocked {
+		e.blockedObjs[o] = struct{}{}
+	}
+	err := e.Drive(func() { e.unitRoot(u) }, e.loop, e.panicked)
+	r.log = e.log
+	r.transitions, r.executions = res.Transitions, res.Executions
+	r.sleepBlocked, r.backtracks, r.replays, r.infeasible = e.sleepBlocked, e.backtracks, e.replays, e.infeasible
+	r.err = err
+	l := opt.Limits
+	r.limited = err == nil && e.Stop && ((l.Transitions > 0 && res.Transitions >= l.Transitions) || (l.Executions > 0 && res.Executions >= l.Executions))
+	r.stop = e.Stop && !r.limited
+	r.cancelled = err != nil && ctx.Err() != nil
+	r.raceFrom = e.raceFrom
+	r.popped = bitsOf(&e.popped)
+	r.poppedRead = bitsOf(&e.poppedRead)
+	r.ended = e.ended
+	r.strict, r.outcomes = e.strict, e.outcomes
+	for o := range e.blockedObjs {
+		r.blocked = append(r.blocked, o)
+	}
+	slices.Sort(r.blocked)
+	return r
+}
+
+// unitRoot sets up a unit's search: the frames of its prefix, replayed from
+// the initial state (the coordinator's, read-only), then the move into the
+// unit's root, taken as the serial search takes it.
+func (e *explorer[S]) unitRoot(u *unit) {
+	s := e.sys.Init()
+	k := len(u.prefix) - 1
+	last := ts.Tid(-1)
+	for i := 0; ; i++ {
+		if !e.pushPrefix(s, last) {
+			return
+		}
+		if i == k {
+			break
+		}
+		mv := u.prefix[i]
+		f := &e.stack[i]
+		f.taken = append(f.taken[:0], mv)
+		e.sched = append(e.sched[:i], mv)
+		e.pushEvent(mv.Thread, mv.Outcome, f.steps[mv.Thread])
+		s = e.m.Apply(s, mv)
+		last = mv.Thread
+	}
+	// pushEvent lowered nothing: the analysis state is the input's.
+	e.raceFrom = u.raceFrom
+	fromBits(&e.popped, u.popped)
+	e.base = e.depth
+	top := &e.stack[k]
+	mv := u.prefix[k]
+	e.nextSleep.ClearAll()
+	for _, t := range u.sleep {
+		e.nextSleep.Set(uint(t))
+	}
+	e.nextPsleep = append(e.nextPsleep[:0], u.psleep...)
+	e.nextRoot = -1
+	if e.mode == modeODPOR {
+		e.nextRoot = e.wt.alloc(wev{t: mv.Thread, out: mv.Outcome, step: top.steps[mv.Thread]})
+		e.wt.build(e.nextRoot, u.tree)
+	}
+	top.taken = append(top.taken[:0], mv)
+	e.sched = append(e.sched[:k], mv)
+	e.move(top, mv)
+}
+
+// pushPrefix pushes a frame for state s of a unit's prefix, reached by
+// thread last: what the race analysis reads of it (steps, status, counts,
+// the state for replays), not what the search does from it.
+func (e *explorer[S]) pushPrefix(s S, last ts.Tid) bool {
+	if e.depth == len(e.stack) {
+		e.growStack()
+	}
+	f := &e.stack[e.depth]
+	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
+	if err != nil {
+		e.Fail(search.WithSchedule(err, e.sched[:len(e.ev)]))
+		return false
+	}
+	f.state, f.last, f.multi, f.hashed = s, last, c.Moves > 1, false
+	if e.m.Hasher != nil && c.Moves > 1 {
+		e.current = -1
+		f.hash, f.hashed = e.m.Hasher.Hash(s), true
+	}
+	f.taken = f.taken[:0]
+	if e.depth > 0 {
+		copy(f.count, e.stack[e.depth-1].count)
+		f.count[last]++
+	} else {
+		clear(f.count)
+	}
+	e.depth++
+	return true
+}
+
+// delegate hands the unit of move mv, just taken from the top frame, to
+// the parallel machinery: the predictor hands it out and goes on as if the
+// unit logged nothing; the coordinator takes its result.
+func (e *explorer[S]) delegate(mv ts.Move) {
+	u := e.unitHere(mv)
+	if e.role == rolePredictor {
+		if !e.par.emit(u, int(e.gen)) {
+			e.Stop = true // a newer predictor took over
+		}
+		// What the unit leaves when it logs nothing: its events analysed.
+		e.raceFrom = e.depth - 1
+		e.popped.ClearAll()
+		e.popped.Set(uint(mv.Thread))
+		return
+	}
+	r, onTrack := e.par.result(e, u)
+	if changed := e.commit(r); changed || !onTrack {
+		// The predictor went astray: start it again from here. A result
+		// that changed the frames does not by itself mean that: most of
+		// what it plans lies after the units handed out.
+		e.par.restart(e)
+	}
+}
+
+// commit takes a unit's result as the serial search's own steps, and
+// reports whether the frames or the analysis state changed otherwise than
+// the predictor assumed.
+func (e *explorer[S]) commit(r *unitResult) (changed bool) {
+	before := e.backtracks
+	strict := e.strict
+	for i := range r.log {
+		op := &r.log[i]
+		f := &e.stack[op.frame]
+		switch op.kind {
+		case opInsert:
+			e.strict = op.strict
+			e.insert(int(op.frame), op.w)
+		case opRootChild:
+			e.addRootChild(f, op.t)
+		case opBacktrack:
+			fromBits(&e.inE, op.inE)
+			if e.scanE(f, op.t, &e.inE) {
+				fromBits(&e.init, op.init)
+				e.backtrackInitials(f, &e.init)
+			}
+		}
+	}
+	changed = e.backtracks != before || r.strict != strict || r.outcomes != e.outcomes ||
+		len(r.blocked) != len(e.blockedObjs) || (e.mode == modeODPOR && r.raceFrom != e.depth-1)
+	e.backtracks += r.backtracks
+	e.res.Transitions += r.transitions
+	e.res.Executions += r.executions
+	e.sleepBlocked += r.sleepBlocked
+	e.replays += r.replays
+	e.infeasible += r.infeasible
+	e.strict, e.outcomes = r.strict, r.outcomes
+	for _, o := range r.blocked {
+		e.blockedObjs[o] = struct{}{}
+	}
+	e.raceFrom = r.raceFrom
+	fromBits(&e.popped, r.popped)
+	for _, ev := range r.events {
+		if ev.viol != nil {
+			e.Record(ev.viol)
+			continue
+		}
+		if e.opt.OnTerminal != nil {
+			search.Callback("OnTerminal", func() { e.opt.OnTerminal(ev.state, ev.sched) })
+		}
+	}
+	if r.err != nil {
+		e.Fail(r.err)
+	}
+	if r.stop || r.limited {
+		e.Stop = true
+	}
+	return changed
+}
+
+// valid reports whether result r, found by a worker for unit ran (whose
+// key is u's), is the serial search's at a point where its input is u and
+// the budgets left are maxT and maxE (0: none).
+func (r *unitResult) valid(ran, u *unit, maxT, maxE int64) bool {
+	if r.cancelled {
+		return false
+	}
+	if !r.ended {
+		// No execution ended in the unit, so the popped threads it leaves
+		// are those it was given and more.
+		if !slices.Equal(trim(ran.popped), trim(u.popped)) {
+			return false
+		}
+	} else {
+		// Only the first execution reads the popped threads it was given,
+		// and only those of poppedRead.
+		for i, w := range r.poppedRead {
+			if w&(word(ran.popped, i)^word(u.popped, i)) != 0 {
+				return false
+			}
+		}
+	}
+	if r.limited {
+		return r.maxTransitions == maxT && r.maxExecutions == maxE
+	}
+	if maxT > 0 && r.transitions > maxT {
+		return false
+	}
+	if maxE > 0 && r.executions >= maxE {
+		return false
+	}
+	return true
+}
+
+func word(w []uint64, i int) uint64 {
+	if i < len(w) {
+		return w[i]
+	}
+	return 0
+}
+
+func trim(w []uint64) []uint64 {
+	for len(w) > 0 && w[len(w)-1] == 0 {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// clone returns a predictor: a copy of the coordinator e's search state
+// (its frames, events and analysis state) over system sys, with no
+// callbacks and no budgets.
+func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], ctx context.Context, gen int64) *explorer[S] {
+	opt := e.opt
+	opt.OnTerminal, opt.OnViolation, opt.Progress = nil, nil, nil
+	opt.Limits.Transitions, opt.Limits.Executions = 0, 0
+	res := &ts.Result{}
+	c := newExplorer(ctx, sys, model, opt, e.mode, res)
+	c.role, c.split, c.par, c.gen = rolePredictor, e.split, e.par, gen
+	c.outcomes, c.strict, c.raceFrom = e.outcomes, e.strict, e.raceFrom
+	e.popped.CopyFull(&c.popped)
+	for o := range e.blockedObjs {
+		c.blockedObjs[o] = struct{}{}
+	}
+	c.wt.nodes = slices.Clone(e.wt.nodes)
+	c.wt.spare = slices.Clone(e.wt.spare)
+	for len(c.stack) < e.depth {
+		c.growStack()
+	}
+	for i := range e.depth {
+		src, dst := &e.stack[i], &c.stack[i]
+		steps, status, outs, count, taken := dst.steps, dst.status, dst.outs, dst.count, dst.taken
+		*dst = *src
+		dst.steps, dst.status, dst.outs, dst.count = steps, status, outs, count
+		copy(dst.steps, src.steps)
+		copy(dst.status, src.status)
+		copy(dst.outs, src.outs)
+		copy(dst.count, src.count)
+		dst.taken = append(taken[:0], src.taken...)
+		dst.sleep, dst.bt = bitset.BitSet{}, bitset.BitSet{}
+		src.sleep.CopyFull(&dst.sleep)
+		src.bt.CopyFull(&dst.bt)
+		dst.psleep = slices.Clone(src.psleep)
+	}
+	c.depth = e.depth
+	for len(c.evStore) < len(e.ev) {
+		c.growEvents()
+	}
+	c.ev = c.evStore[:len(e.ev)]
+	for i := range e.ev {
+		src, dst := &e.ev[i], &c.ev[i]
+		clock, prev := dst.clock, dst.prev
+		*dst = *src
+		dst.clock = clock
+		dst.clock.CopyFrom(src.clock)
+		dst.prev = append(prev[:0], src.prev...)
+		dst.held = slices.Clone(src.held)
+	}
+	c.sched = e.sched.Clone()
+	copy(c.thrLast, e.thrLast)
+	for o, j := range e.objLast {
+		c.objLast[o] = j
+	}
+	for t := range e.held {
+		c.held[t] = slices.Clone(e.held[t])
+	}
+	return c
+}
+
+// job is a unit handed to the workers.
+type job struct {
+	u       *unit
+	r       *unitResult
+	running bool
+	done    chan struct{}
+	gen     int
+}
+
+// parallel is the machinery of a parallel search: the workers, the queue
+// of units the predictor handed out, and the results by unit key.
+type parallel[S any] struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	sys    ts.TransitionSystem[S]
+	model  *search.Model[S]
+	opt    Options
+	mode   mode
+	window int
+
+	mu    sync.Mutex
+	cond  *sync.Cond
+	queue []*job
+	jobs  map[string]*job
+	gen   int // the current predictor's generation
+	// emitted holds the keys of the units the current predictor handed
+	// out, in order; taken counts those the coordinator has reached since.
+	emitted []string
+	taken   int
+	skip    map[string]bool // units the coordinator took before the predictor met them
+	// genNow is gen, for the predictor's checks between units.
+	genNow atomic.Int64
+	ahead  int // units the current predictor handed out that the coordinator has not taken
+	done   bool
+	wg     sync.WaitGroup
+	pred   chan struct{} // closed when the current predictor has stopped
+
+	units, misses, reruns int64
+	emits, restarts, queuedTaken int64
+}
+
+// runParallel runs the search of runParallel's caller with opt.Workers
+// workers (see the top of this file).
+func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) (ts.Result, error) {
+	e := newExplorer(ctx, sys, model, opt, m, res)
+	e.role = roleCoordinator
+	e.split = opt.split
+	if e.split <= 0 {
+		e.split = defaultSplit
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * opt.Workers}
+	p.cond = sync.NewCond(&p.mu)
+	e.par = p
+	for range opt.Workers {
+		w, wm := forked(sys, model)
+		p.wg.Add(1)
+		go p.work(w, wm)
+	}
+	addSystemStats := search.SystemStats(sys)
+	err := e.Drive(func() { e.root(); p.restart(e) }, e.loop, e.panicked)
+	p.close()
+	e.finish(err == nil)
+	res.Stats["parallel-units"] = p.units
+	res.Stats["parallel-reruns"] = p.reruns
+	res.Stats["parallel-misses"] = p.misses
+	res.Stats["parallel-emits"] = p.emits
+	res.Stats["parallel-restarts"] = p.restarts
+	res.Stats["parallel-queued-taken"] = p.queuedTaken
+	addSystemStats(res)
+	return *res, e.Err
+}
+
+// defaultSplit is the depth of the frames below which the search is split
+// into units.
+const defaultSplit = 6
+
+// forked returns the system a goroutine of the search uses, and a model of
+// its own (a model keeps scratch state): a copy of the system from
+// ts.Forker, else the shared one.
+func forked[S any](sys ts.TransitionSystem[S], model *search.Model[S]) (ts.TransitionSystem[S], *search.Model[S]) {
+	w := sys
+	if f, ok := sys.(ts.Forker[S]); ok {
+		w = f.Fork()
+	}
+	wm, err := search.NewModel(w)
+	if err != nil {
+		return sys, model // cannot happen: the search made one of sys
+	}
+	return w, wm
+}
+
+// work explores the units of the queue until the search is over.
+func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
+	defer p.wg.Done()
+	for {
+		p.mu.Lock()
+		for len(p.queue) == 0 && !p.done {
+			p.cond.Wait()
+		}
+		if p.done {
+			p.mu.Unlock()
+			return
+		}
+		j := p.queue[0]
+		p.queue = p.queue[1:]
+		j.running = true
+		p.mu.Unlock()
+		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions)
+		p.mu.Lock()
+		j.r = r
+		close(j.done)
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}
+}
+
+// emit hands unit u out (the predictor's call), waiting while the
+// predictor is far enough ahead of the coordinator. It reports false when a
+// newer predictor has taken over or the search is over.
+func (p *parallel[S]) emit(u *unit, gen int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.emitted)-p.taken >= p.window && p.gen == gen && !p.done {
+		p.cond.Wait()
+	}
+	if p.gen != gen || p.done {
+		return false
+	}
+	p.emitted = append(p.emitted, u.key)
+	p.emits++
+	if p.skip[u.key] {
+		delete(p.skip, u.key) // the coordinator took it already
+		return true
+	}
+	if j, ok := p.jobs[u.key]; ok {
+		j.gen = gen
+		return true
+	}
+	j := &job{u: u, done: make(chan struct{}), gen: gen}
+	p.jobs[u.key] = j
+	p.queue = append(p.queue, j)
+	p.cond.Broadcast()
+	return true
+}
+
+// result returns the result of unit u for the coordinator e, and whether
+// the predictor is still on the coordinator's track: a worker's result, if
+// one has the same input and it holds at this point, else the
+// coordinator's own exploration.
+func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bool) {
+	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
+	p.mu.Lock()
+	p.units++
+	i := p.taken
+	p.taken++
+	p.cond.Broadcast()
+	behind := i >= len(p.emitted)
+	onTrack = behind || p.emitted[i] == u.key
+	j := p.jobs[u.key]
+	if j != nil {
+		delete(p.jobs, u.key)
+		if !j.running && j.r == nil {
+			p.queuedTaken++
+			p.queue = slices.DeleteFunc(p.queue, func(x *job) bool { return x == j })
+			j = nil
+		}
+	} else if behind {
+		p.skip[u.key] = true // the predictor is to meet it, not hand it out
+	}
+	if j == nil {
+		p.misses++
+	}
+	p.mu.Unlock()
+	if j != nil {
+		<-j.done
+		if j.r.valid(j.u, u, maxT, maxE) {
+			return j.r, onTrack
+		}
+		p.mu.Lock()
+		p.reruns++
+		p.mu.Unlock()
+	}
+	return exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE), onTrack
+}
+
+// remaining is what is left of limit after used (0: no limit).
+func remaining(limit, used int64) int64 {
+	if limit <= 0 {
+		return 0
+	}
+	return max(limit-used, 0)
+}
+
+// restart starts a predictor from a copy of the coordinator e, after
+// stopping the previous one.
+func (p *parallel[S]) restart(e *explorer[S]) {
+	p.mu.Lock()
+	p.restarts++
+	p.gen++
+	p.genNow.Store(int64(p.gen))
+	p.emitted, p.taken = p.emitted[:0], 0
+	clear(p.skip)
+	gen := p.gen
+	// Units the predictors before the last one handed out and the new one
+	// did not meet again are dropped.
+	p.queue = slices.DeleteFunc(p.queue, func(j *job) bool {
+		if j.gen < gen-2 {
+			delete(p.jobs, j.u.key)
+			return true
+		}
+		return false
+	})
+	for k, j := range p.jobs {
+		if j.r != nil && j.gen < gen-2 {
+			delete(p.jobs, k)
+		}
+	}
+	p.cond.Broadcast()
+	prev := p.pred
+	p.mu.Unlock()
+	if prev != nil {
+		<-prev
+	}
+	if e.depth == 0 || e.Stop || p.opt.inline {
+		p.pred = nil
+		return
+	}
+	w, wm := forked(p.sys, p.model)
+	c := e.clone(w, wm, p.ctx, int64(gen))
+	done := make(chan struct{})
+	p.pred = done
+	go func() {
+		defer close(done)
+		c.Drive(func() {}, c.loop, c.panicked)
+	}()
+}
+
+// close stops the predictor and the workers and waits for them.
+func (p *parallel[S]) close() {
+	p.mu.Lock()
+	p.done = true
+	p.cond.Broadcast()
+	prev := p.pred
+	p.mu.Unlock()
+	p.cancel()
+	if prev != nil {
+		<-prev
+	}
+	p.wg.Wait()
+}

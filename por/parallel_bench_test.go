@@ -1,0 +1,47 @@
+package por
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/ts"
+)
+
+// BenchmarkParallel runs Sleep, DPOR and ODPOR with 1 (serial) and more
+// workers on the models the parallel search is measured on. Compare the
+// sub-benchmarks' times with benchstat; the transitions are the same.
+func BenchmarkParallel(b *testing.B) {
+	lz, ix := models.NewLastzero(12), models.NewIndexer(16)
+	cases := []struct {
+		name string
+		m    mode
+		run  func(Options, mode) (ts.Result, error)
+	}{
+		{"lastzero-12/odpor", modeODPOR, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), lz, o, m) }},
+		{"indexer-16/odpor", modeODPOR, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), ix, o, m) }},
+		{"indexer-16/dpor", modeDPOR, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), ix, o, m) }},
+		{"lastzero-8/sleep", modeSleep, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), models.NewLastzero(8), o, m) }},
+	}
+	for _, c := range cases {
+		for _, w := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/workers-%d", c.name, w), func(b *testing.B) {
+				b.ReportAllocs()
+				var opt Options
+				opt.Workers = w
+				var trans int64
+				for b.Loop() {
+					res, err := c.run(opt, c.m)
+					if err != nil {
+						b.Fatal(err)
+					}
+					trans += res.Transitions
+					b.ReportMetric(float64(res.Stats["parallel-units"]), "units")
+					b.ReportMetric(float64(res.Stats["parallel-misses"]), "misses")
+				}
+				b.ReportMetric(float64(trans)/b.Elapsed().Seconds(), "transitions/s")
+			})
+		}
+	}
+}
