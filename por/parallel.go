@@ -580,7 +580,7 @@ type parallel[S any] struct {
 	wg     sync.WaitGroup
 	pred   chan struct{} // closed when the current predictor has stopped
 
-	units, misses, reruns int64
+	units, misses, reruns        int64
 	emits, restarts, queuedTaken int64
 }
 

@@ -22,7 +22,9 @@ func BenchmarkParallel(b *testing.B) {
 		{"lastzero-12/odpor", modeODPOR, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), lz, o, m) }},
 		{"indexer-16/odpor", modeODPOR, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), ix, o, m) }},
 		{"indexer-16/dpor", modeDPOR, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), ix, o, m) }},
-		{"lastzero-8/sleep", modeSleep, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), models.NewLastzero(8), o, m) }},
+		{"lastzero-8/sleep", modeSleep, func(o Options, m mode) (ts.Result, error) {
+			return run(context.Background(), models.NewLastzero(8), o, m)
+		}},
 	}
 	for _, c := range cases {
 		for _, w := range []int{1, 2, 4} {
