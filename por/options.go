@@ -2,6 +2,7 @@ package por
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/weftlab/weft/ts"
 )
@@ -19,14 +20,20 @@ var ErrCyclic = errors.New("por: the state space has a cycle; stateful DPOR need
 type Options struct {
 	ts.Options
 
-	// split is the depth of the frames a parallel search explores as
-	// units; 0 is the default. Tests set it to split small systems.
-	split int
+	// SplitDepth is, for a search with several workers, the length of the
+	// schedule prefixes at which it splits into units (see the package
+	// documentation): 0 means 10. Shallower splits give fewer, larger
+	// units; deeper ones more, smaller units. The result does not depend
+	// on it.
+	SplitDepth int
 	// inline makes a parallel search explore every unit on the caller's
 	// goroutine, for tests of the units alone.
 	inline bool
 }
 
 func (o Options) validate() error {
+	if o.SplitDepth < 0 {
+		return fmt.Errorf("%w: negative SplitDepth %d", ts.ErrBadOptions, o.SplitDepth)
+	}
 	return o.Options.Validate()
 }

@@ -3,6 +3,7 @@ package por
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -486,7 +487,7 @@ func trim(w []uint64) []uint64 {
 // clone returns a predictor: a copy of the coordinator e's search state
 // (its frames, events and analysis state) over system sys, with no
 // callbacks and no budgets.
-func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], ctx context.Context, gen int64) *explorer[S] {
+func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], ctx context.Context, gen int64, copied bool) *explorer[S] {
 	opt := e.opt
 	opt.OnTerminal, opt.OnViolation, opt.Progress = nil, nil, nil
 	opt.Limits.Transitions, opt.Limits.Executions = 0, 0
@@ -533,6 +534,17 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		dst.held = slices.Clone(src.held)
 	}
 	c.sched = e.sched.Clone()
+	if copied {
+		// States of the coordinator's system are not the copy's: reach
+		// them again on the copy.
+		s := sys.Init()
+		for i := range e.depth {
+			c.stack[i].state = s
+			if i+1 < e.depth {
+				s = model.Apply(s, e.sched[i])
+			}
+		}
+	}
 	copy(c.thrLast, e.thrLast)
 	for o, j := range e.objLast {
 		c.objLast[o] = j
@@ -541,6 +553,13 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		c.held[t] = slices.Clone(e.held[t])
 	}
 	return c
+}
+
+// unitTracer is the record a test keeps of a search's units.
+type unitTracer interface {
+	restart()
+	emit(key string)
+	took(key string, cost int64)
 }
 
 // job is a unit handed to the workers.
@@ -580,6 +599,17 @@ type parallel[S any] struct {
 	wg     sync.WaitGroup
 	pred   chan struct{} // closed when the current predictor has stopped
 
+	// The predictor's system and model (one predictor runs at a time), and
+	// whether the goroutines have copies of the system (ts.Forker).
+	predSys   ts.TransitionSystem[S]
+	predModel *search.Model[S]
+	copied    bool
+	forks     []ts.TransitionSystem[S]
+
+	// trace, in tests, runs without workers and records what speculation
+	// could do (see parallel_trace_test.go).
+	trace unitTracer
+
 	units, misses, reruns        int64
 	emits, restarts, queuedTaken int64
 }
@@ -587,20 +617,39 @@ type parallel[S any] struct {
 // runParallel runs the search of runParallel's caller with opt.Workers
 // workers (see the top of this file).
 func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) (ts.Result, error) {
-	e := newExplorer(ctx, sys, model, opt, m, res)
-	e.role = roleCoordinator
-	e.split = opt.split
-	if e.split <= 0 {
-		e.split = defaultSplit
-	}
 	pctx, cancel := context.WithCancel(ctx)
 	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * opt.Workers}
 	p.cond = sync.NewCond(&p.mu)
+	// Every goroutine's system first: a system that cannot be copied
+	// refuses the search before it starts.
+	type worker struct {
+		sys   ts.TransitionSystem[S]
+		model *search.Model[S]
+	}
+	var workers []worker
+	for range opt.Workers + 1 {
+		w, wm, own, err := forked(sys, model.N)
+		if err != nil {
+			p.closeForks()
+			cancel()
+			return *res, fmt.Errorf("%w: %d workers: %w", ts.ErrBadOptions, opt.Workers, err)
+		}
+		if own {
+			p.forks = append(p.forks, w)
+		}
+		workers = append(workers, worker{w, wm})
+	}
+	p.predSys, p.predModel, p.copied = workers[0].sys, workers[0].model, len(p.forks) > 0
+	e := newExplorer(ctx, sys, model, opt, m, res)
+	e.role = roleCoordinator
+	e.split = opt.SplitDepth
+	if e.split <= 0 {
+		e.split = defaultSplit
+	}
 	e.par = p
-	for range opt.Workers {
-		w, wm := forked(sys, model)
+	for _, w := range workers[1:] {
 		p.wg.Add(1)
-		go p.work(w, wm)
+		go p.work(w.sys, w.model)
 	}
 	addSystemStats := search.SystemStats(sys)
 	err := e.Drive(func() { e.root(); p.restart(e) }, e.loop, e.panicked)
@@ -609,30 +658,47 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-units"] = p.units
 	res.Stats["parallel-reruns"] = p.reruns
 	res.Stats["parallel-misses"] = p.misses
-	res.Stats["parallel-emits"] = p.emits
 	res.Stats["parallel-restarts"] = p.restarts
-	res.Stats["parallel-queued-taken"] = p.queuedTaken
 	addSystemStats(res)
 	return *res, e.Err
 }
 
+// closeForks closes the systems Fork made that have a Close method.
+func (p *parallel[S]) closeForks() {
+	for _, f := range p.forks {
+		if c, ok := f.(interface{ Close() }); ok {
+			c.Close()
+		}
+	}
+	p.forks = nil
+}
+
 // defaultSplit is the depth of the frames below which the search is split
 // into units.
-const defaultSplit = 6
+const defaultSplit = 10
 
 // forked returns the system a goroutine of the search uses, and a model of
 // its own (a model keeps scratch state): a copy of the system from
-// ts.Forker, else the shared one.
-func forked[S any](sys ts.TransitionSystem[S], model *search.Model[S]) (ts.TransitionSystem[S], *search.Model[S]) {
-	w := sys
+// ts.Forker, else the shared one. own reports a copy.
+func forked[S any](sys ts.TransitionSystem[S], n int) (w ts.TransitionSystem[S], m *search.Model[S], own bool, err error) {
+	w = sys
 	if f, ok := sys.(ts.Forker[S]); ok {
-		w = f.Fork()
+		if w, err = f.Fork(); err != nil {
+			return nil, nil, false, err
+		}
+		if w == nil {
+			return nil, nil, false, fmt.Errorf("%w: Fork returned a nil system", ts.ErrBadSystem)
+		}
+		own = true
 	}
-	wm, err := search.NewModel(w)
+	m, err = search.NewModel(w)
 	if err != nil {
-		return sys, model // cannot happen: the search made one of sys
+		return nil, nil, false, err
 	}
-	return w, wm
+	if m.N != n {
+		return nil, nil, false, fmt.Errorf("%w: Fork returned a system of %d threads, the original has %d", ts.ErrBadSystem, m.N, n)
+	}
+	return w, m, own, nil
 }
 
 // work explores the units of the queue until the search is over.
@@ -674,6 +740,10 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 	}
 	p.emitted = append(p.emitted, u.key)
 	p.emits++
+	if p.trace != nil {
+		p.trace.emit(u.key)
+		return true
+	}
 	if p.skip[u.key] {
 		delete(p.skip, u.key) // the coordinator took it already
 		return true
@@ -695,6 +765,12 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 // coordinator's own exploration.
 func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bool) {
 	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
+	if p.trace != nil {
+		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE)
+		p.trace.took(u.key, r.transitions)
+		p.units++
+		return r, true
+	}
 	p.mu.Lock()
 	p.units++
 	i := p.taken
@@ -771,8 +847,13 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 		p.pred = nil
 		return
 	}
-	w, wm := forked(p.sys, p.model)
-	c := e.clone(w, wm, p.ctx, int64(gen))
+	c := e.clone(p.predSys, p.predModel, p.ctx, int64(gen), p.copied)
+	if p.trace != nil {
+		p.trace.restart()
+		c.Drive(func() {}, c.loop, c.panicked)
+		p.pred = nil
+		return
+	}
 	done := make(chan struct{})
 	p.pred = done
 	go func() {
@@ -793,4 +874,5 @@ func (p *parallel[S]) close() {
 		<-prev
 	}
 	p.wg.Wait()
+	p.closeForks()
 }

@@ -2,14 +2,18 @@ package por
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
@@ -85,11 +89,11 @@ func TestParallelIsSerial(t *testing.T) {
 		}
 		want := runRecorded[tstest.State](p, opt, m)
 		opt.Workers = rapid.IntRange(2, 4).Draw(t, "workers")
-		opt.split = rapid.IntRange(1, 5).Draw(t, "split")
+		opt.SplitDepth = rapid.IntRange(1, 5).Draw(t, "split")
 		opt.inline = rapid.IntRange(0, 3).Draw(t, "inline") == 0
 		got := runRecorded[tstest.State](p, opt, m)
 		if d := want.diff(got); d != "" {
-			t.Fatalf("%s with %d workers, split %d: %s", modeNames[m], opt.Workers, opt.split, d)
+			t.Fatalf("%s with %d workers, split %d: %s", modeNames[m], opt.Workers, opt.SplitDepth, d)
 		}
 	})
 }
@@ -131,10 +135,63 @@ func TestODPORInsertKeepsSequence(t *testing.T) {
 	if res.Executions != 277 || res.Transitions != 682 {
 		t.Errorf("%d executions, %d transitions; want 277, 682", res.Executions, res.Transitions)
 	}
-	opt.Workers, opt.split = 3, 2
+	opt.Workers, opt.SplitDepth = 3, 2
 	par, err := ODPOR(context.Background(), p, opt)
 	if err != nil || par.Executions != res.Executions || par.Transitions != res.Transitions ||
 		par.Stats["wakeup-insertions"] != res.Stats["wakeup-insertions"] {
 		t.Errorf("parallel: %v, %v; serial %v", par, err, res)
+	}
+}
+
+// unforkable is a system that says it cannot be copied.
+type unforkable struct{ ts.TransitionSystem[tstest.State] }
+
+func (unforkable) Fork() (ts.TransitionSystem[tstest.State], error) {
+	return nil, fmt.Errorf("no copies")
+}
+
+// Bad worker settings are refused before the search starts: SDPOR with
+// workers, a system that cannot be copied, a negative split depth.
+func TestParallelRefuses(t *testing.T) {
+	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Mod: 2, Code: [][]tstest.Instr{{tstest.Store(0, 1)}, {tstest.Store(0, 0)}}}
+	var opt Options
+	opt.Workers = 2
+	if _, err := SDPOR[tstest.State](context.Background(), p, opt); !errors.Is(err, ts.ErrBadOptions) || !strings.Contains(err.Error(), "sdpor") {
+		t.Errorf("sdpor with workers: %v", err)
+	}
+	if _, err := ODPOR[tstest.State](context.Background(), unforkable{p}, opt); !errors.Is(err, ts.ErrBadOptions) || !strings.Contains(err.Error(), "no copies") {
+		t.Errorf("a system that cannot be copied: %v", err)
+	}
+	opt.SplitDepth = -1
+	if _, err := DPOR[tstest.State](context.Background(), p, opt); !errors.Is(err, ts.ErrBadOptions) {
+		t.Errorf("negative split depth: %v", err)
+	}
+}
+
+// A parallel search leaves no goroutine behind, whether it ends, stops at
+// a violation or is cancelled; a cancelled one says so.
+func TestParallelGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	lz := models.NewLastzero(9)
+	var opt Options
+	opt.Workers, opt.SplitDepth = 3, 6
+	if _, err := ODPOR(context.Background(), lz, opt); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	opt.Progress = func(ts.Result) { cancel() }
+	opt.ProgressEvery = time.Millisecond
+	res, err := DPOR(ctx, models.NewLastzero(12), opt)
+	if !errors.Is(err, context.Canceled) || res.Complete {
+		t.Errorf("cancelled: %v, %v", res, err)
+	}
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("goroutines: %d before, %d after", before, after)
 	}
 }

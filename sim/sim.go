@@ -27,6 +27,14 @@ type Simulator interface {
 	Step(t ts.Tid, c int)
 }
 
+// Forker is implemented by simulators that can make a copy of themselves
+// at their initial state, independent of the original, so that a search can
+// explore with several workers (ts.Options.Workers), each with its own
+// copy. The copy must behave exactly as the original.
+type Forker interface {
+	Fork() Simulator
+}
+
 // Chooser is implemented by simulators whose transitions have several
 // outcomes (a message lost, a timer firing). Without it every transition
 // has one.
@@ -155,6 +163,7 @@ type System struct {
 	vd    ts.ValueDependent
 	n     int
 	every int32
+	opt   Options
 
 	root  *node
 	cur   *node // where the simulator stands; nil: unknown (after a panic)
@@ -180,7 +189,7 @@ func New(sim Simulator, opt Options) (*System, error) {
 	if opt.CheckpointEvery < 0 {
 		return nil, fmt.Errorf("%w: sim.New: negative CheckpointEvery %d", ts.ErrBadOptions, opt.CheckpointEvery)
 	}
-	s := &System{sim: sim, every: int32(max(opt.CheckpointEvery, 1))}
+	s := &System{sim: sim, every: int32(max(opt.CheckpointEvery, 1)), opt: opt}
 	s.ch, _ = sim.(Chooser)
 	s.ck, _ = sim.(Checker)
 	s.inv, _ = sim.(Invariant)
@@ -222,6 +231,33 @@ func NewHashed(sim interface {
 }, opt Options) (Hashed, error) {
 	s, err := New(sim, opt)
 	return Hashed{s}, err
+}
+
+// Fork implements [ts.Forker] for a search with several workers: a System
+// over a copy of the simulator, which must implement [Forker].
+func (s *System) Fork() (ts.TransitionSystem[State], error) {
+	return s.fork()
+}
+
+func (s *System) fork() (*System, error) {
+	f, ok := s.sim.(Forker)
+	if !ok {
+		return nil, fmt.Errorf("%w: sim: a search with several workers needs a copy of the simulator for each: implement sim.Forker (Fork() Simulator)", ts.ErrBadOptions)
+	}
+	c := f.Fork()
+	if c == nil {
+		return nil, fmt.Errorf("%w: sim: the simulator's Fork returned nil", ts.ErrBadSystem)
+	}
+	return New(c, s.opt)
+}
+
+// Fork implements [ts.Forker], keeping the fingerprints.
+func (h Hashed) Fork() (ts.TransitionSystem[State], error) {
+	s, err := h.System.fork()
+	if err != nil {
+		return nil, err
+	}
+	return Hashed{s}, nil
 }
 
 // Hash returns the fingerprint the simulator gave at s.

@@ -6,8 +6,11 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/weftlab/weft"
+	"github.com/weftlab/weft/por"
+	"github.com/weftlab/weft/sim"
 	"github.com/weftlab/weft/threads"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/wefttest"
@@ -200,6 +203,61 @@ func TestSamplers(t *testing.T) {
 		t.Logf("%v: %v", s, res)
 	}
 	runtime.GC()
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("goroutines: %d before the searches, %d after", before, after)
+	}
+}
+
+// TestParallel: a search with several workers gives each its own System
+// (ts.Forker) and finds exactly what the serial search finds; no goroutine
+// outlives it.
+func TestParallel(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, clean := range []bool{true, false} {
+		for _, o := range []struct {
+			name string
+			run  func(ts.TransitionSystem[sim.State], por.Options) (ts.Result, error)
+		}{
+			{"odpor", func(s ts.TransitionSystem[sim.State], o por.Options) (ts.Result, error) {
+				return por.ODPOR(context.Background(), s, o)
+			}},
+			{"dpor", func(s ts.TransitionSystem[sim.State], o por.Options) (ts.Result, error) {
+				return por.DPOR(context.Background(), s, o)
+			}},
+		} {
+			var opt por.Options
+			opt.KeepGoing = true
+			want, err := o.run(boundedBuffer().MustSystem(), opt)
+			if clean {
+				want, err = o.run(counter(true).MustSystem(), opt)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.Workers, opt.SplitDepth = 3, 3
+			sys := boundedBuffer().MustSystem()
+			if clean {
+				sys = counter(true).MustSystem()
+			}
+			got, err := o.run(sys, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Stats["parallel-units"] == 0 {
+				t.Errorf("%s: no unit", o.name)
+			}
+			if got.Executions != want.Executions || got.Transitions != want.Transitions || got.Violations != want.Violations {
+				t.Errorf("%s with 3 workers: %v; serial %v", o.name, got, want)
+			}
+		}
+	}
+	runtime.GC()
+	for range 50 {
+		if runtime.NumGoroutine() <= before {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("goroutines: %d before the searches, %d after", before, after)
 	}

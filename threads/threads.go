@@ -72,7 +72,7 @@ func (p *Program) System() (*System, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &System{System: sys, r: r}, nil
+	return &System{System: sys, r: r, p: p}, nil
 }
 
 // MustSystem is System for a program known to be well formed; it panics
@@ -497,6 +497,18 @@ func (t *T) Fail(format string, args ...any) { panic(violation(fmt.Sprintf(forma
 type System struct {
 	*sim.System
 	r *runner
+	p *Program
+}
+
+// Fork implements [ts.Forker]: a System of its own for each worker of a
+// search with several (ts.Options.Workers); the search closes it when it
+// ends.
+func (s *System) Fork() (ts.TransitionSystem[sim.State], error) {
+	c, err := s.p.System()
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // SearchStats implements [ts.StatsReporter]. Every search asks for its

@@ -584,10 +584,13 @@ type ObjNamer interface {
 // Forker is implemented by systems that cannot be used from several
 // goroutines at once, such as an adapter that replays one mutable simulator:
 // a search with several workers (Options.Workers) calls Fork once for each
-// goroutine it adds, and each uses its own copy, which must behave exactly
-// as the original (the same initial state, steps, outcomes and checks).
+// goroutine it adds, before it starts, and each uses its own copy, which
+// must behave exactly as the original (the same initial state, steps,
+// outcomes and checks; states are not passed between copies). An error
+// says the system cannot be copied, and the search refuses to start with
+// it. A copy that has a Close method is closed when the search ends.
 // Systems whose methods are pure functions of their arguments, as the
-// contract asks, need not implement it: the goroutines share them.
+// contract asks, need not implement Forker: the goroutines share them.
 type Forker[S any] interface {
-	Fork() TransitionSystem[S]
+	Fork() (TransitionSystem[S], error)
 }

@@ -1,0 +1,122 @@
+package por
+
+import (
+	"context"
+	"flag"
+	"sync"
+	"testing"
+
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/ts"
+)
+
+// unitTrace records, for a search run with its units explored in order on
+// one goroutine and a predictor run to its end after every restart, when
+// each unit's input was first known for good: what speculation could gain
+// with enough workers and no overhead.
+type unitTrace struct {
+	taken int            // units taken so far
+	since map[string]int // keys the current predictor met, with the unit count since they are met
+	prev  map[string]int
+	units []tracedUnit
+}
+
+type tracedUnit struct {
+	since int // the unit count after which its input was known
+	cost  int64
+}
+
+func (t *unitTrace) restart() {
+	t.prev, t.since = t.since, map[string]int{}
+}
+
+func (t *unitTrace) emit(key string) {
+	if s, ok := t.prev[key]; ok {
+		t.since[key] = s
+	} else if _, ok := t.since[key]; !ok {
+		t.since[key] = t.taken
+	}
+}
+
+func (t *unitTrace) took(key string, cost int64) {
+	s, ok := t.since[key]
+	if !ok {
+		s = t.taken
+	}
+	t.units = append(t.units, tracedUnit{since: s, cost: cost})
+	t.taken++
+}
+
+// makespan schedules the units on w workers, each as soon as its input is
+// known and a worker is free (in order), taking results in order, and
+// returns the time the last is taken.
+func (t *unitTrace) makespan(w int) int64 {
+	free := make([]int64, w)
+	taken := make([]int64, len(t.units)) // when unit i's result is taken
+	var last int64
+	for i, u := range t.units {
+		ready := int64(0)
+		if u.since > 0 {
+			ready = taken[u.since-1]
+		}
+		k := 0
+		for j := range free {
+			if free[j] < free[k] {
+				k = j
+			}
+		}
+		start := max(ready, free[k])
+		free[k] = start + u.cost
+		last = max(last, free[k])
+		taken[i] = last
+	}
+	return last
+}
+
+func traceUnits[S any](t *testing.T, name string, sys ts.TransitionSystem[S], m mode, split int) {
+	var res ts.Result
+	model, err := searchModel(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt Options
+	opt.Workers, opt.SplitDepth = 2, split
+	tr := &unitTrace{since: map[string]int{}}
+	e := newExplorer(context.Background(), sys, model, opt, m, &res)
+	e.role, e.split = roleCoordinator, split
+	p := &parallel[S]{ctx: context.Background(), cancel: func() {}, sys: sys, model: model, opt: opt, mode: m, jobs: map[string]*job{}, skip: map[string]bool{}, window: 1 << 30, trace: tr, predSys: sys, predModel: model}
+	p.cond = sync.NewCond(&p.mu)
+	e.par = p
+	if err := e.Drive(func() { e.root(); p.restart(e) }, e.loop, e.panicked); err != nil {
+		t.Fatal(err)
+	}
+	var total, top int64
+	for _, u := range tr.units {
+		total += u.cost
+	}
+	top = res.Transitions - total
+	t.Logf("%s split %d: %d units, %d transitions in units, %d above; speedup bound 2 workers %.2f, 4 workers %.2f, 64 workers %.2f",
+		name, split, len(tr.units), total, top,
+		float64(total)/float64(tr.makespan(2)), float64(total)/float64(tr.makespan(4)), float64(total)/float64(tr.makespan(64)))
+}
+
+var traceUnitsFlag = flag.Bool("por.units", false, "log what speculation could gain on the models the parallel search is measured on (TestParallelTrace)")
+
+// TestParallelTrace logs, for several split depths, the speedup the
+// parallel search could reach with enough workers and no overhead, from
+// when each unit's input is first known for good (-por.units).
+func TestParallelTrace(t *testing.T) {
+	if !*traceUnitsFlag {
+		t.Skip("-por.units logs the units' dependencies")
+	}
+	for _, split := range []int{4, 6, 8, 10, 12} {
+		traceUnits(t, "lastzero-12 odpor", models.NewLastzero(12), modeODPOR, split)
+		traceUnits(t, "indexer-16 odpor", models.NewIndexer(16), modeODPOR, split)
+		traceUnits(t, "indexer-16 dpor", models.NewIndexer(16), modeDPOR, split)
+	}
+}
+
+func searchModel[S any](sys ts.TransitionSystem[S]) (*search.Model[S], error) {
+	return search.NewModel(sys)
+}
