@@ -259,3 +259,29 @@ func TestEveryStrategyKeepsTheMemoryBudget(t *testing.T) {
 		}
 	}
 }
+
+// Every strategy either splits its search over workers with the serial
+// result, or refuses a worker count above 1 with ErrBadOptions: asking for
+// workers never silently gets one.
+func TestEveryStrategyWorkers(t *testing.T) {
+	sys := models.NewLastzero(4)
+	limits := ts.Limits{Transitions: 100_000}
+	split := 0
+	for _, s := range everyStrategy() {
+		serial, err := weft.Run(context.Background(), sys, s, ts.Options{Limits: limits})
+		if err != nil {
+			continue // refuses the model; other tests say why
+		}
+		par, err := weft.Run(context.Background(), sys, s, ts.Options{Limits: limits, Workers: 2})
+		if errors.Is(err, ts.ErrBadOptions) {
+			continue
+		}
+		if err != nil || par.Executions != serial.Executions || par.Transitions != serial.Transitions || par.Violations != serial.Violations {
+			t.Errorf("%v with 2 workers: %v, %v; serial %v", s, par, err, serial)
+		}
+		split++
+	}
+	if split < 3 {
+		t.Errorf("%d strategies split their search, want at least 3", split)
+	}
+}

@@ -67,6 +67,9 @@ func Run[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy, opt
 	if err := Validate(sys, s); err != nil {
 		return res, err
 	}
+	if opt.Workers > 1 && (s.view || !splits(s.algo)) {
+		return res, fmt.Errorf("%w: %v explores on one goroutine: Workers must be 0 or 1, not %d (odpor, dpor and sleep split their search)", ts.ErrBadOptions, s, opt.Workers)
+	}
 	if s.view {
 		return runView(ctx, sys, s, opt)
 	}
@@ -226,4 +229,14 @@ func runView[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy,
 func invariantReads[S any](inv ts.Invariant[S]) (reads []ts.Obj) {
 	defer func() { _ = recover() }()
 	return inv.InvariantReads()
+}
+
+// splits reports whether algorithm a splits its search over
+// ts.Options.Workers goroutines.
+func splits(a algo) bool {
+	switch a {
+	case algoSleep, algoDPOR, algoODPOR:
+		return true
+	}
+	return false
 }

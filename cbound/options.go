@@ -3,6 +3,7 @@ package cbound
 import (
 	"fmt"
 
+	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -69,6 +70,9 @@ type Options struct {
 
 func (o Options) validate() error {
 	if err := o.Options.Validate(); err != nil {
+		return err
+	}
+	if err := search.OneWorker(&o.Options, "cbound"); err != nil {
 		return err
 	}
 	if o.Bound < NoPreemption {

@@ -37,7 +37,12 @@ type Options struct {
 	EndOrders bool
 }
 
-func (o Options) validate() error { return o.Options.Validate() }
+func (o Options) validate() error {
+	if err := search.OneWorker(&o.Options, "mat"); err != nil {
+		return err
+	}
+	return o.Options.Validate()
+}
 
 // Unroll runs the system's non-preemptive schedule (the lowest-numbered
 // enabled thread runs until it finishes or blocks) and returns each thread's

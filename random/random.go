@@ -101,6 +101,9 @@ func (o *Options) validate(k kind) error {
 	if err := o.Options.Validate(); err != nil {
 		return err
 	}
+	if err := search.OneWorker(&o.Options, kindNames[k]); err != nil {
+		return err
+	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: "+format, append([]any{ts.ErrBadOptions, kindNames[k]}, args...)...)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -24,6 +25,9 @@ type Options struct {
 }
 
 func (o Options) validate() error {
+	if err := search.OneWorker(&o.Options, "symmetry"); err != nil {
+		return err
+	}
 	return o.Options.Validate()
 }
 

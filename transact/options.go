@@ -3,6 +3,7 @@ package transact
 import (
 	"fmt"
 
+	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -119,6 +120,9 @@ const (
 
 func (o Options) validate() error {
 	if err := o.Options.Validate(); err != nil {
+		return err
+	}
+	if err := search.OneWorker(&o.Options, "transact"); err != nil {
 		return err
 	}
 	switch {

@@ -141,3 +141,13 @@ func Cancelled(ctx context.Context) error {
 	}
 	return fmt.Errorf("weft: search cancelled: %w", err)
 }
+
+// OneWorker refuses a worker count above 1 (ts.Options.Workers) for a
+// strategy that explores on the caller's goroutine only, so that asking for
+// workers never silently gets one.
+func OneWorker(opt *ts.Options, strategy string) error {
+	if opt.Workers > 1 {
+		return fmt.Errorf("%w: %s explores on one goroutine: Workers must be 0 or 1, not %d (odpor, dpor, sleep and dfs-stateful split their search)", ts.ErrBadOptions, strategy, opt.Workers)
+	}
+	return nil
+}
