@@ -67,7 +67,7 @@ func Run[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy, opt
 	if err := Validate(sys, s); err != nil {
 		return res, err
 	}
-	if opt.Workers > 1 && (s.view || !splits(s.algo)) {
+	if opt.Workers > 1 && !s.Splits() {
 		return res, fmt.Errorf("%w: %v explores on one goroutine: Workers must be 0 or 1, not %d (odpor, dpor and sleep split their search)", ts.ErrBadOptions, s, opt.Workers)
 	}
 	if s.view {

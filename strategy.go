@@ -367,6 +367,10 @@ func (s Strategy) Preserves() string {
 	return s.info().preserve
 }
 
+// Splits reports whether the strategy splits its search over
+// ts.Options.Workers goroutines (the others refuse a count above 1).
+func (s Strategy) Splits() bool { return !s.view && splits(s.algo) }
+
 // Needs says what the strategy needs of a system. Validate checks what can
 // be checked before a search.
 func (s Strategy) Needs() Needs {

@@ -119,6 +119,7 @@ type command struct {
 	seed                 uint64 // -seed, for the samplers and -estimate's probes
 	pctDepth             int    // -pct-depth, for pct
 	estimate             bool   // -estimate
+	workers              int    // -workers
 	stdout, stderr       io.Writer
 }
 
@@ -171,6 +172,7 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	fs.Int64Var(&c.runs, "runs", weft.DefaultRuns, "runs a sampler (random, pct, urw) takes; 0: until -timeout or a limit (0 when one is given and -runs is not)")
 	fs.Uint64Var(&c.seed, "seed", 0, "`seed` of a sampler's runs and of -estimate's probes: the same seed samples the same runs")
 	fs.IntVar(&c.pctDepth, "pct-depth", 0, fmt.Sprintf("bug depth `d` pct looks for (-depth is the longest execution); 0: %d", random.DefaultDepth))
+	fs.IntVar(&c.workers, "workers", 0, "explore with `n` goroutines (odpor, dpor, sleep; the result is the same as with one)")
 	fs.BoolVar(&c.estimate, "estimate", false, "estimate the size of the search first (dfs, sleep, dpor, odpor; a sampler's runs), print it, and add the share done and the time left to progress reports")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
@@ -218,6 +220,9 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	if c.estimate && (c.model == "" || strings.Contains(strategy, ",")) {
 		return nil, usage(stderr, "-estimate takes -model and one strategy")
 	}
+	if c.workers < 0 {
+		return nil, usage(stderr, "bad -workers %d: a worker count is 0 or more", c.workers)
+	}
 	if set["pct-depth"] && c.pctDepth < 1 {
 		return nil, usage(stderr, "bad -pct-depth %d: a bug depth is 1 or more", c.pctDepth)
 	}
@@ -227,6 +232,8 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 			return nil, usage(stderr, "-runs, -seed and -pct-depth go with -strategy random, pct or urw")
 		case set["bound"]:
 			return nil, usage(stderr, "-bound needs a bounded -strategy")
+		case c.workers > 1:
+			return nil, usage(stderr, "-workers needs -strategy odpor, dpor or sleep")
 		case syncOnly:
 			return nil, usage(stderr, "-sync-only goes with -strategy icb")
 		}
@@ -250,6 +257,9 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 		}
 		if s, err = c.sampling(s, set); err != nil {
 			return nil, usage(stderr, "%s", strings.TrimPrefix(message(err), "bad options: "))
+		}
+		if c.workers > 1 && !s.Splits() {
+			return nil, usage(stderr, "-workers goes with a strategy that splits its search (odpor, dpor, sleep), not %s", s.Name())
 		}
 		c.strategies = append(c.strategies, s)
 	}
@@ -369,6 +379,7 @@ func (c *command) optionsWith(name string, budget int64, est *estimate.Estimate)
 	opt := ts.Options{
 		Limits:    ts.Limits{Transitions: c.maxTrans, Executions: c.maxExec, Depth: c.depth},
 		KeepGoing: c.keepGoing,
+		Workers:   c.workers,
 	}
 	if opt.Limits.Transitions == 0 {
 		opt.Limits.Transitions = budget

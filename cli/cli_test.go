@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -246,6 +247,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-model", "locks3", "-strategy", "dfs,odpor", "-trace"}, "take one strategy"},
 		{[]string{"-list", "-model", "locks3"}, "-list takes no other flag (-model)"},
 		{[]string{"-strategy", "tx:cpc"}, "unknown strategy"},
+		{[]string{"-workers", "-1"}, "bad -workers -1"},
+		{[]string{"-workers", "2"}, "-workers needs -strategy odpor, dpor or sleep"},
+		{[]string{"-workers", "2", "-strategy", "icb"}, "-workers goes with a strategy that splits its search (odpor, dpor, sleep), not icb"},
 	} {
 		code, _, errs := cmd(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {
@@ -407,6 +411,18 @@ func TestThousands(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 48828: "48,828", 3108105: "3,108,105", -1234: "-1,234"} {
 		if got := thousands(n); got != want {
 			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// -workers gives the same verdict and figures as one goroutine.
+func TestWorkers(t *testing.T) {
+	for _, strategy := range []string{"odpor", "dpor", "sleep"} {
+		_, one, _ := cmd(t, "-model", "lastzero-5", "-strategy", strategy, "-q")
+		code, four, errs := cmd(t, "-model", "lastzero-5", "-strategy", strategy, "-q", "-workers", "4")
+		strip := func(s string) string { return regexp.MustCompile(`\([0-9.]+[mµn]?s\)`).ReplaceAllString(s, "") }
+		if code != 0 || strip(one) != strip(four) {
+			t.Errorf("%s: exit %d, stderr %q, output\n%s\nwant\n%s", strategy, code, errs, four, one)
 		}
 	}
 }

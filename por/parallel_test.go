@@ -144,7 +144,9 @@ func TestODPORInsertKeepsSequence(t *testing.T) {
 }
 
 // unforkable is a system that says it cannot be copied.
-type unforkable struct{ ts.TransitionSystem[tstest.State] }
+type unforkable struct {
+	ts.TransitionSystem[tstest.State]
+}
 
 func (unforkable) Fork() (ts.TransitionSystem[tstest.State], error) {
 	return nil, fmt.Errorf("no copies")
