@@ -48,30 +48,52 @@ func (t *unitTrace) took(key string, cost int64) {
 	t.taken++
 }
 
-// makespan schedules the units on w workers, each as soon as its input is
-// known and a worker is free (in order), taking results in order, and
-// returns the time the last is taken.
+// makespan schedules the units on w workers: whenever a worker is free it
+// takes the first unit not started whose input is known (the units before
+// its since are taken), and results are taken in order. It returns the
+// time the last is taken.
 func (t *unitTrace) makespan(w int) int64 {
+	n := len(t.units)
+	finish := make([]int64, n)
+	started := make([]bool, n)
 	free := make([]int64, w)
-	taken := make([]int64, len(t.units)) // when unit i's result is taken
-	var last int64
-	for i, u := range t.units {
-		ready := int64(0)
-		if u.since > 0 {
-			ready = taken[u.since-1]
+	var now int64
+	taken, next := 0, 0 // units taken; the first unit not started
+	for taken < n {
+		for taken < n && started[taken] && finish[taken] <= now {
+			taken++
 		}
-		k := 0
-		for j := range free {
-			if free[j] < free[k] {
-				k = j
+		for k := range free {
+			if free[k] > now {
+				continue
+			}
+			for i := next; i < n; i++ {
+				if !started[i] && t.units[i].since <= taken {
+					started[i], finish[i] = true, now+t.units[i].cost
+					free[k] = finish[i]
+					break
+				}
+			}
+			for next < n && started[next] {
+				next++
 			}
 		}
-		start := max(ready, free[k])
-		free[k] = start + u.cost
-		last = max(last, free[k])
-		taken[i] = last
+		// On to the next finish.
+		soon := int64(-1)
+		for i := taken; i < n; i++ {
+			if started[i] && finish[i] > now && (soon < 0 || finish[i] < soon) {
+				soon = finish[i]
+			}
+		}
+		if soon < 0 {
+			if taken < n && !started[taken] {
+				continue // nothing running: the next unit is ready now
+			}
+			break
+		}
+		now = soon
 	}
-	return last
+	return now
 }
 
 func traceUnits[S any](t *testing.T, name string, sys ts.TransitionSystem[S], m mode, split int) {
