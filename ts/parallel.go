@@ -1,0 +1,437 @@
+package ts
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"sync"
+	"unsafe"
+)
+
+// The parallel stateful search (ExploreStateful with Options.Workers > 1).
+//
+// The serial depth-first search stays the one source of truth: it runs on
+// the caller's goroutine (the walker) and makes every decision, every count
+// and every callback exactly as it does alone. What the workers do is the
+// expensive part of its work on a state, ahead of it: each thread's Next,
+// Outcomes and the checks (the state's "look"), and each move's Apply and the
+// resulting state's Hash (its "kids"). The walker takes those answers where
+// it would have called the system itself, and calls the system itself where
+// an answer is missing or where computing it panicked or was rejected, so
+// every panic and every contract error happens on the walker, at the point
+// of the serial search, and is reported the same way. Answers are only ever
+// taken for the very state value they were computed from (a kid is the
+// value a worker's Apply returned, and the walker goes on from that value),
+// never for another state of the same hash: a Hasher may map different
+// states to one hash on purpose (symmetry reduction does).
+//
+// Workers pick the states to expand in the walker's order: the state with
+// the smallest path from the initial state (paths compared move by move, a
+// prefix first), which is the depth-first order. A hash is expanded once:
+// by the state of smallest path that has it so far, or not at all once the
+// walker has visited it. At most window expansions wait ahead of the walker.
+
+// pnode is a state of the parallel search: its value, and what was computed
+// of it.
+type pnode[S any] struct {
+	state   S
+	hash    uint64
+	hashOK  bool   // hash is Hash(state): it returned normally
+	applied bool   // state is what Apply returned (it returned normally)
+	move    Move   // the move that reached it from its parent
+	key     []byte // the path from the initial state: keys order states depth-first
+
+	// Guarded by parallel.mu.
+	phase   uint8 // pNew, pBusy (being expanded), pDone
+	counted bool  // a worker's expansion of it counts in parallel.ahead
+
+	// Written by expand, read once phase is pDone.
+	lookOK                     bool // the look below holds every answer, all returned normally and valid
+	steps                      []Step
+	status                     []Status
+	outs                       []int
+	enabled, blocked, children int
+	viol                       *Violation // Check or Invariant failure
+	kids                       []*pnode[S]
+}
+
+const (
+	pNew uint8 = iota
+	pBusy
+	pDone
+)
+
+// parallel is the machinery of one parallel stateful search. The fields
+// above mu belong to the walker.
+type parallel[S any] struct {
+	e      *explorer[S]
+	next   *pnode[S]   // the state visit is about to see (set by apply)
+	path   []*pnode[S] // path[d] is the state of stack frame d
+	cur    *pnode[S]   // the state whose look visit took
+	filled bool        // visit took cur's look: check takes its verdict
+	off    bool        // the workers were stopped: the search goes on serially
+
+	nodeBytes int64 // what a node ahead of the walker costs, about
+	window    int   // expansions allowed ahead of the walker
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	front   frontier[S]          // states to expand, smallest key first
+	claims  map[uint64]*pnode[S] // hash -> the state that expands it, or mark
+	mark    *pnode[S]            // the claim of a hash the walker has visited
+	ahead   int                  // workers' expansions the walker has not taken yet
+	idle    int                  // workers waiting in cond
+	waiting bool                 // the walker waits in cond
+	budget  int64                // bytes the workers may keep (the memory cap less the walker's own), or -1
+	done    bool
+	wg      sync.WaitGroup
+}
+
+// newParallel starts the workers of e's search, or returns nil when the
+// search is to stay on one goroutine: one worker, or a system that counts
+// its own work (StatsReporter), whose figures the work done ahead would
+// change.
+func newParallel[S any](e *explorer[S], workers int) *parallel[S] {
+	if workers <= 1 || !e.stateful {
+		return nil
+	}
+	if _, ok := e.sys.(StatsReporter); ok {
+		return nil
+	}
+	n := int64(e.n)
+	var node pnode[S]
+	p := &parallel[S]{e: e, claims: make(map[uint64]*pnode[S]), mark: new(pnode[S]),
+		// the node, its look, and about one kid's key and pointer per thread
+		nodeBytes: int64(unsafe.Sizeof(node)) + n*(int64(unsafe.Sizeof(Step{}))+1+8) + n*8 + 32,
+		window:    parallelWindow * workers,
+		budget:    e.maxMemory,
+	}
+	if e.maxMemory >= 0 {
+		// What is kept ahead stays within a quarter of the cap.
+		p.window = int(min(int64(p.window), max(e.maxMemory/4/p.nodeBytes, 1)))
+	}
+	p.cond = sync.NewCond(&p.mu)
+	p.wg.Add(workers)
+	for range workers {
+		go p.work()
+	}
+	return p
+}
+
+// parallelWindow is how many expansions per worker may wait ahead of the
+// walker: enough to keep the workers busy, few enough that a search which
+// stops early wasted little.
+const parallelWindow = 256
+
+// close stops the workers and waits for them. It is idempotent.
+func (p *parallel[S]) close() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.done = true
+	p.cond.Broadcast()
+	p.mu.Unlock()
+	p.wg.Wait()
+	p.off = true
+	p.front, p.claims, p.path, p.next, p.cur = nil, nil, nil, nil, nil
+}
+
+// work is a worker: it expands the first state of the frontier, in turn,
+// while the walker is not too far behind.
+func (p *parallel[S]) work() {
+	defer p.wg.Done()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for !p.done {
+		if len(p.front) == 0 || p.ahead >= p.window || !p.roomFor(p.ahead+1) {
+			p.idle++
+			p.cond.Wait()
+			p.idle--
+			continue
+		}
+		x := heap.Pop(&p.front).(*pnode[S])
+		if x.phase != pNew || p.claims[x.hash] != x {
+			continue // the walker took it, or a state earlier in its order has the hash
+		}
+		x.phase, x.counted = pBusy, true
+		p.ahead++
+		p.mu.Unlock()
+		p.expand(x)
+		p.mu.Lock()
+		x.phase = pDone
+		if p.claims[x.hash] == x {
+			p.publish(x)
+		}
+		if p.waiting {
+			p.cond.Broadcast()
+		}
+	}
+}
+
+// roomFor reports whether n expansions ahead fit in the memory budget. It
+// needs mu.
+func (p *parallel[S]) roomFor(n int) bool {
+	return p.budget < 0 || int64(n)*p.nodeBytes <= p.budget
+}
+
+// publish claims the hashes of x's kids and queues those the workers should
+// expand. It needs mu.
+func (p *parallel[S]) publish(x *pnode[S]) {
+	queued := false
+	for _, k := range x.kids {
+		if !k.hashOK {
+			continue
+		}
+		g, ok := p.claims[k.hash]
+		switch {
+		case !ok:
+		case g == p.mark:
+			continue
+		case bytes.Compare(k.key, g.key) >= 0:
+			continue
+		default:
+			p.displace(g)
+		}
+		p.claims[k.hash] = k
+		heap.Push(&p.front, k)
+		queued = true
+	}
+	if queued && p.idle > 0 {
+		p.cond.Broadcast()
+	}
+}
+
+// displace drops g's claim: its expansion, if any, is wasted. It needs mu.
+func (p *parallel[S]) displace(g *pnode[S]) {
+	if g.counted {
+		g.counted = false
+		p.ahead--
+	}
+}
+
+// expand computes x's look and, where the search would go on from x, its
+// kids. A panic or an invalid answer leaves the part it spoils undone: the
+// walker then calls the system itself and meets it there. It runs on any
+// goroutine, without mu.
+func (p *parallel[S]) expand(x *pnode[S]) {
+	r, n := p.e.runner, p.e.n
+	x.steps, x.status, x.outs = make([]Step, n), make([]Status, n), make([]int, n)
+	x.lookOK = recovered(func() {
+		for t := range Tid(n) {
+			x.steps[t], x.status[t] = r.sys.Next(x.state, t)
+			st := x.status[t]
+			if st > Idle || (st != Finished && !x.steps[t].Valid()) {
+				panic(badAnswer{})
+			}
+			x.outs[t] = 1
+			switch st {
+			case Enabled:
+				x.enabled++
+				if r.chooser != nil {
+					if x.outs[t] = r.chooser.Outcomes(x.state, t); x.outs[t] < 1 {
+						panic(badAnswer{})
+					}
+				}
+				x.children += x.outs[t]
+			case Blocked:
+				x.blocked++
+			}
+		}
+		x.viol = r.check(x.state)
+	})
+	if !x.lookOK || x.viol != nil || x.enabled == 0 {
+		return
+	}
+	x.kids = make([]*pnode[S], 0, x.children)
+	g := frame[S]{status: x.status, outs: x.outs}
+	for i := 0; ; i++ {
+		m, ok := g.nextMove(n)
+		if !ok {
+			break
+		}
+		k := &pnode[S]{move: m, key: childKey(x.key, i)}
+		k.applied = recovered(func() { k.state = r.apply(x.state, m) })
+		if k.applied {
+			k.hashOK = recovered(func() { k.hash = r.hasher.Hash(k.state) })
+		}
+		x.kids = append(x.kids, k)
+	}
+}
+
+// badAnswer is what expand panics with at an answer the walker must reject
+// itself.
+type badAnswer struct{}
+
+// recovered runs f and reports whether it returned normally.
+func recovered(f func()) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	f()
+	return true
+}
+
+// childKey returns the key of the i-th kid of the state of key parent: the
+// parent's key and i, coded so that byte order is numeric order.
+func childKey(parent []byte, i int) []byte {
+	k := make([]byte, len(parent), len(parent)+5)
+	copy(k, parent)
+	if i < 0xF0 {
+		return append(k, byte(i))
+	}
+	return binary.BigEndian.AppendUint32(append(k, 0xF0), uint32(i))
+}
+
+// The walker's hooks, called from explore.go. Each is a no-op on a nil or
+// stopped parallel, so the serial search runs unchanged.
+
+// apply returns the state move m (the top frame's move number taken-1) leads
+// to from frame d: the kid a worker computed, or Apply's answer now.
+func (p *parallel[S]) apply(top *frame[S], m Move, d int) S {
+	p.next = nil
+	i := top.taken - 1
+	var x *pnode[S]
+	if !p.off && d < len(p.path) {
+		x = p.path[d]
+	}
+	if x != nil && i < len(x.kids) {
+		if k := x.kids[i]; k != nil && k.move == m && k.applied {
+			x.kids[i] = nil // the walker owns it now: what is behind it can be freed
+			p.next = k
+			return k.state
+		}
+	}
+	child := p.e.runner.apply(top.state, m)
+	if x != nil {
+		p.next = &pnode[S]{state: child, applied: true, move: m, key: childKey(x.key, i)}
+	}
+	return child
+}
+
+// hash returns the hash of s, the state visit is about to see.
+func (p *parallel[S]) hash(s S) uint64 {
+	if p.off || p.next == nil || !p.next.hashOK {
+		return p.e.hasher.Hash(s)
+	}
+	return p.next.hash
+}
+
+// look fills frame f (frame number d, at state s of hash h, which the search
+// visits for the first time) with the answers computed ahead, and returns
+// the thread from which visit must still ask: e.n when everything is filled,
+// 0 when nothing is.
+func (p *parallel[S]) look(f *frame[S], h uint64, d int, enabled, blocked *int) Tid {
+	if p == nil {
+		return 0
+	}
+	p.filled = false
+	x := p.next
+	p.next = nil
+	if p.off {
+		return 0
+	}
+	if x == nil {
+		if d != 0 {
+			p.shutdown() // cannot happen: every state after the first comes from apply
+			return 0
+		}
+		x = &pnode[S]{state: f.state, applied: true}
+	}
+	if !x.hashOK {
+		x.hash, x.hashOK = h, true
+	}
+	for len(p.path) <= d {
+		p.path = append(p.path, nil)
+	}
+	p.path[d] = x
+	mine := false
+	p.mu.Lock()
+	if g := p.claims[h]; g != nil && g != x && g != p.mark {
+		p.displace(g)
+	}
+	p.claims[h] = p.mark
+	switch x.phase {
+	case pNew:
+		x.phase, mine = pBusy, true
+	case pBusy:
+		p.waiting = true
+		for x.phase != pDone {
+			p.cond.Wait()
+		}
+		p.waiting = false
+	}
+	if x.counted {
+		x.counted = false
+		p.ahead--
+		if p.idle > 0 {
+			p.cond.Broadcast()
+		}
+	}
+	e := p.e
+	if p.budget >= 0 {
+		p.budget = e.maxMemory - int64(len(e.stack))*e.frameBytes - int64(len(e.visited))*visitedEntryBytes -
+			int64(len(p.claims))*visitedEntryBytes
+	}
+	p.mu.Unlock()
+	if p.budget < 0 && e.maxMemory >= 0 {
+		// The tables of the parallel search would pass the memory cap: drop
+		// them and go on serially, so that the search fails, if it does, where
+		// the serial search does.
+		p.shutdown()
+		return 0
+	}
+	if mine {
+		p.expand(x)
+		p.mu.Lock()
+		x.phase = pDone
+		p.publish(x)
+		p.mu.Unlock()
+	}
+	if !x.lookOK {
+		return 0
+	}
+	copy(f.steps, x.steps)
+	copy(f.status, x.status)
+	copy(f.outs, x.outs)
+	*enabled, *blocked = x.enabled, x.blocked
+	f.children = x.children
+	p.cur, p.filled = x, true
+	return Tid(e.n)
+}
+
+// check returns the verdict of Check and Invariant on s, the state whose
+// look visit took, or asks them now.
+func (p *parallel[S]) check(r *runner[S], s S) *Violation {
+	if p == nil || !p.filled {
+		return r.check(s)
+	}
+	p.filled = false
+	if p.cur.viol == nil {
+		return nil
+	}
+	v := *p.cur.viol // visit sets its Thread
+	return &v
+}
+
+// shutdown stops the workers for the rest of the search.
+func (p *parallel[S]) shutdown() {
+	p.close()
+}
+
+// frontier is a heap of states, smallest key first.
+type frontier[S any] []*pnode[S]
+
+func (f frontier[S]) Len() int           { return len(f) }
+func (f frontier[S]) Less(i, j int) bool { return bytes.Compare(f[i].key, f[j].key) < 0 }
+func (f frontier[S]) Swap(i, j int)      { f[i], f[j] = f[j], f[i] }
+func (f *frontier[S]) Push(x any)        { *f = append(*f, x.(*pnode[S])) }
+func (f *frontier[S]) Pop() any {
+	old := *f
+	x := old[len(old)-1]
+	old[len(old)-1] = nil
+	*f = old[:len(old)-1]
+	return x
+}
