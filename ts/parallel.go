@@ -5,6 +5,7 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -41,22 +42,26 @@ type pnode[S any] struct {
 	move    Move   // the move that reached it from its parent
 	key     []byte // the path from the initial state: keys order states depth-first
 
-	// Guarded by parallel.mu.
-	phase   uint8 // pNew, pBusy (being expanded), pDone
-	counted bool  // a worker's expansion of it counts in parallel.ahead
+	phase   atomic.Uint32 // pNew, pBusy (being expanded), pDone
+	counted atomic.Bool   // a worker's expansion of it counts in parallel.ahead
 
 	// Written by expand, read once phase is pDone.
-	lookOK                     bool // the look below holds every answer, all returned normally and valid
-	steps                      []Step
-	status                     []Status
-	outs                       []int
+	lookOK                     bool    // look holds every answer, all returned normally and valid
+	look                       []tlook // each thread's answers
 	enabled, blocked, children int
 	viol                       *Violation // Check or Invariant failure
-	kids                       []*pnode[S]
+	kids                       []pnode[S]
+}
+
+// tlook is what a thread's Next (and Outcomes) answered at a state.
+type tlook struct {
+	step   Step
+	status Status
+	outs   int
 }
 
 const (
-	pNew uint8 = iota
+	pNew uint32 = iota
 	pBusy
 	pDone
 )
@@ -70,21 +75,23 @@ type parallel[S any] struct {
 	cur    *pnode[S]   // the state whose look visit took
 	filled bool        // visit took cur's look: check takes its verdict
 	off    bool        // the workers were stopped: the search goes on serially
+	seen   []*pnode[S] // states the walker visited, whose claims it has not marked yet
 
-	nodeBytes int64 // what a node ahead of the walker costs, about
-	window    int   // expansions allowed ahead of the walker
+	nodeBytes int64 // what a state computed ahead costs, about
+	window    int64 // expansions allowed ahead of the walker
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	front   frontier[S]          // states to expand, smallest key first
-	claims  map[uint64]*pnode[S] // hash -> the state that expands it, or mark
-	mark    *pnode[S]            // the claim of a hash the walker has visited
-	ahead   int                  // workers' expansions the walker has not taken yet
-	idle    int                  // workers waiting in cond
-	waiting bool                 // the walker waits in cond
-	budget  int64                // bytes the workers may keep (the memory cap less the walker's own), or -1
-	done    bool
-	wg      sync.WaitGroup
+	ahead   atomic.Int64 // workers' expansions the walker has not taken
+	idle    atomic.Int32 // workers waiting in cond
+	waiting atomic.Bool  // the walker waits in cond
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	front  frontier[S]          // states to expand, smallest key first
+	claims map[uint64]*pnode[S] // hash -> the state that expands it, or mark
+	mark   *pnode[S]            // the claim of a hash the walker has visited
+	budget int64                // bytes the workers may keep (the memory cap less the search's tables), or -1
+	done   bool
+	wg     sync.WaitGroup
 }
 
 // newParallel starts the workers of e's search, or returns nil when the
@@ -101,14 +108,14 @@ func newParallel[S any](e *explorer[S], workers int) *parallel[S] {
 	n := int64(e.n)
 	var node pnode[S]
 	p := &parallel[S]{e: e, claims: make(map[uint64]*pnode[S]), mark: new(pnode[S]),
-		// the node, its look, and about one kid's key and pointer per thread
-		nodeBytes: int64(unsafe.Sizeof(node)) + n*(int64(unsafe.Sizeof(Step{}))+1+8) + n*8 + 32,
-		window:    parallelWindow * workers,
+		// the state's node and look, a kid's key and a claim per thread
+		nodeBytes: int64(unsafe.Sizeof(node)) + n*(int64(unsafe.Sizeof(tlook{}))+visitedEntryBytes+8),
+		window:    int64(parallelWindow * workers),
 		budget:    e.maxMemory,
 	}
 	if e.maxMemory >= 0 {
 		// What is kept ahead stays within a quarter of the cap.
-		p.window = int(min(int64(p.window), max(e.maxMemory/4/p.nodeBytes, 1)))
+		p.window = min(p.window, max(e.maxMemory/4/p.nodeBytes, 1))
 	}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(workers)
@@ -134,7 +141,7 @@ func (p *parallel[S]) close() {
 	p.mu.Unlock()
 	p.wg.Wait()
 	p.off = true
-	p.front, p.claims, p.path, p.next, p.cur = nil, nil, nil, nil, nil
+	p.front, p.claims, p.path, p.next, p.cur, p.seen = nil, nil, nil, nil, nil, nil
 }
 
 // work is a worker: it expands the first state of the frontier, in turn,
@@ -144,51 +151,54 @@ func (p *parallel[S]) work() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for !p.done {
-		if len(p.front) == 0 || p.ahead >= p.window || !p.roomFor(p.ahead+1) {
-			p.idle++
-			p.cond.Wait()
-			p.idle--
+		if !p.canTake() {
+			// Counted idle before the check again, so that the walker, which
+			// makes room without mu, knows to wake it.
+			p.idle.Add(1)
+			if !p.canTake() && !p.done {
+				p.cond.Wait()
+			}
+			p.idle.Add(-1)
 			continue
 		}
 		x := heap.Pop(&p.front).(*pnode[S])
-		if x.phase != pNew || p.claims[x.hash] != x {
-			continue // the walker took it, or a state earlier in its order has the hash
+		if p.claims[x.hash] != x || !x.phase.CompareAndSwap(pNew, pBusy) {
+			continue // a state earlier in the walker's order has the hash, or the walker took it
 		}
-		x.phase, x.counted = pBusy, true
-		p.ahead++
+		x.counted.Store(true)
+		p.ahead.Add(1)
 		p.mu.Unlock()
 		p.expand(x)
 		p.mu.Lock()
-		x.phase = pDone
 		if p.claims[x.hash] == x {
 			p.publish(x)
 		}
-		if p.waiting {
+		x.phase.Store(pDone)
+		if p.waiting.Load() {
 			p.cond.Broadcast()
 		}
 	}
 }
 
-// roomFor reports whether n expansions ahead fit in the memory budget. It
-// needs mu.
-func (p *parallel[S]) roomFor(n int) bool {
-	return p.budget < 0 || int64(n)*p.nodeBytes <= p.budget
+// canTake reports whether a worker may expand a state now. It needs mu.
+func (p *parallel[S]) canTake() bool {
+	a := p.ahead.Load()
+	return len(p.front) > 0 && a < p.window && (p.budget < 0 || (a+1)*p.nodeBytes <= p.budget)
 }
 
 // publish claims the hashes of x's kids and queues those the workers should
 // expand. It needs mu.
 func (p *parallel[S]) publish(x *pnode[S]) {
 	queued := false
-	for _, k := range x.kids {
+	for i := range x.kids {
+		k := &x.kids[i]
 		if !k.hashOK {
 			continue
 		}
 		g, ok := p.claims[k.hash]
 		switch {
 		case !ok:
-		case g == p.mark:
-			continue
-		case bytes.Compare(k.key, g.key) >= 0:
+		case g == p.mark || bytes.Compare(k.key, g.key) >= 0:
 			continue
 		default:
 			p.displace(g)
@@ -197,16 +207,15 @@ func (p *parallel[S]) publish(x *pnode[S]) {
 		heap.Push(&p.front, k)
 		queued = true
 	}
-	if queued && p.idle > 0 {
+	if queued && p.idle.Load() > 0 {
 		p.cond.Broadcast()
 	}
 }
 
-// displace drops g's claim: its expansion, if any, is wasted. It needs mu.
+// displace drops g's claim: its expansion, if any, is wasted.
 func (p *parallel[S]) displace(g *pnode[S]) {
-	if g.counted {
-		g.counted = false
-		p.ahead--
+	if g.counted.CompareAndSwap(true, false) {
+		p.ahead.Add(-1)
 	}
 }
 
@@ -216,24 +225,25 @@ func (p *parallel[S]) displace(g *pnode[S]) {
 // goroutine, without mu.
 func (p *parallel[S]) expand(x *pnode[S]) {
 	r, n := p.e.runner, p.e.n
-	x.steps, x.status, x.outs = make([]Step, n), make([]Status, n), make([]int, n)
+	x.look = make([]tlook, n)
 	x.lookOK = recovered(func() {
 		for t := range Tid(n) {
-			x.steps[t], x.status[t] = r.sys.Next(x.state, t)
-			st := x.status[t]
-			if st > Idle || (st != Finished && !x.steps[t].Valid()) {
+			l := &x.look[t]
+			l.step, l.status = r.sys.Next(x.state, t)
+			st := l.status
+			if st > Idle || (st != Finished && !l.step.Valid()) {
 				panic(badAnswer{})
 			}
-			x.outs[t] = 1
+			l.outs = 1
 			switch st {
 			case Enabled:
 				x.enabled++
 				if r.chooser != nil {
-					if x.outs[t] = r.chooser.Outcomes(x.state, t); x.outs[t] < 1 {
+					if l.outs = r.chooser.Outcomes(x.state, t); l.outs < 1 {
 						panic(badAnswer{})
 					}
 				}
-				x.children += x.outs[t]
+				x.children += l.outs
 			case Blocked:
 				x.blocked++
 			}
@@ -243,19 +253,22 @@ func (p *parallel[S]) expand(x *pnode[S]) {
 	if !x.lookOK || x.viol != nil || x.enabled == 0 {
 		return
 	}
-	x.kids = make([]*pnode[S], 0, x.children)
-	g := frame[S]{status: x.status, outs: x.outs}
-	for i := 0; ; i++ {
-		m, ok := g.nextMove(n)
-		if !ok {
-			break
+	x.kids = make([]pnode[S], x.children)
+	keys := childKeys(x.key, x.children)
+	i := 0
+	for t := range Tid(n) {
+		if x.look[t].status != Enabled {
+			continue
 		}
-		k := &pnode[S]{move: m, key: childKey(x.key, i)}
-		k.applied = recovered(func() { k.state = r.apply(x.state, m) })
-		if k.applied {
-			k.hashOK = recovered(func() { k.hash = r.hasher.Hash(k.state) })
+		for c := range x.look[t].outs {
+			k := &x.kids[i]
+			k.move, k.key = Move{Thread: t, Outcome: c}, keys[i]
+			k.applied = recovered(func() { k.state = r.apply(x.state, k.move) })
+			if k.applied {
+				k.hashOK = recovered(func() { k.hash = r.hasher.Hash(k.state) })
+			}
+			i++
 		}
-		x.kids = append(x.kids, k)
 	}
 }
 
@@ -274,11 +287,26 @@ func recovered(f func()) (ok bool) {
 	return true
 }
 
-// childKey returns the key of the i-th kid of the state of key parent: the
-// parent's key and i, coded so that byte order is numeric order.
-func childKey(parent []byte, i int) []byte {
-	k := make([]byte, len(parent), len(parent)+5)
-	copy(k, parent)
+// childKeys returns the keys of the first n kids of the state of key
+// parent, in one allocation.
+func childKeys(parent []byte, n int) [][]byte {
+	keys := make([][]byte, n)
+	l := len(parent) + 1
+	if n > 0xF0 {
+		l += 4
+	}
+	buf := make([]byte, 0, n*l)
+	for i := range keys {
+		start := len(buf)
+		buf = appendChildKey(append(buf, parent...), i)
+		keys[i] = buf[start:len(buf):len(buf)]
+	}
+	return keys
+}
+
+// appendChildKey appends i to a parent's key, coded so that byte order is
+// numeric order.
+func appendChildKey(k []byte, i int) []byte {
 	if i < 0xF0 {
 		return append(k, byte(i))
 	}
@@ -298,15 +326,14 @@ func (p *parallel[S]) apply(top *frame[S], m Move, d int) S {
 		x = p.path[d]
 	}
 	if x != nil && i < len(x.kids) {
-		if k := x.kids[i]; k != nil && k.move == m && k.applied {
-			x.kids[i] = nil // the walker owns it now: what is behind it can be freed
+		if k := &x.kids[i]; k.move == m && k.applied {
 			p.next = k
 			return k.state
 		}
 	}
 	child := p.e.runner.apply(top.state, m)
 	if x != nil {
-		p.next = &pnode[S]{state: child, applied: true, move: m, key: childKey(x.key, i)}
+		p.next = &pnode[S]{state: child, applied: true, move: m, key: appendChildKey(append([]byte(nil), x.key...), i)}
 	}
 	return child
 }
@@ -335,7 +362,7 @@ func (p *parallel[S]) look(f *frame[S], h uint64, d int, enabled, blocked *int) 
 	}
 	if x == nil {
 		if d != 0 {
-			p.shutdown() // cannot happen: every state after the first comes from apply
+			p.close() // cannot happen: every state after the first comes from apply
 			return 0
 		}
 		x = &pnode[S]{state: f.state, applied: true}
@@ -346,60 +373,85 @@ func (p *parallel[S]) look(f *frame[S], h uint64, d int, enabled, blocked *int) 
 	for len(p.path) <= d {
 		p.path = append(p.path, nil)
 	}
+	if old := p.path[d]; old != nil {
+		// The walker is done with it: free what hangs from it.
+		old.look, old.kids = nil, nil
+	}
 	p.path[d] = x
+	p.seen = append(p.seen, x)
 	mine := false
-	p.mu.Lock()
-	if g := p.claims[h]; g != nil && g != x && g != p.mark {
-		p.displace(g)
-	}
-	p.claims[h] = p.mark
-	switch x.phase {
+	switch x.phase.Load() {
 	case pNew:
-		x.phase, mine = pBusy, true
+		mine = x.phase.CompareAndSwap(pNew, pBusy)
+		if !mine {
+			p.wait(x)
+		}
 	case pBusy:
-		p.waiting = true
-		for x.phase != pDone {
-			p.cond.Wait()
-		}
-		p.waiting = false
+		p.wait(x)
 	}
-	if x.counted {
-		x.counted = false
-		p.ahead--
-		if p.idle > 0 {
-			p.cond.Broadcast()
-		}
-	}
-	e := p.e
-	if p.budget >= 0 {
-		p.budget = e.maxMemory - int64(len(e.stack))*e.frameBytes - int64(len(e.visited))*visitedEntryBytes -
-			int64(len(p.claims))*visitedEntryBytes
-	}
-	p.mu.Unlock()
-	if p.budget < 0 && e.maxMemory >= 0 {
-		// The tables of the parallel search would pass the memory cap: drop
-		// them and go on serially, so that the search fails, if it does, where
-		// the serial search does.
-		p.shutdown()
-		return 0
+	if x.counted.CompareAndSwap(true, false) && p.ahead.Add(-1) < p.window && p.idle.Load() > 0 {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
 	}
 	if mine {
 		p.expand(x)
 		p.mu.Lock()
-		x.phase = pDone
+		p.flush()
 		p.publish(x)
+		x.phase.Store(pDone)
 		p.mu.Unlock()
+	} else if len(p.seen) >= 64 {
+		p.mu.Lock()
+		p.flush()
+		p.mu.Unlock()
+	}
+	if p.budget < 0 && p.e.maxMemory >= 0 {
+		// The tables of the parallel search would pass the memory cap: drop
+		// them and go on serially, so that the search fails, if it does, where
+		// the serial search does.
+		p.close()
+		return 0
 	}
 	if !x.lookOK {
 		return 0
 	}
-	copy(f.steps, x.steps)
-	copy(f.status, x.status)
-	copy(f.outs, x.outs)
+	for t, l := range x.look {
+		f.steps[t], f.status[t], f.outs[t] = l.step, l.status, l.outs
+	}
 	*enabled, *blocked = x.enabled, x.blocked
 	f.children = x.children
 	p.cur, p.filled = x, true
-	return Tid(e.n)
+	return Tid(len(x.look))
+}
+
+// wait waits until a worker has expanded x.
+func (p *parallel[S]) wait(x *pnode[S]) {
+	p.mu.Lock()
+	p.waiting.Store(true)
+	for x.phase.Load() != pDone {
+		p.cond.Wait()
+	}
+	p.waiting.Store(false)
+	p.mu.Unlock()
+}
+
+// flush marks the hashes of the states the walker visited as visited: no
+// worker expands them any more. It also updates what the workers may keep.
+// It needs mu.
+func (p *parallel[S]) flush() {
+	for _, x := range p.seen {
+		if g := p.claims[x.hash]; g != nil && g != x && g != p.mark {
+			p.displace(g)
+		}
+		p.claims[x.hash] = p.mark
+	}
+	clear(p.seen)
+	p.seen = p.seen[:0]
+	if e := p.e; p.budget >= 0 {
+		p.budget = e.maxMemory - int64(len(e.stack))*e.frameBytes - int64(len(e.visited))*visitedEntryBytes -
+			int64(len(p.claims))*visitedEntryBytes
+	}
 }
 
 // check returns the verdict of Check and Invariant on s, the state whose
@@ -414,11 +466,6 @@ func (p *parallel[S]) check(r *runner[S], s S) *Violation {
 	}
 	v := *p.cur.viol // visit sets its Thread
 	return &v
-}
-
-// shutdown stops the workers for the rest of the search.
-func (p *parallel[S]) shutdown() {
-	p.close()
 }
 
 // frontier is a heap of states, smallest key first.

@@ -362,3 +362,36 @@ func BenchmarkStatefulWorkers(b *testing.B) {
 		})
 	}
 }
+
+// heavyLastzero is lastzero with a Hash that costs as much as a real
+// system's state fingerprint might (it hashes the state rounds times).
+type heavyLastzero struct {
+	*models.Lastzero
+	rounds int
+}
+
+func (h heavyLastzero) Hash(s models.LastzeroState) uint64 {
+	var x uint64
+	for range h.rounds {
+		x = x*31 + h.Lastzero.Hash(s)
+	}
+	return x
+}
+
+func BenchmarkStatefulWorkersHeavy(b *testing.B) {
+	sys := heavyLastzero{models.NewLastzero(7), 20}
+	for _, w := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("lastzero-7-hash20/workers=%d", w), func(b *testing.B) {
+			b.ReportAllocs()
+			var trans int64
+			for b.Loop() {
+				res, err := ts.ExploreStateful(ctx, sys, ts.Options{Workers: w})
+				if err != nil {
+					b.Fatal(err)
+				}
+				trans += res.Transitions
+			}
+			b.ReportMetric(float64(trans)/b.Elapsed().Seconds(), "transitions/s")
+		})
+	}
+}
