@@ -37,15 +37,19 @@ import (
 type pnode[S any] struct {
 	state   S
 	hash    uint64
+	key     []byte // the path from the initial state (keys order states depth-first), once published
+	move    Move   // the move that reached it from its parent
 	hashOK  bool   // hash is Hash(state): it returned normally
 	applied bool   // state is what Apply returned (it returned normally)
-	move    Move   // the move that reached it from its parent
-	key     []byte // the path from the initial state: keys order states depth-first
 
 	phase   atomic.Uint32 // pNew, pBusy (being expanded), pDone
 	counted atomic.Bool   // a worker's expansion of it counts in parallel.ahead
 
-	// Written by expand, read once phase is pDone.
+	exp *pexp[S] // written by expand, read once phase is pDone
+}
+
+// pexp is what expand computed of a state.
+type pexp[S any] struct {
 	lookOK                     bool    // look holds every answer, all returned normally and valid
 	look                       []tlook // each thread's answers
 	enabled, blocked, children int
@@ -72,7 +76,7 @@ type parallel[S any] struct {
 	e      *explorer[S]
 	next   *pnode[S]   // the state visit is about to see (set by apply)
 	path   []*pnode[S] // path[d] is the state of stack frame d
-	cur    *pnode[S]   // the state whose look visit took
+	cur    *pexp[S]    // the look visit took
 	filled bool        // visit took cur's look: check takes its verdict
 	off    bool        // the workers were stopped: the search goes on serially
 	seen   []*pnode[S] // states the walker visited, whose claims it has not marked yet
@@ -190,17 +194,21 @@ func (p *parallel[S]) canTake() bool {
 // expand. It needs mu.
 func (p *parallel[S]) publish(x *pnode[S]) {
 	queued := false
-	for i := range x.kids {
-		k := &x.kids[i]
+	kids := x.exp.kids
+	for i := range kids {
+		k := &kids[i]
 		if !k.hashOK {
 			continue
 		}
 		g, ok := p.claims[k.hash]
-		switch {
-		case !ok:
-		case g == p.mark || bytes.Compare(k.key, g.key) >= 0:
+		if ok && g == p.mark {
 			continue
-		default:
+		}
+		k.key = childKey(x.key, i)
+		if ok {
+			if bytes.Compare(k.key, g.key) >= 0 {
+				continue
+			}
 			p.displace(g)
 		}
 		p.claims[k.hash] = k
@@ -224,46 +232,45 @@ func (p *parallel[S]) displace(g *pnode[S]) {
 // walker then calls the system itself and meets it there. It runs on any
 // goroutine, without mu.
 func (p *parallel[S]) expand(x *pnode[S]) {
-	r, n := p.e.runner, p.e.n
-	x.look = make([]tlook, n)
-	x.lookOK = recovered(func() {
+	r, n, st := p.e.runner, p.e.n, x.state
+	e := &pexp[S]{look: make([]tlook, n)}
+	x.exp = e
+	e.lookOK = recovered(func() {
 		for t := range Tid(n) {
-			l := &x.look[t]
-			l.step, l.status = r.sys.Next(x.state, t)
-			st := l.status
-			if st > Idle || (st != Finished && !l.step.Valid()) {
+			l := &e.look[t]
+			l.step, l.status = r.sys.Next(st, t)
+			if l.status > Idle || (l.status != Finished && !l.step.Valid()) {
 				panic(badAnswer{})
 			}
 			l.outs = 1
-			switch st {
+			switch l.status {
 			case Enabled:
-				x.enabled++
+				e.enabled++
 				if r.chooser != nil {
-					if l.outs = r.chooser.Outcomes(x.state, t); l.outs < 1 {
+					if l.outs = r.chooser.Outcomes(st, t); l.outs < 1 {
 						panic(badAnswer{})
 					}
 				}
-				x.children += l.outs
+				e.children += l.outs
 			case Blocked:
-				x.blocked++
+				e.blocked++
 			}
 		}
-		x.viol = r.check(x.state)
+		e.viol = r.check(st)
 	})
-	if !x.lookOK || x.viol != nil || x.enabled == 0 {
+	if !e.lookOK || e.viol != nil || e.enabled == 0 {
 		return
 	}
-	x.kids = make([]pnode[S], x.children)
-	keys := childKeys(x.key, x.children)
+	e.kids = make([]pnode[S], e.children)
 	i := 0
 	for t := range Tid(n) {
-		if x.look[t].status != Enabled {
+		if e.look[t].status != Enabled {
 			continue
 		}
-		for c := range x.look[t].outs {
-			k := &x.kids[i]
-			k.move, k.key = Move{Thread: t, Outcome: c}, keys[i]
-			k.applied = recovered(func() { k.state = r.apply(x.state, k.move) })
+		for c := range e.look[t].outs {
+			k := &e.kids[i]
+			k.move = Move{Thread: t, Outcome: c}
+			k.applied = recovered(func() { k.state = r.apply(st, k.move) })
 			if k.applied {
 				k.hashOK = recovered(func() { k.hash = r.hasher.Hash(k.state) })
 			}
@@ -287,26 +294,10 @@ func recovered(f func()) (ok bool) {
 	return true
 }
 
-// childKeys returns the keys of the first n kids of the state of key
-// parent, in one allocation.
-func childKeys(parent []byte, n int) [][]byte {
-	keys := make([][]byte, n)
-	l := len(parent) + 1
-	if n > 0xF0 {
-		l += 4
-	}
-	buf := make([]byte, 0, n*l)
-	for i := range keys {
-		start := len(buf)
-		buf = appendChildKey(append(buf, parent...), i)
-		keys[i] = buf[start:len(buf):len(buf)]
-	}
-	return keys
-}
-
-// appendChildKey appends i to a parent's key, coded so that byte order is
-// numeric order.
-func appendChildKey(k []byte, i int) []byte {
+// childKey returns the key of kid i of the state of key parent: the
+// parent's key and i, coded so that byte order is numeric order.
+func childKey(parent []byte, i int) []byte {
+	k := append(make([]byte, 0, len(parent)+5), parent...)
 	if i < 0xF0 {
 		return append(k, byte(i))
 	}
@@ -325,15 +316,18 @@ func (p *parallel[S]) apply(top *frame[S], m Move, d int) S {
 	if !p.off && d < len(p.path) {
 		x = p.path[d]
 	}
-	if x != nil && i < len(x.kids) {
-		if k := &x.kids[i]; k.move == m && k.applied {
+	if x != nil && i < len(x.exp.kids) {
+		if k := &x.exp.kids[i]; k.move == m && k.applied {
+			if k.key == nil { // not published: a duplicate to the workers
+				k.key = childKey(x.key, i)
+			}
 			p.next = k
 			return k.state
 		}
 	}
 	child := p.e.runner.apply(top.state, m)
 	if x != nil {
-		p.next = &pnode[S]{state: child, applied: true, move: m, key: appendChildKey(append([]byte(nil), x.key...), i)}
+		p.next = &pnode[S]{state: child, applied: true, move: m, key: childKey(x.key, i)}
 	}
 	return child
 }
@@ -374,8 +368,7 @@ func (p *parallel[S]) look(f *frame[S], h uint64, d int, enabled, blocked *int) 
 		p.path = append(p.path, nil)
 	}
 	if old := p.path[d]; old != nil {
-		// The walker is done with it: free what hangs from it.
-		old.look, old.kids = nil, nil
+		old.exp = nil // the walker is done with it: free what hangs from it
 	}
 	p.path[d] = x
 	p.seen = append(p.seen, x)
@@ -413,16 +406,17 @@ func (p *parallel[S]) look(f *frame[S], h uint64, d int, enabled, blocked *int) 
 		p.close()
 		return 0
 	}
-	if !x.lookOK {
+	ex := x.exp
+	if !ex.lookOK {
 		return 0
 	}
-	for t, l := range x.look {
+	for t, l := range ex.look {
 		f.steps[t], f.status[t], f.outs[t] = l.step, l.status, l.outs
 	}
-	*enabled, *blocked = x.enabled, x.blocked
-	f.children = x.children
-	p.cur, p.filled = x, true
-	return Tid(len(x.look))
+	*enabled, *blocked = ex.enabled, ex.blocked
+	f.children = ex.children
+	p.cur, p.filled = ex, true
+	return Tid(len(ex.look))
 }
 
 // wait waits until a worker has expanded x.
