@@ -155,7 +155,7 @@
 // the search even where the serial search stops before that state.
 //
 // What it costs: each state computed ahead is kept, with its look and its
-// successors, until the search has passed it (at most 256 per worker
+// successors, until the search has passed it (at most 4096 per worker
 // ahead), and the hashes the workers claimed take about as much memory as
 // the visited table. Limits.Memory is checked on the serial search's own
 // figures, so the search fails where the serial search does; the workers
