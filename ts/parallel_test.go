@@ -356,24 +356,6 @@ func TestParallelCallbackPanic(t *testing.T) {
 	}
 }
 
-func BenchmarkStatefulWorkers(b *testing.B) {
-	sys := models.NewLastzero(8)
-	for _, w := range []int{1, 2, 4} {
-		b.Run(fmt.Sprintf("lastzero-8/workers=%d", w), func(b *testing.B) {
-			b.ReportAllocs()
-			var trans int64
-			for b.Loop() {
-				res, err := ts.ExploreStateful(ctx, sys, ts.Options{Workers: w})
-				if err != nil {
-					b.Fatal(err)
-				}
-				trans += res.Transitions
-			}
-			b.ReportMetric(float64(trans)/b.Elapsed().Seconds(), "transitions/s")
-		})
-	}
-}
-
 // heavyLastzero is lastzero with a Hash that costs as much as a real
 // system's state fingerprint might (it hashes the state rounds times).
 type heavyLastzero struct {
@@ -389,12 +371,26 @@ func (h heavyLastzero) Hash(s models.LastzeroState) uint64 {
 	return x
 }
 
-func BenchmarkStatefulWorkersHeavy(b *testing.B) {
-	sys := heavyLastzero{models.NewLastzero(7), 20}
+// BenchmarkStatefulWorkers runs ExploreStateful with 1, 2 and 4 workers on
+// lastzero-9 (cheap methods: the search's own table work dominates) and on
+// lastzero-7 with a Hash twenty times as costly (the system's methods
+// dominate). Besides transitions/s it reports, on Linux, the CPU time of the
+// whole process and of the walker (the caller's goroutine, locked to its
+// thread) per search: the walker's is the floor of the wall time whatever
+// the cores, their sum over the cores the other floor.
+func BenchmarkStatefulWorkers(b *testing.B) {
+	benchWorkers(b, "lastzero-9", models.NewLastzero(9))
+	benchWorkers(b, "lastzero-7-hash20", heavyLastzero{models.NewLastzero(7), 20})
+}
+
+func benchWorkers[S any](b *testing.B, name string, sys ts.TransitionSystem[S]) {
 	for _, w := range []int{1, 2, 4} {
-		b.Run(fmt.Sprintf("lastzero-7-hash20/workers=%d", w), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/workers=%d", name, w), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
 			var trans int64
+			proc0, walker0 := cpuTimes()
 			for b.Loop() {
 				res, err := ts.ExploreStateful(ctx, sys, ts.Options{Workers: w})
 				if err != nil {
@@ -402,7 +398,12 @@ func BenchmarkStatefulWorkersHeavy(b *testing.B) {
 				}
 				trans += res.Transitions
 			}
+			proc1, walker1 := cpuTimes()
 			b.ReportMetric(float64(trans)/b.Elapsed().Seconds(), "transitions/s")
+			if proc1 > 0 {
+				b.ReportMetric(float64(proc1-proc0)/float64(b.N)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(walker1-walker0)/float64(b.N)/1e6, "walker-cpu-ms/op")
+			}
 		})
 	}
 }
