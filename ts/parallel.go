@@ -111,9 +111,11 @@ func newParallel[S any](e *explorer[S], workers int) *parallel[S] {
 	}
 	n := int64(e.n)
 	var node pnode[S]
+	var exp pexp[S]
 	p := &parallel[S]{e: e, claims: make(map[uint64]*pnode[S]), mark: new(pnode[S]),
-		// the state's node and look, a kid's key and a claim per thread
-		nodeBytes: int64(unsafe.Sizeof(node)) + n*(int64(unsafe.Sizeof(tlook{}))+visitedEntryBytes+8),
+		// an expansion with its look, and per thread about one kid with its
+		// key and claim
+		nodeBytes: int64(unsafe.Sizeof(exp)) + n*(int64(unsafe.Sizeof(tlook{})+unsafe.Sizeof(node))+16+visitedEntryBytes),
 		window:    int64(parallelWindow * workers),
 		budget:    e.maxMemory,
 	}
