@@ -73,13 +73,14 @@ const (
 // parallel is the machinery of one parallel stateful search. The fields
 // above mu belong to the walker.
 type parallel[S any] struct {
-	e      *explorer[S]
-	next   *pnode[S]   // the state visit is about to see (set by apply)
-	path   []*pnode[S] // path[d] is the state of stack frame d
-	cur    *pexp[S]    // the look visit took
-	filled bool        // visit took cur's look: check takes its verdict
-	off    bool        // the workers were stopped: the search goes on serially
-	seen   []*pnode[S] // states the walker visited, whose claims it has not marked yet
+	e       *explorer[S]
+	next    *pnode[S]   // the state visit is about to see (set by apply)
+	nextKid int         // next is kid number nextKid of its parent
+	path    []*pnode[S] // path[d] is the state of stack frame d
+	cur     *pexp[S]    // the look visit took
+	filled  bool        // visit took cur's look: check takes its verdict
+	off     bool        // the workers were stopped: the search goes on serially
+	seen    []*pnode[S] // states the walker visited, whose claims it has not marked yet
 
 	nodeBytes int64 // what a state computed ahead costs, about
 	window    int64 // expansions allowed ahead of the walker
@@ -324,16 +325,13 @@ func (p *parallel[S]) apply(top *frame[S], m Move, d int) S {
 	}
 	if x != nil && i < len(x.exp.kids) {
 		if k := &x.exp.kids[i]; k.move == m && k.applied {
-			if k.key == nil { // not published: a duplicate to the workers
-				k.key = childKey(x.key, i)
-			}
-			p.next = k
+			p.next, p.nextKid = k, i
 			return k.state
 		}
 	}
 	child := p.e.runner.apply(top.state, m)
 	if x != nil {
-		p.next = &pnode[S]{state: child, applied: true, move: m, key: childKey(x.key, i)}
+		p.next, p.nextKid = &pnode[S]{state: child, applied: true, move: m}, i
 	}
 	return child
 }
@@ -369,6 +367,11 @@ func (p *parallel[S]) look(f *frame[S], h uint64, d int, enabled, blocked *int) 
 	}
 	if !x.hashOK {
 		x.hash, x.hashOK = h, true
+	}
+	if x.key == nil && d > 0 {
+		// Not queued by the workers (a duplicate to them, or computed
+		// here): its key is made now that the walker visits it.
+		x.key = childKey(p.path[d-1].key, p.nextKid)
 	}
 	for len(p.path) <= d {
 		p.path = append(p.path, nil)
