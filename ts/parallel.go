@@ -160,7 +160,6 @@ func (p *parallel[S]) close() {
 func (p *parallel[S]) work() {
 	defer p.wg.Done()
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	for !p.done {
 		if !p.canTake() {
 			// Counted idle before the check again, so that the walker, which
@@ -179,7 +178,7 @@ func (p *parallel[S]) work() {
 		x.counted.Store(true)
 		p.ahead.Add(1)
 		p.mu.Unlock()
-		p.expand(x)
+		p.expandOrExit(x)
 		p.mu.Lock()
 		if p.claims[x.hash] == x {
 			p.publish(x)
@@ -189,6 +188,25 @@ func (p *parallel[S]) work() {
 			p.cond.Broadcast()
 		}
 	}
+	p.mu.Unlock()
+}
+
+// expandOrExit is expand on a worker. Should the system end the goroutine
+// (runtime.Goexit, as t.FailNow does), x is left expanded with nothing
+// computed, so that the walker asks the system itself, and the worker ends.
+func (p *parallel[S]) expandOrExit(x *pnode[S]) {
+	returned := false
+	defer func() {
+		if !returned {
+			x.exp = &pexp[S]{}
+			p.mu.Lock()
+			x.phase.Store(pDone)
+			p.cond.Broadcast()
+			p.mu.Unlock()
+		}
+	}()
+	p.expand(x)
+	returned = true
 }
 
 // canTake reports whether a worker may expand a state now. It needs mu.

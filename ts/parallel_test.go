@@ -235,6 +235,9 @@ func (p panicky) Next(s gridState, t ts.Tid) (ts.Step, ts.Status) {
 	if p.where == "next" && p.sum(s) == p.at && t == 1 {
 		panic("next")
 	}
+	if p.where == "badstep" && p.sum(s) == p.at && t == 1 {
+		return ts.Step{Obj: 1, Op: 99}, ts.Enabled // an error (ErrBadStep), not a violation
+	}
 	return p.hashedGrid.Next(s, t)
 }
 
@@ -260,11 +263,15 @@ func (p panicky) Check(s gridState) error {
 }
 
 func TestParallelPanics(t *testing.T) {
-	for _, where := range []string{"apply", "next", "hash", "check"} {
+	for _, where := range []string{"apply", "next", "hash", "check", "badstep"} {
 		for _, keep := range []bool{false, true} {
 			sys := panicky{hashedGrid{grid{3, 3, 2}}, where, 4}
 			tr := sameAsSerial(t, sys, ts.Options{KeepGoing: keep}, 2, 3, 8)
-			if len(tr.violation) == 0 {
+			if where == "badstep" {
+				if !strings.Contains(tr.err, "Next returned step") {
+					t.Errorf("badstep: %s", tr.err)
+				}
+			} else if len(tr.violation) == 0 {
 				t.Errorf("%s: no violation: %s", where, tr.result)
 			}
 		}
@@ -472,4 +479,32 @@ func TestParallelContractBreaches(t *testing.T) {
 			}
 		}
 	}
+}
+
+// exiting ends the goroutine that calls its Apply at state {0,1,0}
+// (runtime.Goexit, as t.FailNow does). The serial search never gets there:
+// it stops at the violation of the first state it reaches, {1,0,0}, whose
+// Check is slow, so that meanwhile a worker expands {0,1,0} and ends. The
+// search must still match the serial one, and leave no goroutine.
+type exiting struct{ hashedGrid }
+
+func (e exiting) Apply(s gridState, t ts.Tid) gridState {
+	if s.pc == [8]uint8{0, 1, 0} {
+		runtime.Goexit()
+	}
+	return e.hashedGrid.Apply(s, t)
+}
+
+func (exiting) Check(s gridState) error {
+	if s.pc == [8]uint8{1, 0, 0} {
+		time.Sleep(10 * time.Millisecond)
+		return errors.New("stop here")
+	}
+	return nil
+}
+
+func TestParallelWorkerGoexit(t *testing.T) {
+	before := runtime.NumGoroutine()
+	sameAsSerial(t, exiting{hashedGrid{grid{3, 3, 2}}}, ts.Options{}, 2, 3)
+	noGoroutineLeft(t, before)
 }
