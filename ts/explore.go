@@ -36,6 +36,11 @@ func Explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options) (
 //
 // States are matched by their 64-bit hash alone; see Hasher for what a
 // collision costs.
+//
+// With Options.Workers above 1, other goroutines compute the system's
+// answers ahead of the search, which stays on the caller's goroutine and
+// returns exactly what it returns alone: see "Parallel search" in the
+// package documentation for what that needs of the system.
 func ExploreStateful[S any](ctx context.Context, sys TransitionSystem[S], opt Options) (Result, error) {
 	return explore(ctx, sys, opt, true)
 }

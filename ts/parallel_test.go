@@ -379,14 +379,15 @@ func (h heavyLastzero) Hash(s models.LastzeroState) uint64 {
 }
 
 // BenchmarkStatefulWorkers runs ExploreStateful with 1, 2 and 4 workers on
-// lastzero-9 (cheap methods: the search's own table work dominates) and on
-// lastzero-7 with a Hash twenty times as costly (the system's methods
-// dominate). Besides transitions/s it reports, on Linux, the CPU time of the
+// lastzero-9 (cheap methods: the search's own table work dominates),
+// indexer-7, and lastzero-7 with a Hash twenty times as costly (the
+// system's methods dominate). Besides transitions/s it reports, on Linux, the CPU time of the
 // whole process and of the walker (the caller's goroutine, locked to its
 // thread) per search: the walker's is the floor of the wall time whatever
 // the cores, their sum over the cores the other floor.
 func BenchmarkStatefulWorkers(b *testing.B) {
 	benchWorkers(b, "lastzero-9", models.NewLastzero(9))
+	benchWorkers(b, "indexer-7", models.NewIndexer(7))
 	benchWorkers(b, "lastzero-7-hash20", heavyLastzero{models.NewLastzero(7), 20})
 }
 
