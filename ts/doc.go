@@ -154,15 +154,16 @@
 // them. A method that never returns on a state the workers reach can hang
 // the search even where the serial search stops before that state.
 //
-// What it costs: each state computed ahead is kept, with its look and its
-// successors, until the search has passed it (at most 4096 per worker
-// ahead), and the hashes the workers claimed take about as much memory as
+// What it costs: each state computed ahead is kept, with its threads'
+// steps and its successors, until the search has passed it (at most 4096
+// per worker ahead), and the hashes the workers claimed take about as much memory as
 // the visited table. Limits.Memory is checked on the serial search's own
 // figures, so the search fails where the serial search does; the workers
 // keep what they compute ahead within what the cap leaves, and when the
 // whole would pass the cap the workers stop and the search goes on alone.
-// The search still hashes every state it leaves (the contract check) and
-// does its own bookkeeping, so the speedup is bounded by the share of the
+// The search still looks up every state in its table, hashes again the
+// states it leaves after several transitions (the contract check) and does
+// its own bookkeeping, so the speedup is bounded by the share of the
 // time the system's methods take: on a model whose methods cost little more
 // than the search's table lookups, the overhead of handing states between
 // goroutines exceeds the gain, and Workers above 1 is slower.
