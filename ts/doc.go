@@ -115,4 +115,56 @@
 // [Explore] visits every interleaving, depth first, with no reduction;
 // [ExploreStateful] stores visited states and so handles cyclic systems.
 // [Replay] re-runs a schedule and reports where it ends.
+//
+// # Parallel search
+//
+// With [Options].Workers above 1, ExploreStateful spreads the work of the
+// model over several goroutines. The depth-first search itself stays on the
+// caller's goroutine and decides everything as it does alone; workers
+// compute ahead of it, in its depth-first order, what it would ask the
+// system at the states it is about to reach: every thread's Next and
+// Outcomes, Check and Invariant, each move's Apply and the Hash of the
+// state it leads to. The search takes those answers where it would have
+// called the system, and calls the system itself where an answer is not
+// ready, or where computing it panicked or was invalid, so that a panic or
+// a broken answer happens on the caller's goroutine at the point of the
+// serial search. An answer is only taken for the very state value it was
+// computed from, never for another state of the same hash, so a Hasher
+// that maps several states to one hash on purpose (as a symmetry reduction
+// does) is fine.
+//
+// What is identical, whatever the worker count: the Result (every field),
+// the OnTerminal calls with their states and schedules, the OnViolation
+// calls, in the same order, with KeepGoing too, and where the search stops
+// at every limit and with which error. Callbacks run on the caller's
+// goroutine, one at a time. No goroutine outlives the call. A system that
+// implements [StatsReporter] is searched on one goroutine, since work done
+// ahead would change its figures.
+//
+// What it needs: the system's methods must be safe to call concurrently on
+// different states. The contract makes them pure functions of the state,
+// so a system that keeps it is; one that keeps a cache, counts calls or
+// replays a shared simulator is not, and with Workers above 1 its answers,
+// the search's result, or the process itself (Go stops on a concurrent map
+// write) may break. A system that breaks the contract (an Apply that
+// modifies its argument, a Next that is not a function of the state) is
+// still caught, with an error wrapping the same [ErrMutated] or
+// [ErrNondeterministic], but where it is caught, and so the partial
+// result, may differ, since workers apply moves before the search reaches
+// them. A method that never returns on a state the workers reach can hang
+// the search even where the serial search stops before that state.
+//
+// What it costs: each state computed ahead is kept, with its threads'
+// steps and its successors, until the search has passed it (at most 4096
+// per worker ahead), and the hashes the workers claimed take about as much memory as
+// the visited table. Limits.Memory is checked on the serial search's own
+// figures, so the search fails where the serial search does; the workers
+// keep what they compute ahead within what the cap leaves, and when the
+// whole would pass the cap the workers stop and the search goes on alone.
+// The search still looks up every state in its table, hashes again the
+// states it leaves after several transitions (the contract check) and does
+// its own bookkeeping, so the speedup is bounded by the share of the
+// time the system's methods take: on a model whose methods cost little more
+// than the search's table lookups, the overhead of handing states between
+// goroutines exceeds the gain, and Workers above 1 is slower.
 package ts

@@ -36,6 +36,11 @@ func Explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options) (
 //
 // States are matched by their 64-bit hash alone; see Hasher for what a
 // collision costs.
+//
+// With Options.Workers above 1, other goroutines compute the system's
+// answers ahead of the search, which stays on the caller's goroutine and
+// returns exactly what it returns alone: see "Parallel search" in the
+// package documentation for what that needs of the system.
 func ExploreStateful[S any](ctx context.Context, sys TransitionSystem[S], opt Options) (Result, error) {
 	return explore(ctx, sys, opt, true)
 }
@@ -74,6 +79,8 @@ func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, s
 	}
 	e.frameBytes = int64(unsafe.Sizeof(frame[S]{})) + int64(n)*int64(unsafe.Sizeof(Step{})+1) + int64(unsafe.Sizeof(Move{}))
 	e.res = &res
+	e.par = newParallel(e, opt.Workers)
+	defer e.par.close()
 	e.watch = watch.Start(ctx, opt.Progress != nil, opt.ProgressEvery)
 	var before map[string]int64
 	reporter, _ := sys.(StatsReporter)
@@ -127,6 +134,7 @@ type explorer[S any] struct {
 	maxMemory int64
 	visited   map[uint64]struct{}
 	watch     *watch.Watch
+	par       *parallel[S] // the workers of a parallel stateful search, or nil
 
 	stack      []frame[S] // reused: frames keep their slices between uses
 	depth      int        // frames in use
@@ -209,7 +217,9 @@ func (e *explorer[S]) loop() {
 		e.sched = append(e.sched[:e.depth-1], m)
 		e.current, e.pushing = m.Thread, true
 		var child S
-		if m.Outcome == 0 {
+		if e.par != nil {
+			child = e.par.apply(top, m, e.depth-1)
+		} else if m.Outcome == 0 {
 			child = e.sys.Apply(top.state, m.Thread) // the common case, called directly
 		} else {
 			child = e.chooser.ApplyOutcome(top.state, m.Thread, m.Outcome)
@@ -349,7 +359,11 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 	var h uint64
 	if e.stateful {
 		e.current = -1
-		h = e.hasher.Hash(s)
+		if e.par != nil {
+			h = e.par.hash(s)
+		} else {
+			h = e.hasher.Hash(s)
+		}
 		if _, seen := e.visited[h]; seen {
 			e.endExecution()
 			return
@@ -371,7 +385,7 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		s, h, e.stateful, 0, 0, 0, 0, preempts, last
 	enabled, blocked := 0, 0
 	steps, status, outs := f.steps[:e.n], f.status[:e.n], f.outs[:e.n]
-	for t := range Tid(e.n) {
+	for t := e.par.look(f, h, e.depth, &enabled, &blocked); t < Tid(e.n); t++ { // the workers' answers, if any
 		e.current = t
 		steps[t], status[t] = e.sys.Next(s, t)
 		st := status[t]
@@ -397,7 +411,7 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		}
 	}
 	e.current = -1
-	if v := e.check(s); v != nil {
+	if v := e.par.check(e.runner, s); v != nil {
 		v.Thread = last
 		e.violation(v, path)
 		return

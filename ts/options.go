@@ -96,7 +96,10 @@ type Options struct {
 	// transitions, terminal states and violations, in the same order, as
 	// the search on one goroutine. Callbacks (OnTerminal, OnViolation,
 	// Progress) are still called from the caller's goroutine, one at a
-	// time. Strategies that cannot split refuse a count above 1.
+	// time. Strategies that cannot split refuse a count above 1. Workers
+	// above 1 needs the system's methods to be safe to call concurrently
+	// on different states, as pure functions of the state are (see the
+	// package documentation, "Parallel search").
 	Workers int
 }
 

@@ -1,0 +1,5 @@
+//go:build race
+
+package ts_test
+
+const raceEnabled = true
