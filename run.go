@@ -68,7 +68,7 @@ func Run[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy, opt
 		return res, err
 	}
 	if opt.Workers > 1 && !s.Splits() {
-		return res, fmt.Errorf("%w: %v explores on one goroutine: Workers must be 0 or 1, not %d (odpor, dpor and sleep split their search)", ts.ErrBadOptions, s, opt.Workers)
+		return res, fmt.Errorf("%w: %v explores on one goroutine: Workers must be 0 or 1, not %d (odpor, dpor, sleep and dfs-stateful split their search)", ts.ErrBadOptions, s, opt.Workers)
 	}
 	if s.view {
 		return runView(ctx, sys, s, opt)
@@ -235,7 +235,7 @@ func invariantReads[S any](inv ts.Invariant[S]) (reads []ts.Obj) {
 // ts.Options.Workers goroutines.
 func splits(a algo) bool {
 	switch a {
-	case algoSleep, algoDPOR, algoODPOR:
+	case algoSleep, algoDPOR, algoODPOR, algoDFSStateful:
 		return true
 	}
 	return false

@@ -172,7 +172,7 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	fs.Int64Var(&c.runs, "runs", weft.DefaultRuns, "runs a sampler (random, pct, urw) takes; 0: until -timeout or a limit (0 when one is given and -runs is not)")
 	fs.Uint64Var(&c.seed, "seed", 0, "`seed` of a sampler's runs and of -estimate's probes: the same seed samples the same runs")
 	fs.IntVar(&c.pctDepth, "pct-depth", 0, fmt.Sprintf("bug depth `d` pct looks for (-depth is the longest execution); 0: %d", random.DefaultDepth))
-	fs.IntVar(&c.workers, "workers", 0, "explore with `n` goroutines (odpor, dpor, sleep; the result is the same as with one)")
+	fs.IntVar(&c.workers, "workers", 0, "explore with `n` goroutines (odpor, dpor, sleep, dfs-stateful; the result is the same as with one)")
 	fs.BoolVar(&c.estimate, "estimate", false, "estimate the size of the search first (dfs, sleep, dpor, odpor; a sampler's runs), print it, and add the share done and the time left to progress reports")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)
@@ -233,7 +233,7 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 		case set["bound"]:
 			return nil, usage(stderr, "-bound needs a bounded -strategy")
 		case c.workers > 1:
-			return nil, usage(stderr, "-workers needs -strategy odpor, dpor or sleep")
+			return nil, usage(stderr, "-workers needs -strategy odpor, dpor, sleep or dfs-stateful")
 		case syncOnly:
 			return nil, usage(stderr, "-sync-only goes with -strategy icb")
 		}
@@ -259,7 +259,7 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 			return nil, usage(stderr, "%s", strings.TrimPrefix(message(err), "bad options: "))
 		}
 		if c.workers > 1 && !s.Splits() {
-			return nil, usage(stderr, "-workers goes with a strategy that splits its search (odpor, dpor, sleep), not %s", s.Name())
+			return nil, usage(stderr, "-workers goes with a strategy that splits its search (odpor, dpor, sleep, dfs-stateful), not %s", s.Name())
 		}
 		c.strategies = append(c.strategies, s)
 	}

@@ -248,8 +248,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-list", "-model", "locks3"}, "-list takes no other flag (-model)"},
 		{[]string{"-strategy", "tx:cpc"}, "unknown strategy"},
 		{[]string{"-workers", "-1"}, "bad -workers -1"},
-		{[]string{"-workers", "2"}, "-workers needs -strategy odpor, dpor or sleep"},
-		{[]string{"-workers", "2", "-strategy", "icb"}, "-workers goes with a strategy that splits its search (odpor, dpor, sleep), not icb"},
+		{[]string{"-workers", "2"}, "-workers needs -strategy odpor, dpor, sleep or dfs-stateful"},
+		{[]string{"-workers", "2", "-strategy", "icb"}, "-workers goes with a strategy that splits its search (odpor, dpor, sleep, dfs-stateful), not icb"},
 	} {
 		code, _, errs := cmd(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) {

@@ -139,7 +139,9 @@
 // at every limit and with which error. Callbacks run on the caller's
 // goroutine, one at a time. No goroutine outlives the call. A system that
 // implements [StatsReporter] is searched on one goroutine, since work done
-// ahead would change its figures.
+// ahead would change its figures, and so is one that implements [Forker]
+// (it cannot be shared, and its copies' states are not its own). [Explore]
+// refuses Workers above 1.
 //
 // What it needs: the system's methods must be safe to call concurrently on
 // different states. The contract makes them pure functions of the state,

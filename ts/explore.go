@@ -64,6 +64,9 @@ func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, s
 	if err := opt.Validate(); err != nil {
 		return res, err
 	}
+	if opt.Workers > 1 && !stateful {
+		return res, fmt.Errorf("%w: dfs explores on one goroutine: Workers must be 0 or 1, not %d (odpor, dpor, sleep and dfs-stateful split their search)", ErrBadOptions, opt.Workers)
+	}
 	r := newRunner(sys)
 	if stateful && r.hasher == nil {
 		return res, fmt.Errorf("%w: %w", ErrBadOptions, ErrNoHash)

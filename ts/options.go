@@ -90,7 +90,7 @@ type Options struct {
 	ProgressEvery time.Duration
 
 	// Workers is how many goroutines explore at once, for the strategies
-	// that can split their search (por.ODPOR, por.DPOR and
+	// that can split their search (por.Sleep, por.DPOR, por.ODPOR and
 	// ExploreStateful); 0 and 1 keep the whole search on the caller's
 	// goroutine. The result does not depend on it: the same executions,
 	// transitions, terminal states and violations, in the same order, as
@@ -98,8 +98,9 @@ type Options struct {
 	// Progress) are still called from the caller's goroutine, one at a
 	// time. Strategies that cannot split refuse a count above 1. Workers
 	// above 1 needs the system's methods to be safe to call concurrently
-	// on different states, as pure functions of the state are (see the
-	// package documentation, "Parallel search").
+	// on different states, as pure functions of the state are, or a system
+	// that implements Forker (see the package documentation, "Parallel
+	// search").
 	Workers int
 }
 

@@ -100,15 +100,18 @@ type parallel[S any] struct {
 }
 
 // newParallel starts the workers of e's search, or returns nil when the
-// search is to stay on one goroutine: one worker, or a system that counts
+// search is to stay on one goroutine: one worker, a system that counts
 // its own work (StatsReporter), whose figures the work done ahead would
-// change.
+// change, or one that cannot be shared (Forker).
 func newParallel[S any](e *explorer[S], workers int) *parallel[S] {
 	if workers <= 1 || !e.stateful {
 		return nil
 	}
 	if _, ok := e.sys.(StatsReporter); ok {
 		return nil
+	}
+	if _, ok := e.sys.(Forker[S]); ok {
+		return nil // not safe to share, and its copies' states are not its own
 	}
 	n := int64(e.n)
 	var node pnode[S]
