@@ -66,3 +66,21 @@ func ExampleSleep() {
 	// check failure (lost update: counter = 1 at the end, want 2) with 1 preemption after 4 steps: 4 executions, 13 transitions
 	// lost update: counter = 1 at the end, want 2
 }
+
+// With several workers the search is split into units below a depth of
+// the schedule; the result is the one-goroutine search's, whatever the
+// worker count.
+func ExampleOptions_workers() {
+	sys := models.NewIndexer(14)
+	for _, workers := range []int{1, 4} {
+		res, err := por.ODPOR(context.Background(), sys, por.Options{Options: ts.Options{Workers: workers}, SplitDepth: 8})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("workers %d: %v\n", workers, res)
+	}
+	// Output:
+	// workers 1: no violation: 512 executions, 9094 transitions
+	// workers 4: no violation: 512 executions, 9094 transitions
+}

@@ -611,6 +611,7 @@ type parallel[S any] struct {
 	trace unitTracer
 
 	units, misses, reruns        int64
+	inline, wasted               int64 // transitions the coordinator explored itself; worker transitions not used
 	emits, restarts, queuedTaken int64
 }
 
@@ -618,7 +619,7 @@ type parallel[S any] struct {
 // workers (see the top of this file).
 func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) (ts.Result, error) {
 	pctx, cancel := context.WithCancel(ctx)
-	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * opt.Workers}
+	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 8 * opt.Workers}
 	p.cond = sync.NewCond(&p.mu)
 	// Every goroutine's system first: a system that cannot be copied
 	// refuses the search before it starts.
@@ -659,6 +660,8 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-reruns"] = p.reruns
 	res.Stats["parallel-misses"] = p.misses
 	res.Stats["parallel-restarts"] = p.restarts
+	res.Stats["parallel-inline-transitions"] = p.inline
+	res.Stats["parallel-wasted-transitions"] = p.wasted
 	addSystemStats(res)
 	return *res, e.Err
 }
@@ -800,9 +803,12 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		}
 		p.mu.Lock()
 		p.reruns++
+		p.wasted += j.r.transitions
 		p.mu.Unlock()
 	}
-	return exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE), onTrack
+	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE)
+	p.inline += r.transitions
+	return r, onTrack
 }
 
 // remaining is what is left of limit after used (0: no limit).
@@ -834,6 +840,7 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	})
 	for k, j := range p.jobs {
 		if j.r != nil && j.gen < gen-2 {
+			p.wasted += j.r.transitions
 			delete(p.jobs, k)
 		}
 	}
@@ -874,5 +881,10 @@ func (p *parallel[S]) close() {
 		<-prev
 	}
 	p.wg.Wait()
+	for _, j := range p.jobs {
+		if j.r != nil {
+			p.wasted += j.r.transitions
+		}
+	}
 	p.closeForks()
 }
