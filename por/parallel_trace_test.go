@@ -113,14 +113,12 @@ func traceUnits[S any](t *testing.T, name string, sys ts.TransitionSystem[S], m 
 	if err := e.Drive(func() { e.root(); p.restart(e) }, e.loop, e.panicked); err != nil {
 		t.Fatal(err)
 	}
-	var total, top int64
+	var total int64
 	for _, u := range tr.units {
 		total += u.cost
 	}
-	top = res.Transitions - total
-	t.Logf("%s split %d: %d units, %d transitions in units, %d above; speedup bound 2 workers %.2f, 4 workers %.2f, 64 workers %.2f",
-		name, split, len(tr.units), total, top,
-		float64(total)/float64(tr.makespan(2)), float64(total)/float64(tr.makespan(4)), float64(total)/float64(tr.makespan(64)))
+	t.Logf("| %s | %d | %d | %.2f | %.2f | %.2f | %.2f |", name, split, len(tr.units),
+		float64(total)/float64(tr.makespan(2)), float64(total)/float64(tr.makespan(4)), float64(total)/float64(tr.makespan(8)), float64(total)/float64(tr.makespan(64)))
 }
 
 var traceUnitsFlag = flag.Bool("por.units", false, "log what speculation could gain on the models the parallel search is measured on (TestParallelTrace)")
@@ -132,10 +130,13 @@ func TestParallelTrace(t *testing.T) {
 	if !*traceUnitsFlag {
 		t.Skip("-por.units logs the units' dependencies")
 	}
-	for _, split := range []int{4, 6, 8, 10, 12} {
-		traceUnits(t, "lastzero-12 odpor", models.NewLastzero(12), modeODPOR, split)
-		traceUnits(t, "indexer-16 odpor", models.NewIndexer(16), modeODPOR, split)
-		traceUnits(t, "indexer-16 dpor", models.NewIndexer(16), modeDPOR, split)
+	t.Log("| model, strategy | split depth | units | 2 workers | 4 | 8 | 64 |")
+	t.Log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, split := range []int{6, 10, 14} {
+		traceUnits(t, "lastzero-12, odpor", models.NewLastzero(12), modeODPOR, split)
+		traceUnits(t, "indexer-16, odpor", models.NewIndexer(16), modeODPOR, split)
+		traceUnits(t, "indexer-16, dpor", models.NewIndexer(16), modeDPOR, split)
+		traceUnits(t, "lastzero-8, sleep", models.NewLastzero(8), modeSleep, split)
 	}
 }
 
