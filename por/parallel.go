@@ -246,7 +246,7 @@ func (w *wtree) build(r int32, tree []tnode) {
 // exploreUnit explores unit u of sys in mode m with a new explorer and
 // returns its result. limits are the transition and execution budgets it
 // may use (0: none).
-func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE int64) *unitResult {
+func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE int64, ex **explorer[S]) *unitResult {
 	opt.Limits.Transitions, opt.Limits.Executions = maxT, maxE
 	opt.Progress = nil
 	r := &unitResult{maxTransitions: maxT, maxExecutions: maxE, moves: len(u.prefix)}
@@ -257,7 +257,14 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	}
 	opt.OnViolation = func(v *ts.Violation) { r.events = append(r.events, unitEvent{viol: v}) }
 	var res ts.Result
-	e := newExplorer(ctx, sys, model, opt, m, &res)
+	var e *explorer[S]
+	if *ex != nil {
+		e = *ex
+		e.recycle(ctx, opt, &res)
+	} else {
+		e = newExplorer(ctx, sys, model, opt, m, &res)
+		*ex = e
+	}
 	e.role = roleWorker
 	e.raceFrom, e.strict, e.outcomes = u.raceFrom, u.strict, u.outcomes
 	fromBits(&e.popped, u.popped)
@@ -283,6 +290,35 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	}
 	slices.Sort(r.blocked)
 	return r
+}
+
+// recycle makes e, whose search is over, ready for another of the same
+// system and mode with options opt filling res, keeping its buffers.
+func (e *explorer[S]) recycle(ctx context.Context, opt Options, res *ts.Result) {
+	old := e
+	*e = explorer[S]{
+		m: old.m, sys: old.sys, ctx: ctx, opt: opt, res: res, mode: old.mode, n: old.n,
+		maxDepth: opt.Limits.MaxDepth(), current: -1,
+		stack: old.stack, evStore: old.evStore, ev: old.evStore[:0], sched: old.sched[:0],
+		thrLast: old.thrLast, objLast: old.objLast, held: old.held, zero: old.zero,
+		nextSleep: old.nextSleep, nextPsleep: old.nextPsleep[:0],
+		wt:     wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]},
+		seqBuf: old.seqBuf[:0], insBuf: old.insBuf[:0], cands: old.cands[:0], reinsert: old.reinsert[:0],
+		replaySched: old.replaySched[:0], blockedObjs: old.blockedObjs, popped: old.popped,
+		init: old.init, firstN: old.firstN, inE: old.inE, poppedRead: old.poppedRead,
+	}
+	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: res}
+	clear(e.objLast)
+	clear(e.blockedObjs)
+	e.popped.ClearAll()
+	e.poppedRead.ClearAll()
+	e.nextSleep.ClearAll()
+	for i := range e.thrLast {
+		e.thrLast[i] = -1
+	}
+	for t := range e.held {
+		e.held[t] = e.held[t][:0]
+	}
 }
 
 // unitRoot sets up a unit's search: the frames of its prefix, replayed from
@@ -605,6 +641,7 @@ type parallel[S any] struct {
 	predModel *search.Model[S]
 	copied    bool
 	forks     []ts.TransitionSystem[S]
+	inlineEx  *explorer[S] // the coordinator\'s, for the units it explores itself
 
 	// trace, in tests, runs without workers and records what speculation
 	// could do (see parallel_trace_test.go).
@@ -707,6 +744,7 @@ func forked[S any](sys ts.TransitionSystem[S], n int) (w ts.TransitionSystem[S],
 // work explores the units of the queue until the search is over.
 func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 	defer p.wg.Done()
+	var ex *explorer[S] // reused from unit to unit
 	for {
 		p.mu.Lock()
 		for len(p.queue) == 0 && !p.done {
@@ -720,7 +758,7 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 		p.queue = p.queue[1:]
 		j.running = true
 		p.mu.Unlock()
-		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions)
+		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, &ex)
 		p.mu.Lock()
 		j.r = r
 		close(j.done)
@@ -769,7 +807,7 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bool) {
 	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
 	if p.trace != nil {
-		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE)
+		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, &p.inlineEx)
 		p.trace.took(u.key, r.transitions)
 		p.units++
 		return r, true
@@ -806,7 +844,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		p.wasted += j.r.transitions
 		p.mu.Unlock()
 	}
-	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE)
+	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, &p.inlineEx)
 	p.inline += r.transitions
 	return r, onTrack
 }
