@@ -756,6 +756,13 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 		}
 		j := p.queue[0]
 		p.queue = p.queue[1:]
+		if j.gen < p.gen-1 {
+			// Neither the current predictor nor the one before met it
+			// again: most likely not what the search will ask for.
+			delete(p.jobs, j.u.key)
+			p.mu.Unlock()
+			continue
+		}
 		j.running = true
 		p.mu.Unlock()
 		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, &ex)
