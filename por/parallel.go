@@ -535,8 +535,37 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	for o := range e.blockedObjs {
 		c.blockedObjs[o] = struct{}{}
 	}
-	c.wt.nodes = slices.Clone(e.wt.nodes)
-	c.wt.spare = slices.Clone(e.wt.spare)
+	// The wakeup trees, renumbered: the nodes reachable from the frames
+	// (the pool keeps freed ones too), and of those only the first in the
+	// search's order. The trees hold every branch planned and can be large;
+	// the predictor walks only a few units ahead, and beyond that a tree
+	// cut short only makes it guess wrong. The current path is the
+	// leftmost (a frame explores its first branch), so it is copied first.
+	var remap map[int32]int32
+	if e.mode == modeODPOR && e.depth > 0 {
+		remap = make(map[int32]int32)
+		budget := cloneNodes
+		var copyTree func(n int32) int32
+		copyTree = func(n int32) int32 {
+			x := e.wt.nodes[n]
+			id := c.wt.alloc(x.wev)
+			c.wt.nodes[id].extra = x.extra
+			remap[n] = id
+			budget--
+			prev := int32(-1)
+			for ch := x.first; ch >= 0 && budget > 0; ch = e.wt.nodes[ch].next {
+				cid := copyTree(ch)
+				if prev < 0 {
+					c.wt.nodes[id].first = cid
+				} else {
+					c.wt.nodes[prev].next = cid
+				}
+				prev = cid
+			}
+			return id
+		}
+		copyTree(e.stack[0].root)
+	}
 	for len(c.stack) < e.depth {
 		c.growStack()
 	}
@@ -554,6 +583,12 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		src.sleep.CopyFull(&dst.sleep)
 		src.bt.CopyFull(&dst.bt)
 		dst.psleep = slices.Clone(src.psleep)
+		if remap != nil {
+			dst.root = remap[src.root]
+			if src.cur >= 0 {
+				dst.cur = remap[src.cur]
+			}
+		}
 	}
 	c.depth = e.depth
 	for len(c.evStore) < len(e.ev) {
@@ -617,6 +652,7 @@ type parallel[S any] struct {
 	opt    Options
 	mode   mode
 	window int
+	keep   int // the units kept handed out before old ones are dropped
 
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -656,7 +692,7 @@ type parallel[S any] struct {
 // workers (see the top of this file).
 func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) (ts.Result, error) {
 	pctx, cancel := context.WithCancel(ctx)
-	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 8 * opt.Workers}
+	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 8 * opt.Workers, keep: 64 * opt.Workers}
 	p.cond = sync.NewCond(&p.mu)
 	// Every goroutine's system first: a system that cannot be copied
 	// refuses the search before it starts.
@@ -713,6 +749,9 @@ func (p *parallel[S]) closeForks() {
 	p.forks = nil
 }
 
+// cloneNodes is how many wakeup-tree nodes a predictor copies.
+const cloneNodes = 4096
+
 // defaultSplit is the depth of the frames below which the search is split
 // into units.
 const defaultSplit = 10
@@ -756,13 +795,6 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 		}
 		j := p.queue[0]
 		p.queue = p.queue[1:]
-		if j.gen < p.gen-1 {
-			// Neither the current predictor nor the one before met it
-			// again: most likely not what the search will ask for.
-			delete(p.jobs, j.u.key)
-			p.mu.Unlock()
-			continue
-		}
 		j.running = true
 		p.mu.Unlock()
 		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, &ex)
@@ -874,19 +906,22 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	p.emitted, p.taken = p.emitted[:0], 0
 	clear(p.skip)
 	gen := p.gen
-	// Units the predictors before the last one handed out and the new one
-	// did not meet again are dropped.
-	p.queue = slices.DeleteFunc(p.queue, func(j *job) bool {
-		if j.gen < gen-2 {
-			delete(p.jobs, j.u.key)
-			return true
+	// Units handed out earlier stay: a predictor that starts again from
+	// the coordinator meets most of them again, further on. Only when
+	// there are many are the oldest dropped.
+	if len(p.jobs) > p.keep {
+		oldest := gen
+		for _, j := range p.jobs {
+			oldest = min(oldest, j.gen)
 		}
-		return false
-	})
-	for k, j := range p.jobs {
-		if j.r != nil && j.gen < gen-2 {
-			p.wasted += j.r.transitions
-			delete(p.jobs, k)
+		p.queue = slices.DeleteFunc(p.queue, func(j *job) bool { return j.gen == oldest })
+		for k, j := range p.jobs {
+			if j.gen == oldest && (j.r != nil || !j.running) {
+				if j.r != nil {
+					p.wasted += j.r.transitions
+				}
+				delete(p.jobs, k)
+			}
 		}
 	}
 	p.cond.Broadcast()
