@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/flat"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -72,7 +73,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if err != nil {
 		return res, err
 	}
-	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs}
+	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs, flat: flat.Is[S]()}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.States = func() int64 { return int64(len(e.cache)) }
 	if opt.SyncOnly {
@@ -111,6 +112,7 @@ type cacheKey struct {
 // last transition, its step, and the node of the prefix before it.
 type schedNode struct {
 	parent int32
+	depth  int32 // the schedule's length
 	mv     ts.Move
 	step   ts.Step
 }
@@ -171,6 +173,15 @@ type icb[S any] struct {
 	sched    ts.Schedule // the path to the state being visited or on top
 	steps    []ts.Step   // the step of each transition of sched
 	baseNode int32       // schedule node of the running item's state
+
+	// An item's schedule is built only when the search goes on from the
+	// state the item reaches (most reach a cached state): while lazy, sched
+	// and steps are those of baseNode followed by lazyMove (lazyStep).
+	lazy     bool
+	lazyMove ts.Move
+	lazyStep ts.Step
+
+	flat bool // S holds no references: Apply cannot modify the states kept
 
 	// Sync-only mode.
 	det      *hb.Detector        // the race detector, reused
@@ -262,6 +273,7 @@ func (e *icb[S]) again() {
 
 // panicked turns a panic in user code into a violation (search.Outcome.Drive).
 func (e *icb[S]) panicked(any) {
+	e.materialize()
 	sched := e.sched
 	if !e.pushing && len(sched) > 0 && e.depth > 0 {
 		sched = sched[:e.stack[e.depth-1].pathLen]
@@ -276,6 +288,7 @@ func (e *icb[S]) panicked(any) {
 
 func (e *icb[S]) root() {
 	e.sched, e.steps, e.baseNode, e.depth, e.pre = e.sched[:0], e.steps[:0], noNode, 0, 0
+	e.lazy = false
 	e.visit(e.m.Sys.Init(), -1, ts.Step{})
 	if e.depth > 0 {
 		e.stack[0].node = noNode
@@ -286,18 +299,11 @@ func (e *icb[S]) root() {
 // the item's state.
 func (e *icb[S]) runItem(it *icbItem[S]) {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
-	for n := it.node; n != noNode; n = e.nodes[n].parent {
-		e.sched = append(e.sched, e.nodes[n].mv)
-		e.steps = append(e.steps, e.nodes[n].step)
-	}
-	slices.Reverse(e.sched)
-	slices.Reverse(e.steps)
 	e.baseNode, e.depth = it.node, 0
+	e.lazy, e.lazyMove, e.lazyStep = true, it.mv, it.step
 	if e.budgetSpent() {
 		return
 	}
-	e.sched = append(e.sched, it.mv)
-	e.steps = append(e.steps, it.step)
 	e.current, e.pushing = it.mv.Thread, true
 	child := e.m.Apply(it.state, it.mv)
 	e.res.Transitions++
@@ -311,10 +317,11 @@ func (e *icb[S]) runItem(it *icbItem[S]) {
 // itemUnchanged checks that taking an item's move left the item's state
 // alone: the same hash, or else the same step for the item's thread.
 func (e *icb[S]) itemUnchanged(it *icbItem[S]) bool {
-	path := e.sched[:len(e.sched)-1]
 	e.current = -1
 	if it.hashed {
 		if h := e.m.Hasher.Hash(it.state); h != it.hash {
+			e.materialize()
+			path := e.sched[:len(e.sched)-1]
 			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
 				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", it.hash, h)})
 			return false
@@ -324,11 +331,41 @@ func (e *icb[S]) itemUnchanged(it *icbItem[S]) bool {
 	step, st := e.m.Next(it.state, it.mv.Thread)
 	e.current = -1
 	if st != ts.Enabled || !step.Equal(it.step) {
+		e.materialize()
+		path := e.sched[:len(e.sched)-1]
 		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
 			Detail: fmt.Sprintf("thread %d's next step at the state before its transition changed from %v to %v %v (an Apply that modified its argument, or a Next that is not a function of the state)", it.mv.Thread, it.step, step, st)})
 		return false
 	}
 	return true
+}
+
+// materialize builds the schedule of the running item (see icb.lazy).
+func (e *icb[S]) materialize() {
+	if !e.lazy {
+		return
+	}
+	e.lazy = false
+	e.sched, e.steps = e.sched[:0], e.steps[:0]
+	for n := e.baseNode; n != noNode; n = e.nodes[n].parent {
+		e.sched = append(e.sched, e.nodes[n].mv)
+		e.steps = append(e.steps, e.nodes[n].step)
+	}
+	slices.Reverse(e.sched)
+	slices.Reverse(e.steps)
+	e.sched = append(e.sched, e.lazyMove)
+	e.steps = append(e.steps, e.lazyStep)
+}
+
+// pathLen is the length of the schedule to the state being visited.
+func (e *icb[S]) pathLen() int {
+	if !e.lazy {
+		return len(e.sched)
+	}
+	if e.baseNode == noNode {
+		return 1
+	}
+	return int(e.nodes[e.baseNode].depth) + 1
 }
 
 // nextMove returns the next move to take from top, and whether it is a
@@ -403,13 +440,44 @@ func (e *icb[S]) loop() {
 func (e *icb[S]) pop(top *icbFrame[S]) bool {
 	if top.multi {
 		b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
-		if err := e.m.Unchanged(top.state, b, e.sched[:top.pathLen], top.taken, &e.current); err != nil {
+		var err error
+		if e.flat {
+			err = e.flatUnchanged(top, b)
+		} else {
+			err = e.m.Unchanged(top.state, b, e.sched[:top.pathLen], top.taken, &e.current)
+		}
+		if err != nil {
 			e.Fail(err)
 			return false
 		}
 	}
 	e.depth--
 	return true
+}
+
+// flatUnchanged is the contract check of a state of a type that holds no
+// references: Apply, handed a copy, cannot have modified it, so no Hash is
+// needed; one thread's answer (a different one at each depth, as
+// search.Model.Unchanged asks with a hash) still catches a Next that is not
+// a function of the state. A difference is diagnosed by the full check.
+func (e *icb[S]) flatUnchanged(top *icbFrame[S], b search.Baseline) error {
+	u := ts.Tid(top.pathLen % e.n)
+	e.current = u
+	step, st := e.m.Next(top.state, u)
+	same := st == top.status[u] && (st == ts.Finished || step.Equal(top.steps[u]))
+	if same && e.m.Chooser != nil && st != ts.Finished {
+		same = e.m.Chooser.Outcomes(top.state, u) == top.outs[u]
+	}
+	e.current = -1
+	if same {
+		return nil
+	}
+	path := e.sched[:top.pathLen]
+	if err := e.m.Unchanged(top.state, b, path, top.taken, &e.current); err != nil {
+		return err
+	}
+	return &ts.SystemError{Err: ts.ErrNondeterministic, Thread: u, Schedule: path.Clone(),
+		Detail: fmt.Sprintf("two calls of Next on one state returned %v %v and %v %v", top.steps[u], top.status[u], step, st)}
 }
 
 // queuePreemptions queues, for the next iteration, every move of another
@@ -516,7 +584,7 @@ func (e *icb[S]) nodeOf(i int) int32 {
 	if i > 0 {
 		parent = e.nodeOf(i - 1)
 	}
-	e.nodes = append(e.nodes, schedNode{parent: parent, mv: e.sched[f.pathLen-1], step: f.in})
+	e.nodes = append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1], step: f.in})
 	f.node = int32(len(e.nodes) - 1)
 	return f.node
 }
@@ -524,8 +592,9 @@ func (e *icb[S]) nodeOf(i int) int32 {
 // visit processes a state reached by thread last: the end of an execution,
 // or a frame pushed for the loop.
 func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
-	pathLen := len(e.sched)
+	pathLen := e.pathLen()
 	if pathLen > e.maxDepth {
+		e.materialize()
 		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched.Clone(),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", pathLen)})
 		return
@@ -534,30 +603,37 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		e.stack = append(e.stack, icbFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), outs: make([]int, e.n)})
 	}
 	f := &e.stack[e.depth]
+	// The cache is asked first: a state seen before (with the same last
+	// thread) was looked at then, and its threads' answers are the same.
+	var h uint64
+	hashed := false
+	if e.cache != nil {
+		e.current = -1
+		h, hashed = e.m.Hasher.Hash(s), true
+		if _, seen := e.cache[cacheKey{h, last}]; seen {
+			return
+		}
+	}
+	e.materialize()
 	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
 	if err != nil {
 		e.Fail(search.WithSchedule(err, e.sched))
 		return
 	}
-	var h uint64
-	hashed := false
-	if e.m.Hasher != nil && (e.cache != nil || e.terminals != nil) {
+	if e.cache != nil {
+		e.cache[cacheKey{h, last}] = struct{}{}
+	}
+	terminal := c.Enabled == 0
+	if terminal && !hashed && e.terminals != nil {
+		// Terminal states are counted by hash.
 		e.current = -1
 		h, hashed = e.m.Hasher.Hash(s), true
-		if e.cache != nil {
-			k := cacheKey{h, last}
-			if _, seen := e.cache[k]; seen {
-				return
-			}
-			e.cache[k] = struct{}{}
-		}
 	}
 	if e.opt.SyncOnly {
 		e.learn(f.steps, f.status)
 	}
 	e.current = -1
 	failed := e.m.Check(s)
-	terminal := c.Enabled == 0
 	if e.opt.SyncOnly && (terminal || failed != nil) {
 		// Every execution is checked for races where it ends; a race is
 		// reported first, as it may be the cause of what follows.
@@ -587,11 +663,12 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		return
 	}
 	f.pre = e.pre
-	f.state, f.hash, f.hashed, f.last, f.multi = s, h, hashed, last, c.Moves > 1
+	// A flat state cannot be modified: its hash is not checked again.
+	f.state, f.hash, f.hashed, f.last, f.multi = s, h, hashed && !e.flat, last, c.Moves > 1
 	f.next, f.nextOut, f.phase, f.queued, f.point = 0, 0, 0, false, false
 	f.pathLen, f.node, f.in = pathLen, unsetNode, in
 	f.taken = f.taken[:0]
-	if f.multi && !hashed && e.m.Hasher != nil {
+	if f.multi && !f.hashed && !e.flat && e.m.Hasher != nil {
 		e.current = -1
 		f.hash, f.hashed = e.m.Hasher.Hash(s), true
 	}
