@@ -305,7 +305,7 @@ func (e *icb[S]) runItem(it *icbItem[S]) {
 		return
 	}
 	e.current, e.pushing = it.mv.Thread, true
-	child := e.m.Apply(it.state, it.mv)
+	child := e.apply(it.state, it.mv)
 	e.res.Transitions++
 	if !e.itemUnchanged(it) {
 		return
@@ -338,6 +338,14 @@ func (e *icb[S]) itemUnchanged(it *icbItem[S]) bool {
 		return false
 	}
 	return true
+}
+
+// apply takes move mv at s, calling Apply directly in the common case.
+func (e *icb[S]) apply(s S, mv ts.Move) S {
+	if mv.Outcome == 0 {
+		return e.sys.Apply(s, mv.Thread)
+	}
+	return e.m.Chooser.ApplyOutcome(s, mv.Thread, mv.Outcome)
 }
 
 // materialize builds the schedule of the running item (see icb.lazy).
@@ -428,7 +436,7 @@ func (e *icb[S]) loop() {
 		e.sched = append(e.sched[:top.pathLen], mv)
 		e.steps = append(e.steps[:top.pathLen], top.steps[t])
 		e.current, e.pushing = t, true
-		child := e.m.Apply(top.state, mv)
+		child := e.apply(top.state, mv)
 		e.res.Transitions++
 		e.visit(child, t, top.steps[t])
 		e.current, e.pushing = -1, false
