@@ -454,6 +454,18 @@ func (e *explorer[S]) endExecution() {
 // that the path replays to it.
 func (e *explorer[S]) violation(v *Violation, path Schedule) {
 	e.res.Executions++
+	if e.res.Violation != nil && e.opt.OnViolation == nil && v.Kind != Panic {
+		// Only counted: the replay that confirms it need not build a
+		// trace. (A panic's violation is built with its trace in any case.)
+		// An error is reported by the full confirmation below.
+		if _, err := confirm(e.sys, v, path, e.opt, false); err == nil {
+			e.res.Violations++
+			if !e.opt.KeepGoing {
+				e.stop = true
+			}
+			return
+		}
+	}
 	sched := path.Clone()
 	rv, err := ConfirmWith(e.sys, v, sched, e.opt)
 	if err != nil {

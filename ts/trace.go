@@ -205,6 +205,13 @@ func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err err
 // ReplayWith is Replay under the options that change what counts as a
 // violation (IgnoreDeadlocks); the other fields are ignored.
 func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (run Run[S], err error) {
+	return replay(sys, sched, opt, true)
+}
+
+// replay is ReplayWith; without trace, it checks all the same but builds no
+// trace (no events, descriptions, names or preemptions), for a search that
+// confirms a violation it will only count.
+func replay[S any](sys TransitionSystem[S], sched Schedule, opt Options, trace bool) (run Run[S], err error) {
 	r := newRunner(sys)
 	n, err := r.threadCount()
 	if err != nil {
@@ -253,18 +260,20 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
 				Detail: fmt.Sprintf("step %d: outcome %d of a transition with %d", i, m.Outcome, outs)}
 		}
-		preempt := false
-		if prev >= 0 && prev != t {
-			if _, pst := sys.Next(s, prev); pst == Enabled {
-				preempt = true
-				run.Trace.Preemptions++
+		if trace {
+			preempt := false
+			if prev >= 0 && prev != t {
+				if _, pst := sys.Next(s, prev); pst == Enabled {
+					preempt = true
+					run.Trace.Preemptions++
+				}
 			}
+			ev := Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t), ThreadName: r.threadName(t)}
+			if outs > 1 {
+				ev.Outcomes = outs
+			}
+			run.Trace.Events = append(run.Trace.Events, ev)
 		}
-		ev := Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t), ThreadName: r.threadName(t)}
-		if outs > 1 {
-			ev.Outcomes = outs
-		}
-		run.Trace.Events = append(run.Trace.Events, ev)
 		s = r.apply(s, m)
 		run.Final = s
 		prev = t
