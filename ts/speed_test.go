@@ -1,6 +1,7 @@
 package ts_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/weftlab/weft/internal/models"
@@ -91,5 +92,44 @@ func TestHashesPerTransition(t *testing.T) {
 				t.Errorf("%s stateful=%v: %d hashes for %d transitions, want at most %d", c.name, stateful, calls, res.Transitions, want)
 			}
 		}
+	}
+}
+
+// lateFlakyCheck is grid whose Check fails at terminal states until it has
+// been called there failUntil times: the violations found late do not
+// replay.
+type lateFlakyCheck struct {
+	grid
+	calls     *int
+	failUntil int
+}
+
+func (f lateFlakyCheck) Check(s gridState) error {
+	for t := range f.threads {
+		if int(s.pc[t]) < f.steps {
+			return nil
+		}
+	}
+	*f.calls++
+	if *f.calls <= f.failUntil {
+		return errors.New("boom")
+	}
+	return nil
+}
+
+// A violation the search only counts (KeepGoing, not the first) is still
+// confirmed by replay: one that does not replay is an error.
+func TestCountedViolationConfirmed(t *testing.T) {
+	calls := 0
+	// The first violation: found (1), replayed (2). The second: found (3),
+	// replay passes (4).
+	res, err := ts.Explore(ctx, lateFlakyCheck{grid{2, 1, 1}, &calls, 3}, ts.Options{KeepGoing: true})
+	if !errors.Is(err, ts.ErrNondeterministic) || res.Violations != 1 {
+		t.Fatalf("got %d violations, %v; want 1 and ErrNondeterministic", res.Violations, err)
+	}
+	calls = 0
+	res, err = ts.Explore(ctx, lateFlakyCheck{grid{2, 1, 1}, &calls, 1 << 30}, ts.Options{KeepGoing: true})
+	if err != nil || res.Violations != 2 || res.Violation == nil || len(res.Violation.Trace.Events) != 2 {
+		t.Fatalf("got %+v, %v; want 2 violations, the first with its trace", res, err)
 	}
 }
