@@ -122,15 +122,22 @@ const (
 	unsetNode int32 = -2 // not materialized yet
 )
 
-// icbItem is a preemption waiting for the next iteration: at state (reached
-// by the schedule of node), take move mv, whose step was step.
-type icbItem[S any] struct {
-	state  S
-	hash   uint64
-	hashed bool
+// icbItem is a preemption waiting for the next iteration: at the state of
+// origin (reached by the schedule of node), take move mv, whose step was
+// step.
+type icbItem struct {
+	origin int32 // the index of the state in its queue's origins
 	node   int32
 	mv     ts.Move
 	step   ts.Step
+}
+
+// icbOrigin is a state that queued items start from, kept once for all the
+// preemptions queued there.
+type icbOrigin[S any] struct {
+	state  S
+	hash   uint64
+	hashed bool
 }
 
 type icbFrame[S any] struct {
@@ -163,7 +170,10 @@ type icb[S any] struct {
 	maxDepth int
 
 	c           int // the current iteration's bound
-	queue, next []icbItem[S]
+	queue, next []icbItem
+	queueAt     int // the next item of queue to run
+	// The states the items of queue and next start from.
+	queueFrom, nextFrom []icbOrigin[S]
 	nodes       []schedNode
 	cache       map[cacheKey]struct{}
 	terminals   map[uint64]struct{}
@@ -236,10 +246,10 @@ func (e *icb[S]) iterate() {
 			e.again()
 			continue
 		}
-		if len(e.queue) > 0 {
-			it := e.queue[0]
-			e.queue = e.queue[1:]
-			e.runItem(&it)
+		if e.queueAt < len(e.queue) {
+			it := e.queue[e.queueAt]
+			e.queueAt++
+			e.runItem(&it, &e.queueFrom[it.origin])
 			continue
 		}
 		cov := ts.Coverage{Bound: e.c, Executions: e.res.Executions, TerminalStates: int64(len(e.terminals)), States: int64(len(e.cache))}
@@ -250,7 +260,8 @@ func (e *icb[S]) iterate() {
 			}
 			return // Drive marks the search complete
 		}
-		e.queue, e.next = e.next, e.queue[:0]
+		e.queue, e.next, e.queueAt = e.next, e.queue[:0], 0
+		e.queueFrom, e.nextFrom = e.nextFrom, e.queueFrom[:0]
 		e.c++
 	}
 }
@@ -264,7 +275,8 @@ func (e *icb[S]) again() {
 	e.restarts++
 	e.wasted = e.res.Transitions
 	e.res.Executions, e.res.Coverage = 0, e.res.Coverage[:0]
-	e.queue, e.next, e.nodes = e.queue[:0], e.next[:0], e.nodes[:0]
+	e.queue, e.next, e.nodes, e.queueAt = e.queue[:0], e.next[:0], e.nodes[:0], 0
+	e.queueFrom, e.nextFrom = e.queueFrom[:0], e.nextFrom[:0]
 	e.byBound = e.byBound[:0]
 	e.c = 0
 	clear(e.terminals)
@@ -297,7 +309,7 @@ func (e *icb[S]) root() {
 
 // runItem starts the search of a preemption: the item's move is taken at
 // the item's state.
-func (e *icb[S]) runItem(it *icbItem[S]) {
+func (e *icb[S]) runItem(it *icbItem, from *icbOrigin[S]) {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
 	e.baseNode, e.depth = it.node, 0
 	e.lazy, e.lazyMove, e.lazyStep = true, it.mv, it.step
@@ -305,9 +317,9 @@ func (e *icb[S]) runItem(it *icbItem[S]) {
 		return
 	}
 	e.current, e.pushing = it.mv.Thread, true
-	child := e.apply(it.state, it.mv)
+	child := e.apply(from.state, it.mv)
 	e.res.Transitions++
-	if !e.itemUnchanged(it) {
+	if !e.itemUnchanged(it, from) {
 		return
 	}
 	e.visit(child, it.mv.Thread, it.step)
@@ -316,19 +328,19 @@ func (e *icb[S]) runItem(it *icbItem[S]) {
 
 // itemUnchanged checks that taking an item's move left the item's state
 // alone: the same hash, or else the same step for the item's thread.
-func (e *icb[S]) itemUnchanged(it *icbItem[S]) bool {
+func (e *icb[S]) itemUnchanged(it *icbItem, from *icbOrigin[S]) bool {
 	e.current = -1
-	if it.hashed {
-		if h := e.m.Hasher.Hash(it.state); h != it.hash {
+	if from.hashed {
+		if h := e.m.Hasher.Hash(from.state); h != from.hash {
 			e.materialize()
 			path := e.sched[:len(e.sched)-1]
 			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
-				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", it.hash, h)})
+				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", from.hash, h)})
 			return false
 		}
 	}
 	e.current = it.mv.Thread
-	step, st := e.m.Next(it.state, it.mv.Thread)
+	step, st := e.m.Next(from.state, it.mv.Thread)
 	e.current = -1
 	if st != ts.Enabled || !step.Equal(it.step) {
 		e.materialize()
@@ -495,16 +507,18 @@ func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
 		return
 	}
 	node := unsetNode
+	var origin int32
 	for u := range ts.Tid(e.n) {
 		if u == top.last || top.status[u] != ts.Enabled {
 			continue
 		}
 		if node == unsetNode {
 			node = e.nodeOf(e.depth - 1)
+			e.nextFrom = append(e.nextFrom, icbOrigin[S]{state: top.state, hash: top.hash, hashed: top.hashed})
+			origin = int32(len(e.nextFrom) - 1)
 		}
 		for c := range top.outs[u] {
-			e.next = append(e.next, icbItem[S]{state: top.state, hash: top.hash, hashed: top.hashed, node: node,
-				mv: ts.Move{Thread: u, Outcome: c}, step: top.steps[u]})
+			e.next = append(e.next, icbItem{origin: origin, node: node, mv: ts.Move{Thread: u, Outcome: c}, step: top.steps[u]})
 		}
 	}
 }
@@ -764,10 +778,12 @@ func (e *icb[S]) budgetSpent() bool {
 func (e *icb[S]) memoryOK() bool {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(icbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8)
-	itemBytes := int64(unsafe.Sizeof(icbItem[S]{}))
+	itemBytes := int64(unsafe.Sizeof(icbItem{}))
+	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
+		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
 		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(len(e.cache)+len(e.terminals))*48
-	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d queued items, %d schedule nodes, %d cached items", len(e.stack), len(e.queue)+len(e.next), len(e.nodes), len(e.cache)))
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d queued items, %d schedule nodes, %d cached items", len(e.stack), len(e.queue)-e.queueAt+len(e.next), len(e.nodes), len(e.cache)))
 }
 
 // coverDFS fills the coverage per bound of a cb-dfs search that ended on its
