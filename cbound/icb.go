@@ -174,9 +174,9 @@ type icb[S any] struct {
 	queueAt     int // the next item of queue to run
 	// The states the items of queue and next start from.
 	queueFrom, nextFrom []icbOrigin[S]
-	nodes       []schedNode
-	cache       map[cacheKey]struct{}
-	terminals   map[uint64]struct{}
+	nodes               []schedNode
+	cache               map[cacheKey]struct{}
+	terminals           map[uint64]struct{}
 
 	stack    []icbFrame[S]
 	depth    int
