@@ -16,6 +16,7 @@ package bare
 import (
 	"context"
 	"runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 
@@ -100,31 +101,41 @@ type Search func(ctx context.Context) (ts.Result, error)
 //     allocates per transition in steady state);
 //   - transitions/op: the size of one search.
 //
-// A search that returns an error fails the benchmark. The machine's load
-// moves both times alike: run benchmarks with -count and compare the ratios.
+// Times are the CPU time of the benchmark's OS thread, to which Ratio locks
+// itself (on Linux; wall time elsewhere): time the thread is descheduled, a
+// shared machine's other work, is not counted on either side. So the
+// garbage collector's background work, on other threads, is not counted
+// either; its assists to the search's allocations are. A search that
+// returns an error fails the benchmark.
 func Ratio[S any](b *testing.B, sys ts.TransitionSystem[S], search Search) {
 	b.Helper()
 	w := New(sys)
 	var searchTime, bareTime time.Duration
 	var trans int64
 	var mallocs uint64
-	var ms runtime.MemStats
+	// runtime/metrics rather than runtime.ReadMemStats, which stops the
+	// world: its aftermath would fall on the small searches' time.
+	samples := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/tiny/allocs:objects"}}
+	allocs := func() uint64 {
+		metrics.Read(samples)
+		return samples[0].Value.Uint64() + samples[1].Value.Uint64()
+	}
 	ctx := context.Background()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	for b.Loop() {
-		runtime.ReadMemStats(&ms)
-		m0 := ms.Mallocs
-		t0 := time.Now()
+		m0 := allocs()
+		t0 := threadTime()
 		res, err := search(ctx)
-		t1 := time.Now()
+		t1 := threadTime()
 		if err != nil {
 			b.Fatal(err)
 		}
-		runtime.ReadMemStats(&ms)
-		mallocs += ms.Mallocs - m0
-		t2 := time.Now()
+		mallocs += allocs() - m0
+		t2 := threadTime()
 		w.Walk(res.Transitions)
-		bareTime += time.Since(t2)
-		searchTime += t1.Sub(t0)
+		bareTime += threadTime() - t2
+		searchTime += t1 - t0
 		trans += res.Transitions
 	}
 	if trans == 0 {
@@ -135,3 +146,8 @@ func Ratio[S any](b *testing.B, sys ts.TransitionSystem[S], search Search) {
 	b.ReportMetric(float64(mallocs)/float64(trans), "allocs/transition")
 	b.ReportMetric(float64(trans)/float64(b.N), "transitions/op")
 }
+
+// wallTime is the monotonic clock's reading.
+func wallTime() time.Duration { return time.Since(epoch) }
+
+var epoch = time.Now()
