@@ -359,11 +359,12 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 	if e.stateful {
 		e.current = -1
 		h = e.hasher.Hash(s)
-		if _, seen := e.visited[h]; seen {
+		n := len(e.visited)
+		e.visited[h] = struct{}{} // one probe: a state seen before leaves the count as it was
+		if len(e.visited) == n {
 			e.endExecution()
 			return
 		}
-		e.visited[h] = struct{}{}
 		if len(e.visited)&1023 == 0 && !e.memoryOK() {
 			return
 		}
