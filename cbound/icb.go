@@ -75,7 +75,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	}
 	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs, flat: flat.Is[S]()}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
-	e.States = func() int64 { return int64(len(e.cache)) }
+	e.States = func() int64 { return int64(e.cache.len()) }
 	if opt.SyncOnly {
 		e.det = hb.NewDetector(e.n)
 		// A step that writes what the invariant reads is a scheduling
@@ -86,12 +86,12 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if m.Hasher != nil {
 		e.terminals = make(map[uint64]struct{})
 		if !opt.NoCache && !opt.SyncOnly {
-			e.cache = make(map[cacheKey]struct{})
+			e.cache = newItemCache(e.n)
 		}
 	}
 	addSystemStats := search.SystemStats(sys)
 	err = e.run()
-	res.States = int64(len(e.cache))
+	res.States = int64(e.cache.len())
 	if err == nil {
 		err = m.ThreadsAgain()
 	}
@@ -102,10 +102,40 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	return res, err
 }
 
-// cacheKey is a visited work item: a state and the thread that moved last.
-type cacheKey struct {
-	hash uint64
-	last ts.Tid
+// itemCache is the set of visited work items: (the hash of a state, the
+// thread that moved last). It keeps a set of hashes per last thread, so that
+// each is a Go map of uint64 keys, the fastest kind.
+type itemCache struct {
+	byLast []map[uint64]struct{} // byLast[last+1]
+	n      int
+}
+
+func newItemCache(threads int) *itemCache {
+	return &itemCache{byLast: make([]map[uint64]struct{}, threads+1)}
+}
+
+func (c *itemCache) has(h uint64, last ts.Tid) bool {
+	_, ok := c.byLast[last+1][h] // a nil map has nothing
+	return ok
+}
+
+// add adds an item that is not in the cache.
+func (c *itemCache) add(h uint64, last ts.Tid) {
+	m := c.byLast[last+1]
+	if m == nil {
+		m = make(map[uint64]struct{})
+		c.byLast[last+1] = m
+	}
+	m[h] = struct{}{}
+	c.n++
+}
+
+// len is the number of items in the cache; 0 for no cache.
+func (c *itemCache) len() int {
+	if c == nil {
+		return 0
+	}
+	return c.n
 }
 
 // schedNode is a link of a schedule shared by queued items: the move of the
@@ -175,7 +205,7 @@ type icb[S any] struct {
 	// The states the items of queue and next start from.
 	queueFrom, nextFrom []icbOrigin[S]
 	nodes               []schedNode
-	cache               map[cacheKey]struct{}
+	cache               *itemCache // nil: no cache
 	terminals           map[uint64]struct{}
 
 	stack    []icbFrame[S]
@@ -252,7 +282,7 @@ func (e *icb[S]) iterate() {
 			e.runItem(&it, &e.queueFrom[it.origin])
 			continue
 		}
-		cov := ts.Coverage{Bound: e.c, Executions: e.res.Executions, TerminalStates: int64(len(e.terminals)), States: int64(len(e.cache))}
+		cov := ts.Coverage{Bound: e.c, Executions: e.res.Executions, TerminalStates: int64(len(e.terminals)), States: int64(e.cache.len())}
 		e.res.Coverage = append(e.res.Coverage, cov)
 		if len(e.next) == 0 || e.c == e.opt.Bound {
 			if e.opt.Bound == Unbounded {
@@ -632,7 +662,7 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 	if e.cache != nil {
 		e.current = -1
 		h, hashed = e.m.Hasher.Hash(s), true
-		if _, seen := e.cache[cacheKey{h, last}]; seen {
+		if e.cache.has(h, last) {
 			return
 		}
 	}
@@ -643,7 +673,7 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		return
 	}
 	if e.cache != nil {
-		e.cache[cacheKey{h, last}] = struct{}{}
+		e.cache.add(h, last)
 	}
 	terminal := c.Enabled == 0
 	if terminal && !hashed && e.terminals != nil {
@@ -782,8 +812,8 @@ func (e *icb[S]) memoryOK() bool {
 	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
-		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(len(e.cache)+len(e.terminals))*48
-	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d queued items, %d schedule nodes, %d cached items", len(e.stack), len(e.queue)-e.queueAt+len(e.next), len(e.nodes), len(e.cache)))
+		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(e.cache.len()+len(e.terminals))*48
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d queued items, %d schedule nodes, %d cached items", len(e.stack), len(e.queue)-e.queueAt+len(e.next), len(e.nodes), e.cache.len()))
 }
 
 // coverDFS fills the coverage per bound of a cb-dfs search that ended on its
