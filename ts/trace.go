@@ -208,9 +208,10 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 	return replay(sys, sched, opt, true)
 }
 
-// replay is ReplayWith; without trace, it checks all the same but builds no
-// trace (no events, descriptions, names or preemptions), for a search that
-// confirms a violation it will only count.
+// replay is ReplayWith; without trace, it builds no trace (no events,
+// descriptions, names or preemptions) and does not call Hash (which a
+// replay calls to reproduce a panic in it), for a search that confirms a
+// violation other than a panic that it will only count.
 func replay[S any](sys TransitionSystem[S], sched Schedule, opt Options, trace bool) (run Run[S], err error) {
 	r := newRunner(sys)
 	n, err := r.threadCount()
@@ -237,7 +238,9 @@ func replay[S any](sys TransitionSystem[S], sched Schedule, opt Options, trace b
 	for i, m := range sched {
 		t := m.Thread
 		r.pos, r.current = i, -1
-		r.hash(s)
+		if trace {
+			r.hash(s)
+		}
 		if v := r.check(s); v != nil {
 			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
 				Detail: fmt.Sprintf("the schedule goes on after a violation at step %d: %v", i, v)}
@@ -280,7 +283,9 @@ func replay[S any](sys TransitionSystem[S], sched Schedule, opt Options, trace b
 	}
 	r.pos = len(sched)
 	r.current = -1
-	r.hash(s)
+	if trace {
+		r.hash(s)
+	}
 	if v := r.check(s); v != nil {
 		v.Trace = run.Trace
 		run.Violation = v
