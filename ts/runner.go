@@ -303,6 +303,15 @@ func confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule, opt O
 
 // errText is an error's message; for a panic, the panic value's.
 func errText(err error) string {
+	if pe, ok := err.(*PanicError); ok {
+		return fmt.Sprint(pe.Value)
+	}
+	switch err.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }, interface{ As(any) bool }:
+		// it may hold a *PanicError: errors.As below finds it
+	default:
+		return err.Error() // errors.As would find no *PanicError: skip its reflection
+	}
 	var pe *PanicError
 	if errors.As(err, &pe) {
 		return fmt.Sprint(pe.Value)
