@@ -459,7 +459,9 @@ func (e *explorer[S]) violation(v *Violation, path Schedule) {
 		// Only counted: the replay that confirms it need not build a
 		// trace. (A panic's violation is built with its trace in any case.)
 		// An error is reported by the full confirmation below.
-		if _, err := confirm(e.sys, v, path, e.opt, false); err == nil {
+		_, err := confirm(e.runner, v, path, e.opt, false)
+		e.current = -1
+		if err == nil {
 			e.res.Violations++
 			if !e.opt.KeepGoing {
 				e.stop = true

@@ -264,13 +264,13 @@ func Confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule) (*Vio
 // ConfirmWith is Confirm under the options that change what counts as a
 // violation (IgnoreDeadlocks).
 func ConfirmWith[S any](sys TransitionSystem[S], v *Violation, sched Schedule, opt Options) (*Violation, error) {
-	return confirm(sys, v, sched, opt, true)
+	return confirm(newRunner(sys), v, sched, opt, true)
 }
 
 // confirm is ConfirmWith; without trace, the violation it returns has no
 // trace (see replay).
-func confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule, opt Options, trace bool) (*Violation, error) {
-	run, err := replay(sys, sched, opt, trace)
+func confirm[S any](r *runner[S], v *Violation, sched Schedule, opt Options, trace bool) (*Violation, error) {
+	run, err := replay(r, sched, opt, trace)
 	if err != nil {
 		var se *SystemError
 		if errors.As(err, &se) {

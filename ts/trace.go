@@ -205,15 +205,16 @@ func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err err
 // ReplayWith is Replay under the options that change what counts as a
 // violation (IgnoreDeadlocks); the other fields are ignored.
 func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (run Run[S], err error) {
-	return replay(sys, sched, opt, true)
+	return replay(newRunner(sys), sched, opt, true)
 }
 
 // replay is ReplayWith; without trace, it builds no trace (no events,
 // descriptions, names or preemptions) and does not call Hash (which a
 // replay calls to reproduce a panic in it), for a search that confirms a
-// violation other than a panic that it will only count.
-func replay[S any](sys TransitionSystem[S], sched Schedule, opt Options, trace bool) (run Run[S], err error) {
-	r := newRunner(sys)
+// violation other than a panic that it will only count. It runs on r, whose
+// current thread and position it sets as it goes.
+func replay[S any](r *runner[S], sched Schedule, opt Options, trace bool) (run Run[S], err error) {
+	sys := r.sys
 	n, err := r.threadCount()
 	if err != nil {
 		return run, err
