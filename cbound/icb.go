@@ -208,11 +208,16 @@ type icb[S any] struct {
 	cache               *itemCache // nil: no cache
 	terminals           map[uint64]struct{}
 
-	stack    []icbFrame[S]
-	depth    int
-	sched    ts.Schedule // the path to the state being visited or on top
-	steps    []ts.Step   // the step of each transition of sched
-	baseNode int32       // schedule node of the running item's state
+	stack []icbFrame[S]
+	depth int
+	// What is left of the blocks the frames' slices are cut from.
+	frameSteps  []ts.Step
+	frameStatus []ts.Status
+	frameOuts   []int
+	frameTaken  []ts.Move
+	sched       ts.Schedule // the path to the state being visited or on top
+	steps       []ts.Step   // the step of each transition of sched
+	baseNode    int32       // schedule node of the running item's state
 
 	// An item's schedule is built only when the search goes on from the
 	// state the item reaches (most reach a cached state): while lazy, sched
@@ -652,7 +657,7 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		return
 	}
 	if e.depth == len(e.stack) {
-		e.stack = append(e.stack, icbFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), outs: make([]int, e.n)})
+		e.growStack()
 	}
 	f := &e.stack[e.depth]
 	// The cache is asked first: a state seen before (with the same last
@@ -725,6 +730,23 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		f.hash, f.hashed = e.m.Hasher.Hash(s), true
 	}
 	e.depth++
+}
+
+// growStack adds a frame to the stack, its slices cut from blocks made for
+// several frames at a time.
+func (e *icb[S]) growStack() {
+	n := e.n
+	if len(e.frameSteps) < n {
+		const frames = 16
+		e.frameSteps, e.frameStatus = make([]ts.Step, frames*n), make([]ts.Status, frames*n)
+		e.frameOuts, e.frameTaken = make([]int, frames*n), make([]ts.Move, frames*n)
+	}
+	// Full slice expressions: a frame that takes more moves than it has
+	// threads grows its own taken, never into its neighbour's.
+	e.stack = append(e.stack, icbFrame[S]{steps: e.frameSteps[:n:n], status: e.frameStatus[:n:n],
+		outs: e.frameOuts[:n:n], taken: e.frameTaken[:0:n]})
+	e.frameSteps, e.frameStatus = e.frameSteps[n:], e.frameStatus[n:]
+	e.frameOuts, e.frameTaken = e.frameOuts[n:], e.frameTaken[n:]
 }
 
 // raced checks the execution that just ended (e.sched, e.steps) for data
@@ -813,6 +835,9 @@ func (e *icb[S]) memoryOK() bool {
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
 		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(e.cache.len()+len(e.terminals))*48
+	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
+		return true // the message below is for a search that stops
+	}
 	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d queued items, %d schedule nodes, %d cached items", len(e.stack), len(e.queue)-e.queueAt+len(e.next), len(e.nodes), e.cache.len()))
 }
 
