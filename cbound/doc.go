@@ -208,7 +208,11 @@
 // every thread's next step again), and a queued preemption checks its state
 // when it is run, so an Apply that modifies its argument or a Next that is
 // not a function of the state stops the search with ts.ErrMutated or
-// ts.ErrNondeterministic. Cancellation is seen within 100 ms even when every
+// ts.ErrNondeterministic. Where the state type holds no references (no
+// pointer, slice, map, channel, function or interface), Apply is handed a
+// copy and cannot modify the state kept: the check then asks one thread's
+// step again and no Hash. ICB hashes each state it reaches once, for its
+// cache; cb-dfs hashes only terminal states, which it counts by hash. Cancellation is seen within 100 ms even when every
 // Apply takes 100 µs (tested); Progress, Limits (Memory included) and the caller's
 // callbacks behave as in ts.Explore.
 //

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/flat"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -72,9 +73,9 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if err != nil {
 		return res, err
 	}
-	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs}
+	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs, flat: flat.Is[S]()}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
-	e.States = func() int64 { return int64(len(e.cache)) }
+	e.States = func() int64 { return int64(e.cache.len()) }
 	if opt.SyncOnly {
 		e.det = hb.NewDetector(e.n)
 		// A step that writes what the invariant reads is a scheduling
@@ -85,12 +86,12 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if m.Hasher != nil {
 		e.terminals = make(map[uint64]struct{})
 		if !opt.NoCache && !opt.SyncOnly {
-			e.cache = make(map[cacheKey]struct{})
+			e.cache = newItemCache(e.n)
 		}
 	}
 	addSystemStats := search.SystemStats(sys)
 	err = e.run()
-	res.States = int64(len(e.cache))
+	res.States = int64(e.cache.len())
 	if err == nil {
 		err = m.ThreadsAgain()
 	}
@@ -101,16 +102,47 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	return res, err
 }
 
-// cacheKey is a visited work item: a state and the thread that moved last.
-type cacheKey struct {
-	hash uint64
-	last ts.Tid
+// itemCache is the set of visited work items: (the hash of a state, the
+// thread that moved last). It keeps a set of hashes per last thread, so that
+// each is a Go map of uint64 keys, the fastest kind.
+type itemCache struct {
+	byLast []map[uint64]struct{} // byLast[last+1]
+	n      int
+}
+
+func newItemCache(threads int) *itemCache {
+	return &itemCache{byLast: make([]map[uint64]struct{}, threads+1)}
+}
+
+func (c *itemCache) has(h uint64, last ts.Tid) bool {
+	_, ok := c.byLast[last+1][h] // a nil map has nothing
+	return ok
+}
+
+// add adds an item that is not in the cache.
+func (c *itemCache) add(h uint64, last ts.Tid) {
+	m := c.byLast[last+1]
+	if m == nil {
+		m = make(map[uint64]struct{})
+		c.byLast[last+1] = m
+	}
+	m[h] = struct{}{}
+	c.n++
+}
+
+// len is the number of items in the cache; 0 for no cache.
+func (c *itemCache) len() int {
+	if c == nil {
+		return 0
+	}
+	return c.n
 }
 
 // schedNode is a link of a schedule shared by queued items: the move of the
 // last transition, its step, and the node of the prefix before it.
 type schedNode struct {
 	parent int32
+	depth  int32 // the schedule's length
 	mv     ts.Move
 	step   ts.Step
 }
@@ -120,15 +152,22 @@ const (
 	unsetNode int32 = -2 // not materialized yet
 )
 
-// icbItem is a preemption waiting for the next iteration: at state (reached
-// by the schedule of node), take move mv, whose step was step.
-type icbItem[S any] struct {
-	state  S
-	hash   uint64
-	hashed bool
+// icbItem is a preemption waiting for the next iteration: at the state of
+// origin (reached by the schedule of node), take move mv, whose step was
+// step.
+type icbItem struct {
+	origin int32 // the index of the state in its queue's origins
 	node   int32
 	mv     ts.Move
 	step   ts.Step
+}
+
+// icbOrigin is a state that queued items start from, kept once for all the
+// preemptions queued there.
+type icbOrigin[S any] struct {
+	state  S
+	hash   uint64
+	hashed bool
 }
 
 type icbFrame[S any] struct {
@@ -161,16 +200,33 @@ type icb[S any] struct {
 	maxDepth int
 
 	c           int // the current iteration's bound
-	queue, next []icbItem[S]
-	nodes       []schedNode
-	cache       map[cacheKey]struct{}
-	terminals   map[uint64]struct{}
+	queue, next []icbItem
+	queueAt     int // the next item of queue to run
+	// The states the items of queue and next start from.
+	queueFrom, nextFrom []icbOrigin[S]
+	nodes               []schedNode
+	cache               *itemCache // nil: no cache
+	terminals           map[uint64]struct{}
 
-	stack    []icbFrame[S]
-	depth    int
-	sched    ts.Schedule // the path to the state being visited or on top
-	steps    []ts.Step   // the step of each transition of sched
-	baseNode int32       // schedule node of the running item's state
+	stack []icbFrame[S]
+	depth int
+	// What is left of the blocks the frames' slices are cut from.
+	frameSteps  []ts.Step
+	frameStatus []ts.Status
+	frameOuts   []int
+	frameTaken  []ts.Move
+	sched       ts.Schedule // the path to the state being visited or on top
+	steps       []ts.Step   // the step of each transition of sched
+	baseNode    int32       // schedule node of the running item's state
+
+	// An item's schedule is built only when the search goes on from the
+	// state the item reaches (most reach a cached state): while lazy, sched
+	// and steps are those of baseNode followed by lazyMove (lazyStep).
+	lazy     bool
+	lazyMove ts.Move
+	lazyStep ts.Step
+
+	flat bool // S holds no references: Apply cannot modify the states kept
 
 	// Sync-only mode.
 	det      *hb.Detector        // the race detector, reused
@@ -225,13 +281,13 @@ func (e *icb[S]) iterate() {
 			e.again()
 			continue
 		}
-		if len(e.queue) > 0 {
-			it := e.queue[0]
-			e.queue = e.queue[1:]
-			e.runItem(&it)
+		if e.queueAt < len(e.queue) {
+			it := e.queue[e.queueAt]
+			e.queueAt++
+			e.runItem(&it, &e.queueFrom[it.origin])
 			continue
 		}
-		cov := ts.Coverage{Bound: e.c, Executions: e.res.Executions, TerminalStates: int64(len(e.terminals)), States: int64(len(e.cache))}
+		cov := ts.Coverage{Bound: e.c, Executions: e.res.Executions, TerminalStates: int64(len(e.terminals)), States: int64(e.cache.len())}
 		e.res.Coverage = append(e.res.Coverage, cov)
 		if len(e.next) == 0 || e.c == e.opt.Bound {
 			if e.opt.Bound == Unbounded {
@@ -239,7 +295,8 @@ func (e *icb[S]) iterate() {
 			}
 			return // Drive marks the search complete
 		}
-		e.queue, e.next = e.next, e.queue[:0]
+		e.queue, e.next, e.queueAt = e.next, e.queue[:0], 0
+		e.queueFrom, e.nextFrom = e.nextFrom, e.queueFrom[:0]
 		e.c++
 	}
 }
@@ -253,7 +310,8 @@ func (e *icb[S]) again() {
 	e.restarts++
 	e.wasted = e.res.Transitions
 	e.res.Executions, e.res.Coverage = 0, e.res.Coverage[:0]
-	e.queue, e.next, e.nodes = e.queue[:0], e.next[:0], e.nodes[:0]
+	e.queue, e.next, e.nodes, e.queueAt = e.queue[:0], e.next[:0], e.nodes[:0], 0
+	e.queueFrom, e.nextFrom = e.queueFrom[:0], e.nextFrom[:0]
 	e.byBound = e.byBound[:0]
 	e.c = 0
 	clear(e.terminals)
@@ -262,6 +320,7 @@ func (e *icb[S]) again() {
 
 // panicked turns a panic in user code into a violation (search.Outcome.Drive).
 func (e *icb[S]) panicked(any) {
+	e.materialize()
 	sched := e.sched
 	if !e.pushing && len(sched) > 0 && e.depth > 0 {
 		sched = sched[:e.stack[e.depth-1].pathLen]
@@ -276,6 +335,7 @@ func (e *icb[S]) panicked(any) {
 
 func (e *icb[S]) root() {
 	e.sched, e.steps, e.baseNode, e.depth, e.pre = e.sched[:0], e.steps[:0], noNode, 0, 0
+	e.lazy = false
 	e.visit(e.m.Sys.Init(), -1, ts.Step{})
 	if e.depth > 0 {
 		e.stack[0].node = noNode
@@ -284,24 +344,17 @@ func (e *icb[S]) root() {
 
 // runItem starts the search of a preemption: the item's move is taken at
 // the item's state.
-func (e *icb[S]) runItem(it *icbItem[S]) {
+func (e *icb[S]) runItem(it *icbItem, from *icbOrigin[S]) {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
-	for n := it.node; n != noNode; n = e.nodes[n].parent {
-		e.sched = append(e.sched, e.nodes[n].mv)
-		e.steps = append(e.steps, e.nodes[n].step)
-	}
-	slices.Reverse(e.sched)
-	slices.Reverse(e.steps)
 	e.baseNode, e.depth = it.node, 0
+	e.lazy, e.lazyMove, e.lazyStep = true, it.mv, it.step
 	if e.budgetSpent() {
 		return
 	}
-	e.sched = append(e.sched, it.mv)
-	e.steps = append(e.steps, it.step)
 	e.current, e.pushing = it.mv.Thread, true
-	child := e.m.Apply(it.state, it.mv)
+	child := e.apply(from.state, it.mv)
 	e.res.Transitions++
-	if !e.itemUnchanged(it) {
+	if !e.itemUnchanged(it, from) {
 		return
 	}
 	e.visit(child, it.mv.Thread, it.step)
@@ -310,25 +363,64 @@ func (e *icb[S]) runItem(it *icbItem[S]) {
 
 // itemUnchanged checks that taking an item's move left the item's state
 // alone: the same hash, or else the same step for the item's thread.
-func (e *icb[S]) itemUnchanged(it *icbItem[S]) bool {
-	path := e.sched[:len(e.sched)-1]
+func (e *icb[S]) itemUnchanged(it *icbItem, from *icbOrigin[S]) bool {
 	e.current = -1
-	if it.hashed {
-		if h := e.m.Hasher.Hash(it.state); h != it.hash {
+	if from.hashed {
+		if h := e.m.Hasher.Hash(from.state); h != from.hash {
+			e.materialize()
+			path := e.sched[:len(e.sched)-1]
 			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
-				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", it.hash, h)})
+				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", from.hash, h)})
 			return false
 		}
 	}
 	e.current = it.mv.Thread
-	step, st := e.m.Next(it.state, it.mv.Thread)
+	step, st := e.m.Next(from.state, it.mv.Thread)
 	e.current = -1
 	if st != ts.Enabled || !step.Equal(it.step) {
+		e.materialize()
+		path := e.sched[:len(e.sched)-1]
 		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
 			Detail: fmt.Sprintf("thread %d's next step at the state before its transition changed from %v to %v %v (an Apply that modified its argument, or a Next that is not a function of the state)", it.mv.Thread, it.step, step, st)})
 		return false
 	}
 	return true
+}
+
+// apply takes move mv at s, calling Apply directly in the common case.
+func (e *icb[S]) apply(s S, mv ts.Move) S {
+	if mv.Outcome == 0 {
+		return e.sys.Apply(s, mv.Thread)
+	}
+	return e.m.Chooser.ApplyOutcome(s, mv.Thread, mv.Outcome)
+}
+
+// materialize builds the schedule of the running item (see icb.lazy).
+func (e *icb[S]) materialize() {
+	if !e.lazy {
+		return
+	}
+	e.lazy = false
+	e.sched, e.steps = e.sched[:0], e.steps[:0]
+	for n := e.baseNode; n != noNode; n = e.nodes[n].parent {
+		e.sched = append(e.sched, e.nodes[n].mv)
+		e.steps = append(e.steps, e.nodes[n].step)
+	}
+	slices.Reverse(e.sched)
+	slices.Reverse(e.steps)
+	e.sched = append(e.sched, e.lazyMove)
+	e.steps = append(e.steps, e.lazyStep)
+}
+
+// pathLen is the length of the schedule to the state being visited.
+func (e *icb[S]) pathLen() int {
+	if !e.lazy {
+		return len(e.sched)
+	}
+	if e.baseNode == noNode {
+		return 1
+	}
+	return int(e.nodes[e.baseNode].depth) + 1
 }
 
 // nextMove returns the next move to take from top, and whether it is a
@@ -391,7 +483,7 @@ func (e *icb[S]) loop() {
 		e.sched = append(e.sched[:top.pathLen], mv)
 		e.steps = append(e.steps[:top.pathLen], top.steps[t])
 		e.current, e.pushing = t, true
-		child := e.m.Apply(top.state, mv)
+		child := e.apply(top.state, mv)
 		e.res.Transitions++
 		e.visit(child, t, top.steps[t])
 		e.current, e.pushing = -1, false
@@ -403,13 +495,44 @@ func (e *icb[S]) loop() {
 func (e *icb[S]) pop(top *icbFrame[S]) bool {
 	if top.multi {
 		b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
-		if err := e.m.Unchanged(top.state, b, e.sched[:top.pathLen], top.taken, &e.current); err != nil {
+		var err error
+		if e.flat {
+			err = e.flatUnchanged(top, b)
+		} else {
+			err = e.m.Unchanged(top.state, b, e.sched[:top.pathLen], top.taken, &e.current)
+		}
+		if err != nil {
 			e.Fail(err)
 			return false
 		}
 	}
 	e.depth--
 	return true
+}
+
+// flatUnchanged is the contract check of a state of a type that holds no
+// references: Apply, handed a copy, cannot have modified it, so no Hash is
+// needed; one thread's answer (a different one at each depth, as
+// search.Model.Unchanged asks with a hash) still catches a Next that is not
+// a function of the state. A difference is diagnosed by the full check.
+func (e *icb[S]) flatUnchanged(top *icbFrame[S], b search.Baseline) error {
+	u := ts.Tid(top.pathLen % e.n)
+	e.current = u
+	step, st := e.m.Next(top.state, u)
+	same := st == top.status[u] && (st == ts.Finished || step.Equal(top.steps[u]))
+	if same && e.m.Chooser != nil && st != ts.Finished {
+		same = e.m.Chooser.Outcomes(top.state, u) == top.outs[u]
+	}
+	e.current = -1
+	if same {
+		return nil
+	}
+	path := e.sched[:top.pathLen]
+	if err := e.m.Unchanged(top.state, b, path, top.taken, &e.current); err != nil {
+		return err
+	}
+	return &ts.SystemError{Err: ts.ErrNondeterministic, Thread: u, Schedule: path.Clone(),
+		Detail: fmt.Sprintf("two calls of Next on one state returned %v %v and %v %v", top.steps[u], top.status[u], step, st)}
 }
 
 // queuePreemptions queues, for the next iteration, every move of another
@@ -419,16 +542,18 @@ func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
 		return
 	}
 	node := unsetNode
+	var origin int32
 	for u := range ts.Tid(e.n) {
 		if u == top.last || top.status[u] != ts.Enabled {
 			continue
 		}
 		if node == unsetNode {
 			node = e.nodeOf(e.depth - 1)
+			e.nextFrom = append(e.nextFrom, icbOrigin[S]{state: top.state, hash: top.hash, hashed: top.hashed})
+			origin = int32(len(e.nextFrom) - 1)
 		}
 		for c := range top.outs[u] {
-			e.next = append(e.next, icbItem[S]{state: top.state, hash: top.hash, hashed: top.hashed, node: node,
-				mv: ts.Move{Thread: u, Outcome: c}, step: top.steps[u]})
+			e.next = append(e.next, icbItem{origin: origin, node: node, mv: ts.Move{Thread: u, Outcome: c}, step: top.steps[u]})
 		}
 	}
 }
@@ -516,7 +641,7 @@ func (e *icb[S]) nodeOf(i int) int32 {
 	if i > 0 {
 		parent = e.nodeOf(i - 1)
 	}
-	e.nodes = append(e.nodes, schedNode{parent: parent, mv: e.sched[f.pathLen-1], step: f.in})
+	e.nodes = append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1], step: f.in})
 	f.node = int32(len(e.nodes) - 1)
 	return f.node
 }
@@ -524,40 +649,48 @@ func (e *icb[S]) nodeOf(i int) int32 {
 // visit processes a state reached by thread last: the end of an execution,
 // or a frame pushed for the loop.
 func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
-	pathLen := len(e.sched)
+	pathLen := e.pathLen()
 	if pathLen > e.maxDepth {
+		e.materialize()
 		e.Fail(&ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: e.sched.Clone(),
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", pathLen)})
 		return
 	}
 	if e.depth == len(e.stack) {
-		e.stack = append(e.stack, icbFrame[S]{steps: make([]ts.Step, e.n), status: make([]ts.Status, e.n), outs: make([]int, e.n)})
+		e.growStack()
 	}
 	f := &e.stack[e.depth]
+	// The cache is asked first: a state seen before (with the same last
+	// thread) was looked at then, and its threads' answers are the same.
+	var h uint64
+	hashed := false
+	if e.cache != nil {
+		e.current = -1
+		h, hashed = e.m.Hasher.Hash(s), true
+		if e.cache.has(h, last) {
+			return
+		}
+	}
+	e.materialize()
 	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
 	if err != nil {
 		e.Fail(search.WithSchedule(err, e.sched))
 		return
 	}
-	var h uint64
-	hashed := false
-	if e.m.Hasher != nil && (e.cache != nil || e.terminals != nil) {
+	if e.cache != nil {
+		e.cache.add(h, last)
+	}
+	terminal := c.Enabled == 0
+	if terminal && !hashed && e.terminals != nil {
+		// Terminal states are counted by hash.
 		e.current = -1
 		h, hashed = e.m.Hasher.Hash(s), true
-		if e.cache != nil {
-			k := cacheKey{h, last}
-			if _, seen := e.cache[k]; seen {
-				return
-			}
-			e.cache[k] = struct{}{}
-		}
 	}
 	if e.opt.SyncOnly {
 		e.learn(f.steps, f.status)
 	}
 	e.current = -1
 	failed := e.m.Check(s)
-	terminal := c.Enabled == 0
 	if e.opt.SyncOnly && (terminal || failed != nil) {
 		// Every execution is checked for races where it ends; a race is
 		// reported first, as it may be the cause of what follows.
@@ -587,15 +720,33 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		return
 	}
 	f.pre = e.pre
-	f.state, f.hash, f.hashed, f.last, f.multi = s, h, hashed, last, c.Moves > 1
+	// A flat state cannot be modified: its hash is not checked again.
+	f.state, f.hash, f.hashed, f.last, f.multi = s, h, hashed && !e.flat, last, c.Moves > 1
 	f.next, f.nextOut, f.phase, f.queued, f.point = 0, 0, 0, false, false
 	f.pathLen, f.node, f.in = pathLen, unsetNode, in
 	f.taken = f.taken[:0]
-	if f.multi && !hashed && e.m.Hasher != nil {
+	if f.multi && !f.hashed && !e.flat && e.m.Hasher != nil {
 		e.current = -1
 		f.hash, f.hashed = e.m.Hasher.Hash(s), true
 	}
 	e.depth++
+}
+
+// growStack adds a frame to the stack, its slices cut from blocks made for
+// several frames at a time.
+func (e *icb[S]) growStack() {
+	n := e.n
+	if len(e.frameSteps) < n {
+		const frames = 16
+		e.frameSteps, e.frameStatus = make([]ts.Step, frames*n), make([]ts.Status, frames*n)
+		e.frameOuts, e.frameTaken = make([]int, frames*n), make([]ts.Move, frames*n)
+	}
+	// Full slice expressions: a frame that takes more moves than it has
+	// threads grows its own taken, never into its neighbour's.
+	e.stack = append(e.stack, icbFrame[S]{steps: e.frameSteps[:n:n], status: e.frameStatus[:n:n],
+		outs: e.frameOuts[:n:n], taken: e.frameTaken[:0:n]})
+	e.frameSteps, e.frameStatus = e.frameSteps[n:], e.frameStatus[n:]
+	e.frameOuts, e.frameTaken = e.frameOuts[n:], e.frameTaken[n:]
 }
 
 // raced checks the execution that just ended (e.sched, e.steps) for data
@@ -679,10 +830,15 @@ func (e *icb[S]) budgetSpent() bool {
 func (e *icb[S]) memoryOK() bool {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(icbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8)
-	itemBytes := int64(unsafe.Sizeof(icbItem[S]{}))
+	itemBytes := int64(unsafe.Sizeof(icbItem{}))
+	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
-		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(len(e.cache)+len(e.terminals))*48
-	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d queued items, %d schedule nodes, %d cached items", len(e.stack), len(e.queue)+len(e.next), len(e.nodes), len(e.cache)))
+		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
+		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(e.cache.len()+len(e.terminals))*48
+	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
+		return true // the message below is for a search that stops
+	}
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d queued items, %d schedule nodes, %d cached items", len(e.stack), len(e.queue)-e.queueAt+len(e.next), len(e.nodes), e.cache.len()))
 }
 
 // coverDFS fills the coverage per bound of a cb-dfs search that ended on its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/weftlab/weft/internal/flat"
 	"github.com/weftlab/weft/internal/watch"
 )
 
@@ -24,7 +25,13 @@ import (
 // transitions, it asks the state's hash (when the system has one) and every
 // thread's step again, and an answer that changed is an error wrapping
 // ErrMutated (an Apply modified its argument; the error names the thread
-// whose Apply did it, found by replay) or ErrNondeterministic.
+// whose Apply did it, found by replay) or ErrNondeterministic. When the state
+// type holds no references (no pointer, slice, map, channel, function or
+// interface, at any depth), Apply is handed a copy that shares nothing with
+// the state the search keeps and cannot modify it: the search then hashes
+// nothing for the check, and asks one thread's step again (a different one
+// at each depth), which still catches a Next that is not a function of the
+// state.
 func Explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options) (Result, error) {
 	return explore(ctx, sys, opt, false)
 }
@@ -75,7 +82,7 @@ func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, s
 	if err != nil {
 		return res, err
 	}
-	e := &explorer[S]{runner: r, ctx: ctx, opt: opt, n: n, stateful: stateful,
+	e := &explorer[S]{runner: r, ctx: ctx, opt: opt, n: n, stateful: stateful, flat: flat.Is[S](),
 		maxDepth: opt.Limits.MaxDepth(), maxMemory: opt.Limits.MaxMemory()}
 	if stateful {
 		e.visited = make(map[uint64]struct{})
@@ -133,6 +140,7 @@ type explorer[S any] struct {
 	res       *Result
 	n         int
 	stateful  bool
+	flat      bool // S holds no references: Apply cannot modify the states kept
 	maxDepth  int
 	maxMemory int64
 	visited   map[uint64]struct{}
@@ -276,10 +284,11 @@ func (e *explorer[S]) changed(d int) error {
 		}
 	}
 	// The hash shows a modified state; without it, every thread's answer
-	// must be asked again. With it, one thread's (a different one at each
-	// depth) still catches a Next that is not a function of the state.
+	// must be asked again. With it, or where the state cannot have been
+	// modified (flat), one thread's (a different one at each depth) still
+	// catches a Next that is not a function of the state.
 	from, to := Tid(0), Tid(e.n)
-	if f.hashed {
+	if f.hashed || e.flat {
 		from = Tid(d % e.n)
 		to = from + 1
 	}
@@ -367,11 +376,12 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		} else {
 			h = e.hasher.Hash(s)
 		}
-		if _, seen := e.visited[h]; seen {
+		n := len(e.visited)
+		e.visited[h] = struct{}{} // one probe: a state seen before leaves the count as it was
+		if len(e.visited) == n {
 			e.endExecution()
 			return
 		}
-		e.visited[h] = struct{}{}
 		if len(e.visited)&1023 == 0 && !e.memoryOK() {
 			return
 		}
@@ -384,8 +394,9 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		}
 	}
 	f := &e.stack[e.depth]
+	// A flat state cannot be modified: its hash is not checked again.
 	f.state, f.hash, f.hashed, f.next, f.out, f.taken, f.children, f.preempts, f.last =
-		s, h, e.stateful, 0, 0, 0, 0, preempts, last
+		s, h, e.stateful && !e.flat, 0, 0, 0, 0, preempts, last
 	enabled, blocked := 0, 0
 	steps, status, outs := f.steps[:e.n], f.status[:e.n], f.outs[:e.n]
 	for t := e.par.look(f, h, e.depth, &enabled, &blocked); t < Tid(e.n); t++ { // the workers' answers, if any
@@ -430,7 +441,7 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		e.endExecution()
 		return
 	}
-	if f.children > 1 && e.hasher != nil && !f.hashed {
+	if f.children > 1 && e.hasher != nil && !f.hashed && !e.flat {
 		f.hash, f.hashed = e.hasher.Hash(s), true
 	}
 	e.depth++
@@ -461,6 +472,20 @@ func (e *explorer[S]) endExecution() {
 // that the path replays to it.
 func (e *explorer[S]) violation(v *Violation, path Schedule) {
 	e.res.Executions++
+	if e.res.Violation != nil && e.opt.OnViolation == nil && v.Kind != Panic {
+		// Only counted: the replay that confirms it need not build a
+		// trace. (A panic's violation is built with its trace in any case.)
+		// An error is reported by the full confirmation below.
+		_, err := confirm(e.runner, v, path, e.opt, false)
+		e.current = -1
+		if err == nil {
+			e.res.Violations++
+			if !e.opt.KeepGoing {
+				e.stop = true
+			}
+			return
+		}
+	}
 	sched := path.Clone()
 	rv, err := ConfirmWith(e.sys, v, sched, e.opt)
 	if err != nil {

@@ -264,7 +264,13 @@ func Confirm[S any](sys TransitionSystem[S], v *Violation, sched Schedule) (*Vio
 // ConfirmWith is Confirm under the options that change what counts as a
 // violation (IgnoreDeadlocks).
 func ConfirmWith[S any](sys TransitionSystem[S], v *Violation, sched Schedule, opt Options) (*Violation, error) {
-	run, err := ReplayWith(sys, sched, opt)
+	return confirm(newRunner(sys), v, sched, opt, true)
+}
+
+// confirm is ConfirmWith; without trace, the violation it returns has no
+// trace (see replay).
+func confirm[S any](r *runner[S], v *Violation, sched Schedule, opt Options, trace bool) (*Violation, error) {
+	run, err := replay(r, sched, opt, trace)
 	if err != nil {
 		var se *SystemError
 		if errors.As(err, &se) {
@@ -297,6 +303,15 @@ func ConfirmWith[S any](sys TransitionSystem[S], v *Violation, sched Schedule, o
 
 // errText is an error's message; for a panic, the panic value's.
 func errText(err error) string {
+	if pe, ok := err.(*PanicError); ok {
+		return fmt.Sprint(pe.Value)
+	}
+	switch err.(type) {
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }, interface{ As(any) bool }:
+		// it may hold a *PanicError: errors.As below finds it
+	default:
+		return err.Error() // errors.As would find no *PanicError: skip its reflection
+	}
 	var pe *PanicError
 	if errors.As(err, &pe) {
 		return fmt.Sprint(pe.Value)

@@ -536,7 +536,8 @@ func unmarked(also []Access) []Access {
 
 // Hasher is implemented by systems whose states can be fingerprinted, which
 // lets stateful strategies store visited states and lets searches detect an
-// Apply that modifies its argument. Equal states must have equal hashes;
+// Apply that modifies its argument (of a state type that holds references:
+// one that holds none is copied, and its Apply cannot modify it). Equal states must have equal hashes;
 // unequal states may collide with probability about n²/2⁶⁵ for n stored
 // states, and a collision can hide states from a stateful search.
 type Hasher[S any] interface {

@@ -205,7 +205,16 @@ func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err err
 // ReplayWith is Replay under the options that change what counts as a
 // violation (IgnoreDeadlocks); the other fields are ignored.
 func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (run Run[S], err error) {
-	r := newRunner(sys)
+	return replay(newRunner(sys), sched, opt, true)
+}
+
+// replay is ReplayWith; without trace, it builds no trace (no events,
+// descriptions, names or preemptions) and does not call Hash (which a
+// replay calls to reproduce a panic in it), for a search that confirms a
+// violation other than a panic that it will only count. It runs on r, whose
+// current thread and position it sets as it goes.
+func replay[S any](r *runner[S], sched Schedule, opt Options, trace bool) (run Run[S], err error) {
+	sys := r.sys
 	n, err := r.threadCount()
 	if err != nil {
 		return run, err
@@ -230,7 +239,9 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 	for i, m := range sched {
 		t := m.Thread
 		r.pos, r.current = i, -1
-		r.hash(s)
+		if trace {
+			r.hash(s)
+		}
 		if v := r.check(s); v != nil {
 			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
 				Detail: fmt.Sprintf("the schedule goes on after a violation at step %d: %v", i, v)}
@@ -253,25 +264,29 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 			return run, &SystemError{Err: ErrNotEnabled, Thread: t, Schedule: sched.Clone(), schedule: true,
 				Detail: fmt.Sprintf("step %d: outcome %d of a transition with %d", i, m.Outcome, outs)}
 		}
-		preempt := false
-		if prev >= 0 && prev != t {
-			if _, pst := sys.Next(s, prev); pst == Enabled {
-				preempt = true
-				run.Trace.Preemptions++
+		if trace {
+			preempt := false
+			if prev >= 0 && prev != t {
+				if _, pst := sys.Next(s, prev); pst == Enabled {
+					preempt = true
+					run.Trace.Preemptions++
+				}
 			}
+			ev := Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t), ThreadName: r.threadName(t)}
+			if outs > 1 {
+				ev.Outcomes = outs
+			}
+			run.Trace.Events = append(run.Trace.Events, ev)
 		}
-		ev := Event{Thread: t, Step: step, Outcome: m.Outcome, Preempt: preempt, Desc: r.describe(s, t), ThreadName: r.threadName(t)}
-		if outs > 1 {
-			ev.Outcomes = outs
-		}
-		run.Trace.Events = append(run.Trace.Events, ev)
 		s = r.apply(s, m)
 		run.Final = s
 		prev = t
 	}
 	r.pos = len(sched)
 	r.current = -1
-	r.hash(s)
+	if trace {
+		r.hash(s)
+	}
 	if v := r.check(s); v != nil {
 		v.Trace = run.Trace
 		run.Violation = v

@@ -1,0 +1,38 @@
+package cbound_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/weftlab/weft/cbound"
+	"github.com/weftlab/weft/internal/bare"
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/ts"
+)
+
+// BenchmarkRatio is the speed issue's yardstick for icb and cb-dfs at bound
+// 2: each one's time over the bare loop's (internal/bare) on a bundled
+// model, for the same number of transitions, measured in the same run
+// ("x-bare"), with transitions per second and allocations per transition.
+// Run it with
+//
+//	go test ./cbound -run '^$' -bench Ratio -count 5
+func BenchmarkRatio(b *testing.B) {
+	ratioModel(b, "lastzero-4", models.NewLastzero(4), true)
+	ratioModel(b, "philosophers-4", models.NewPhilosophers(4), true)
+	ratioModel(b, "wsq-1", models.NewWSQ(1), true)
+	ratioModel(b, "bluetooth-2", models.NewBluetooth(2), true)
+	ratioModel(b, "lastzero-7", models.NewLastzero(7), false) // cb-dfs takes too long here
+}
+
+func ratioModel[S any](b *testing.B, name string, sys ts.TransitionSystem[S], dfs bool) {
+	opt := cbound.Options{Bound: cbound.AtMost(2), Options: ts.Options{KeepGoing: true}}
+	b.Run(name+"/icb", func(b *testing.B) {
+		bare.Ratio(b, sys, func(ctx context.Context) (ts.Result, error) { return cbound.ICB(ctx, sys, opt) })
+	})
+	if dfs {
+		b.Run(name+"/cb-dfs", func(b *testing.B) {
+			bare.Ratio(b, sys, func(ctx context.Context) (ts.Result, error) { return cbound.DFS(ctx, sys, opt) })
+		})
+	}
+}
