@@ -9,6 +9,7 @@ import (
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/flat"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -97,6 +98,7 @@ type explorer[S any] struct {
 	mode     mode
 	n        int
 	maxDepth int
+	flat     bool // states hold no references: Apply cannot modify them (package flat)
 	// outcomes: some enabled transition seen so far has several outcomes
 	// (a system that implements ts.Chooser but never offers a choice, as a
 	// wrapper standing in for one, is analysed as one without).
@@ -199,7 +201,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 
 // newExplorer returns an explorer of sys in mode m that fills res.
 func newExplorer[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) *explorer[S] {
-	e := &explorer[S]{m: model, sys: sys, ctx: ctx, opt: opt, res: res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1}
+	e := &explorer[S]{m: model, sys: sys, ctx: ctx, opt: opt, res: res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1, flat: flat.Is[S]()}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: res}
 	n := model.N
 	e.n = n
@@ -396,7 +398,7 @@ func (e *explorer[S]) pop() {
 	if f.multi {
 		// Checked wherever the search could have taken another move, as
 		// ts.Explore does, also where the reduction took only one.
-		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status, Outs: f.outs}
+		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Flat: e.flat, Steps: f.steps, Status: f.status, Outs: f.outs}
 		if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], f.taken, &e.current); err != nil {
 			e.Fail(err)
 			return
@@ -588,10 +590,11 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	}
 	var h uint64
 	hashed := false
-	if e.m.Hasher != nil && (e.visited != nil || c.Moves > 1) {
+	if e.m.Hasher != nil && (e.visited != nil || (c.Moves > 1 && !e.flat)) {
 		// SDPOR's visited table needs every state's hash; the stateless
 		// strategies take one only where they may come back to the state,
-		// as the baseline of the contract check.
+		// as the baseline of the contract check, and not for a state that
+		// holds no references, which Apply cannot modify (package flat).
 		e.current = -1
 		h, hashed = e.m.Hasher.Hash(s), true
 	}

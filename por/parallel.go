@@ -298,7 +298,7 @@ func (e *explorer[S]) recycle(ctx context.Context, opt Options, res *ts.Result) 
 	old := e
 	*e = explorer[S]{
 		m: old.m, sys: old.sys, ctx: ctx, opt: opt, res: res, mode: old.mode, n: old.n,
-		maxDepth: opt.Limits.MaxDepth(), current: -1,
+		maxDepth: opt.Limits.MaxDepth(), current: -1, flat: old.flat,
 		stack: old.stack, evStore: old.evStore, ev: old.evStore[:0], sched: old.sched[:0],
 		thrLast: old.thrLast, objLast: old.objLast, held: old.held, zero: old.zero,
 		nextSleep: old.nextSleep, nextPsleep: old.nextPsleep[:0],
@@ -378,7 +378,7 @@ func (e *explorer[S]) pushPrefix(s S, last ts.Tid) bool {
 		return false
 	}
 	f.state, f.last, f.multi, f.hashed = s, last, c.Moves > 1, false
-	if e.m.Hasher != nil && c.Moves > 1 {
+	if e.m.Hasher != nil && c.Moves > 1 && !e.flat {
 		e.current = -1
 		f.hash, f.hashed = e.m.Hasher.Hash(s), true
 	}
