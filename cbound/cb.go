@@ -43,6 +43,7 @@ package cbound
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -76,12 +77,10 @@ type enEntry struct {
 	bad bool
 }
 
-// Bytes per entry, Go's map overhead included (measured: some 40 bytes per
-// map slot at the maps' typical load for these keys).
-const (
-	cbEntryBytes = int64(unsafe.Sizeof(memoKey{})) + 4 + 40
-	enEntryBytes = int64(unsafe.Sizeof(memoKey{})) + int64(unsafe.Sizeof(enEntry{})) + 40 + int64(unsafe.Sizeof(bitset.BitSet{})) + 16
-)
+// Bytes per entry of the enabled-set cache, Go's map overhead included
+// (measured: some 40 bytes per map slot at the maps' typical load for these
+// keys).
+const enEntryBytes = int64(unsafe.Sizeof(memoKey{})) + int64(unsafe.Sizeof(enEntry{})) + 40 + int64(unsafe.Sizeof(bitset.BitSet{})) + 16
 
 // gens is a map in two generations: at most 2*cap entries.
 type gens[V any] struct {
@@ -145,9 +144,11 @@ func stepOf(e hb.Event) ts.Step {
 
 // memo is the CB computation's state, part of every hbSearch.
 type memo struct {
-	keep  bool // values outlive operations (MemoCost >= 0)
-	eager bool // tests: without keep, every operation starts afresh
-	cb    gens[int32]
+	keep  bool   // values outlive operations (MemoCost >= 0)
+	eager bool   // tests: without keep, every operation starts afresh
+	cb    cbGens // CB(x, t) for every thread t, by state x
+	clamp int32  // values kept at most this: the bound plus one, or infCB
+	cost  int64  // the memo's budget in bytes
 	en    gens[enEntry]
 	words int64 // bitset words per enabled set
 	// vsteps holds, for a system with value-dependent steps
@@ -160,47 +161,80 @@ type memo struct {
 	stepBytes int64 // bytes of an entry of vsteps
 	enCap     int   // entries of one generation of en
 
-	x   *hb.State       // the scratch state the recursion walks
-	x2  uint64          // x's second fingerprint
-	fr  []bitset.BitSet // frontier scratch of the CB recursion, by x.Len()
-	wfr bitset.BitSet   // frontier scratch of witness
-	val []int32         // (thread, value) pairs of the recursion's frames
+	x    *hb.State       // the scratch state the recursion walks
+	x2   uint64          // x's second fingerprint
+	fr   []bitset.BitSet // frontier scratch of the CB recursion, by x.Len()
+	wfr  bitset.BitSet   // frontier scratch of witness
+	val  []int32         // (thread, value) pairs of the recursion's frames
+	row  []int32         // one state's values, by thread
+	row2 []int32
 
 	// figures for Result.Stats
 	queries, subproblems, hits int64
 	enReplays, enReplaySteps   int64
 	enHits                     int64
+	derived                    int64 // statuses at prefixes read off the stack
 }
 
 // newMemo returns the memo of a search of n threads whose memo may keep cost
 // bytes (0: DefaultMemoCost; negative: nothing across operations), within a
 // memory budget of limit bytes (negative: none), of which it takes at most
-// a quarter.
+// a quarter. Its CB values are exact (setClamp narrows them).
 func newMemo(n int, cost, limit int64) *memo {
-	m := &memo{x: hb.New(n), keep: cost >= 0, words: int64(n+63) / 64}
+	m := &memo{x: hb.New(n), keep: cost >= 0, words: int64(n+63) / 64, row: make([]int32, n), row2: make([]int32, n)}
 	if cost == 0 {
 		cost = DefaultMemoCost
 	}
 	if limit > 0 {
 		cost = min(cost, limit/4)
 	}
-	cbCap, enCap := 4*l1Cap, l1Cap
+	m.cost = cost
+	enCap := l1Cap
 	if m.keep {
-		// Three quarters for CB values, a quarter for enabled sets; two
-		// generations each.
-		cbCap = int(cost * 3 / 4 / 2 / cbEntryBytes)
+		// A quarter for enabled sets (two generations), the rest for CB
+		// values.
 		enCap = int(cost / 4 / 2 / (enEntryBytes + 8*m.words))
 	}
-	m.cb, m.en, m.enCap = newGens[int32](cbCap), newGens[enEntry](enCap), enCap
+	m.en, m.enCap = newGens[enEntry](enCap), enCap
+	m.setClamp(infCB)
 	return m
+}
+
+// setClamp makes the memo keep CB values at most c: a bounded search asks
+// only whether a value passes its bound, so values above bound+1 may read
+// as bound+1, and a value then takes two bits at bound 2. It is called
+// before the memo is used.
+func (m *memo) setClamp(c int32) {
+	m.clamp = c
+	b := 32
+	if c < infCB {
+		b = 1
+		for b < bits.Len32(uint32(c)) {
+			b *= 2
+		}
+	}
+	per := 64 / b
+	w := (len(m.row) + per - 1) / per
+	capEntries := 4 * l1Cap
+	if m.keep {
+		// Two generations of at most a power-of-two number of slots each,
+		// three quarters full at most when they rotate.
+		slot := int64(unsafe.Sizeof(cbKey{})) + 8*int64(max(w, 1))
+		slots := int64(256)
+		for 2*slots*slot <= m.cost*3/4/2 {
+			slots *= 2
+		}
+		capEntries = int(slots * 3 / 4)
+	}
+	m.cb = newCBGens(len(m.row), b, capEntries)
 }
 
 // close releases the memo; it keeps no goroutine or outside resource.
 func (m *memo) close() {}
 
-// bytes estimates the memory the memo keeps.
+// bytes is the memory the memo keeps.
 func (m *memo) bytes() int64 {
-	return int64(m.cb.len())*cbEntryBytes + int64(m.en.len())*(enEntryBytes+8*m.words) + int64(len(m.vsteps))*m.stepBytes
+	return m.cb.bytes() + int64(m.en.len())*(enEntryBytes+8*m.words) + int64(len(m.vsteps))*m.stepBytes
 }
 
 func (m *memo) entries() int { return m.cb.len() + m.en.len() }
@@ -275,20 +309,27 @@ func (m *memo) stats(into map[string]int64) {
 	into["enabled.hits"] = m.enHits
 	into["enabled.replays"] = m.enReplays
 	into["enabled.replay_transitions"] = m.enReplaySteps
+	into["enabled.derived"] = m.derived
+	into["cb.memo_bytes"] = m.bytes()
 }
 
 // cbAt returns CB(x, t) for the scratch state x, where t is enabled at x and
 // x is a prefix of the current state. It leaves x as it found it.
+//
+// It computes CB(x, t') for every thread t' at once, from the same
+// subproblems: with V(u) = CB(x - u, u) + [u enabled at x] for u in F(x),
+// CB(x, t') = min(CB(x - t', t') if t' is in F(x), min over u != t' of V(u)),
+// and keeps them in one memo entry for x.
 func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	m := e.memo
 	x := m.x
 	if x.Len() == 0 {
 		return 0
 	}
-	key := memoKey{x.Hash(), m.x2, int32(t)}
-	if v, ok := m.cb.get(key); ok {
+	key := keyOf(x.Hash(), m.x2)
+	if r := m.cb.get(key); r != nil {
 		m.hits++
-		return v
+		return m.cb.value(r, int(t))
 	}
 	if m.subproblems&255 == 0 && e.Cancelled() {
 		panic(errStop) // the program can take exponential time without a transition
@@ -296,39 +337,95 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	m.subproblems++
 	fr := &m.fr[x.Len()]
 	x.Frontier(fr)
-	best := infCB
 	base := len(m.val)
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		ev := m.remove(ts.Tid(u))
 		v := e.cbAt(ts.Tid(u))
 		e.readd(ts.Tid(u), ev)
-		if ts.Tid(u) == t {
-			best = min(best, v)
+		m.val = append(m.val, int32(u), v, 0)
+	}
+	// A switch from u costs one iff u is enabled at x (it could have gone
+	// on); values at the clamp stay there. A status the stack does not
+	// decide is replayed only if it changes the values.
+	derivable, prepped, und := e.canDerive(), false, false
+	for i := base; i < len(m.val); i += 3 {
+		if m.val[i+1] >= m.clamp {
+			continue
+		}
+		if derivable && !prepped {
+			e.prepX()
+			prepped = true
+		}
+		u := ts.Tid(m.val[i])
+		if !derivable {
+			en, _ := e.enabledAt()
+			m.val[i+2] = b2i(en.Test(uint(u)))
+		} else if en, ok := e.derive(u); ok {
+			m.val[i+2] = b2i(en)
 		} else {
-			m.val = append(m.val, int32(u), v)
+			m.val[i+2], und = 2, true
 		}
 	}
-	// A switch from t' costs one iff t' is enabled at x: look at E(x) only
-	// if some switch could beat the best so far.
-	need := false
-	for i := base; i < len(m.val); i += 2 {
-		if m.val[i+1] < best {
-			need = true
-		}
-	}
-	if need {
-		en, _ := e.enabledAt()
-		for i := base; i < len(m.val); i += 2 {
-			v := m.val[i+1]
-			if en.Test(uint(m.val[i])) {
-				v++
+	e.cbRow(base, m.row, 0)
+	if und {
+		e.cbRow(base, m.row2, 1)
+		if !slices.Equal(m.row, m.row2) {
+			en, _ := e.enabledAt()
+			for i := base; i < len(m.val); i += 3 {
+				if m.val[i+2] == 2 {
+					m.val[i+2] = b2i(en.Test(uint(m.val[i])))
+				}
 			}
-			best = min(best, v)
+			e.cbRow(base, m.row, 0)
 		}
 	}
 	m.val = m.val[:base]
-	m.cb.put(key, best)
-	return best
+	r := m.cb.cur.insert(key)
+	for u, v := range m.row {
+		m.cb.set(r, u, v)
+	}
+	return min(m.row[t], m.clamp)
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cbRow computes into row the CB values at x of every thread from the
+// (thread u, CB(x - u, u), u enabled at x: 0, 1, or 2 for not decided)
+// triples of m.val[base:], reading a status not decided as hi.
+func (e *hbSearch[S]) cbRow(base int, row []int32, hi int32) {
+	m := e.memo
+	best1, best2, arg1 := m.clamp, m.clamp, int32(-1)
+	for i := base; i < len(m.val); i += 3 {
+		u, v, en := m.val[i], m.val[i+1], m.val[i+2]
+		if en == 2 {
+			en = hi
+		}
+		v += en
+		switch {
+		case v < best1:
+			best1, best2, arg1 = v, best1, u
+		case v < best2:
+			best2 = v
+		}
+	}
+	for u := range row {
+		row[u] = best1
+	}
+	if arg1 >= 0 {
+		row[arg1] = best2
+	}
+	for i := base; i < len(m.val); i += 3 {
+		u, v := m.val[i], m.val[i+1]
+		row[u] = min(row[u], v)
+	}
+	for u := range row {
+		row[u] = min(row[u], m.clamp)
+	}
 }
 
 // cbState returns CB(x) for the scratch state x: the fewest preemptions of
@@ -365,24 +462,28 @@ func (e *hbSearch[S]) witness(last ts.Move) (ts.Schedule, int32) {
 	total := int32(-1)
 	for x.Len() > 0 {
 		x.Frontier(&m.wfr)
-		var en *bitset.BitSet
-		best, pick := infCB, ts.Tid(-1)
+		base := len(m.val)
 		for u, ok := m.wfr.NextSet(0); ok; u, ok = m.wfr.NextSet(u + 1) {
 			ev := m.remove(ts.Tid(u))
 			v := e.cbAt(ts.Tid(u))
 			e.readd(ts.Tid(u), ev)
-			if t >= 0 && ts.Tid(u) != t {
-				if en == nil {
-					en, _ = e.enabledAt()
-				}
-				if en.Test(u) {
-					v++
-				}
+			m.val = append(m.val, int32(u), v)
+		}
+		derivable := t >= 0 && e.canDerive()
+		if derivable {
+			e.prepX()
+		}
+		best, pick := infCB, ts.Tid(-1)
+		for i := base; i < len(m.val); i += 2 {
+			u, v := ts.Tid(m.val[i]), m.val[i+1]
+			if t >= 0 && u != t && e.enabledIn(u, derivable) {
+				v++
 			}
 			if v < best {
-				best, pick = v, ts.Tid(u)
+				best, pick = v, u
 			}
 		}
+		m.val = m.val[:base]
 		if total < 0 {
 			total = best
 		}

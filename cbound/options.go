@@ -63,8 +63,9 @@ type Options struct {
 	// changes the time a search takes, never what it finds.
 	MemoCost int64
 
-	eagerCache bool // tests: start the memo cache before the search needs it
-	timeMark   bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
+	eagerCache  bool // tests: start the memo cache before the search needs it
+	auditDerive bool // tests: replay every enabled status derived from the stack, and compare
+	timeMark    bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
 }
 
 func (o Options) validate() error {

@@ -1,0 +1,158 @@
+package cbound
+
+import (
+	"math/bits"
+	"unsafe"
+)
+
+// cbKey is an HB state's two independent 64-bit fingerprints: its hash and
+// the second fingerprint the search keeps beside it. {0, 0} marks an empty
+// slot; a state with both fingerprints 0 is stored as {0, 1}.
+type cbKey struct{ h1, h2 uint64 }
+
+func keyOf(h1, h2 uint64) cbKey {
+	if h1|h2 == 0 {
+		h2 = 1
+	}
+	return cbKey{h1, h2}
+}
+
+// cbTable maps a state to CB(x, t) for every thread t, packed in w words a
+// slot (bits bits a value): open addressing with linear probing, so that a
+// lookup touches one or two cache lines and an entry costs its key and its
+// values, about 24 bytes for up to 32 threads at bound 2, where a Go map of
+// one entry per (state, thread) kept some 70 bytes per pair.
+type cbTable struct {
+	keys  []cbKey
+	vals  []uint64
+	w     int
+	n     int // entries in use
+	shift uint
+}
+
+func (t *cbTable) init(slots, w int) {
+	if cap(t.keys) >= slots && cap(t.vals) >= slots*w {
+		t.keys = t.keys[:slots]
+		clear(t.keys)
+		t.vals = t.vals[:slots*w]
+	} else {
+		t.keys = make([]cbKey, slots)
+		t.vals = make([]uint64, slots*w)
+	}
+	t.w, t.n = w, 0
+	t.shift = uint(64 - bits.TrailingZeros(uint(slots)))
+}
+
+// slot returns the slot of k: where it is, or the empty slot where it goes.
+func (t *cbTable) slot(k cbKey) (int, bool) {
+	mask := len(t.keys) - 1
+	i := int((k.h1 * 0x9e3779b97f4a7c15) >> t.shift)
+	for {
+		s := t.keys[i]
+		if s == k {
+			return i, true
+		}
+		if s.h1|s.h2 == 0 {
+			return i, false
+		}
+		i = (i + 1) & mask
+	}
+}
+
+func (t *cbTable) row(i int) []uint64 { return t.vals[i*t.w : (i+1)*t.w : (i+1)*t.w] }
+
+// insert adds k, which is not in t, doubling t past 7/8 full, and returns
+// its values to fill.
+func (t *cbTable) insert(k cbKey) []uint64 {
+	if len(t.keys) == 0 || (t.n+1)*8 > len(t.keys)*7 {
+		t.grow()
+	}
+	i, _ := t.slot(k)
+	t.keys[i] = k
+	t.n++
+	r := t.row(i)
+	clear(r)
+	return r
+}
+
+func (t *cbTable) grow() {
+	old := *t
+	t.keys, t.vals = nil, nil
+	t.init(max(2*len(old.keys), 256), old.w)
+	for i, k := range old.keys {
+		if k.h1|k.h2 != 0 {
+			copy(t.insert(k), old.row(i))
+		}
+	}
+}
+
+func (t *cbTable) bytes() int64 {
+	return int64(cap(t.keys))*int64(unsafe.Sizeof(cbKey{})) + int64(cap(t.vals))*8
+}
+
+// cbGens is the CB memo in two generations: the newer takes every insertion
+// and, between operations, becomes the older once it holds cap entries; the
+// older is then dropped (its memory reused). An entry found in the older is
+// copied to the newer. Nothing here depends on timing or randomness, so a
+// search's figures are the same on every run.
+type cbGens struct {
+	cur, old cbTable
+	cap      int // entries of one generation
+	bits     int // bits a value
+	per      int // values a word
+	max      uint64
+}
+
+func newCBGens(threads, bitsPer, capEntries int) cbGens {
+	g := cbGens{cap: max(capEntries, 1), bits: bitsPer, per: 64 / bitsPer, max: 1<<bitsPer - 1}
+	w := (threads + g.per - 1) / g.per
+	g.cur.init(256, max(w, 1))
+	g.old.w = g.cur.w
+	return g
+}
+
+// get returns the values of k, or nil.
+func (g *cbGens) get(k cbKey) []uint64 {
+	if i, ok := g.cur.slot(k); ok {
+		return g.cur.row(i)
+	}
+	if g.old.n == 0 {
+		return nil
+	}
+	if i, ok := g.old.slot(k); ok {
+		r := g.cur.insert(k)
+		copy(r, g.old.row(i))
+		return r
+	}
+	return nil
+}
+
+// value reads thread t's value in a row.
+func (g *cbGens) value(r []uint64, t int) int32 {
+	return int32(r[t/g.per] >> (uint(t%g.per) * uint(g.bits)) & g.max)
+}
+
+// set writes thread t's value v (at most g.max) in a row whose values are 0.
+func (g *cbGens) set(r []uint64, t int, v int32) {
+	r[t/g.per] |= uint64(v) << (uint(t%g.per) * uint(g.bits))
+}
+
+// rotate starts a new generation if the newer is full; called only between
+// operations.
+func (g *cbGens) rotate() {
+	if g.cur.n >= g.cap {
+		slots := len(g.cur.keys)
+		g.old, g.cur = g.cur, g.old
+		g.cur.init(slots, g.old.w)
+	}
+}
+
+func (g *cbGens) len() int { return g.cur.n + g.old.n }
+
+func (g *cbGens) reset() {
+	g.cur.init(len(g.cur.keys), g.cur.w)
+	g.old.n = 0
+	g.old.keys = g.old.keys[:0]
+}
+
+func (g *cbGens) bytes() int64 { return g.cur.bytes() + g.old.bytes() }
