@@ -208,8 +208,9 @@ func (m *memo) setClamp(c int32) {
 	m.clamp = c
 	b := 32
 	if c < infCB {
+		// values 0..c, and one more for unknown
 		b = 1
-		for b < bits.Len32(uint32(c)) {
+		for b < bits.Len32(uint32(c+1)) {
 			b *= 2
 		}
 	}
@@ -328,8 +329,10 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	}
 	key := keyOf(x.Hash(), m.x2)
 	if r := m.cb.get(key); r != nil {
-		m.hits++
-		return m.cb.value(r, int(t))
+		if v := m.cb.value(r, int(t)); v != m.cb.unknown() {
+			m.hits++
+			return v
+		}
 	}
 	if m.subproblems&255 == 0 && e.Cancelled() {
 		panic(errStop) // the program can take exponential time without a transition
@@ -368,8 +371,11 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	}
 	e.cbRow(base, m.row, 0)
 	if und {
+		// Every value is monotone in each status: where reading them all
+		// as enabled changes nothing, none matters. The values that do
+		// change are kept as unknown, and x is replayed only if t's does.
 		e.cbRow(base, m.row2, 1)
-		if !slices.Equal(m.row, m.row2) {
+		if m.row[t] != m.row2[t] {
 			en, _ := e.enabledAt()
 			for i := base; i < len(m.val); i += 3 {
 				if m.val[i+2] == 2 {
@@ -377,14 +383,20 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 				}
 			}
 			e.cbRow(base, m.row, 0)
+		} else {
+			for u, v := range m.row2 {
+				if v != m.row[u] {
+					m.row[u] = m.cb.unknown()
+				}
+			}
 		}
 	}
 	m.val = m.val[:base]
-	r := m.cb.cur.insert(key)
+	r := m.cb.put(key)
 	for u, v := range m.row {
 		m.cb.set(r, u, v)
 	}
-	return min(m.row[t], m.clamp)
+	return m.row[t]
 }
 
 func b2i(b bool) int32 {

@@ -151,8 +151,17 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 		return nil, err
 	}
 	n := model.N
-	m := newMemo(n, opt.MemoCost, opt.Limits.MaxMemory())
-	m.eager = opt.eagerCache
+	var m *memo
+	if sh := opt.shared; sh != nil && sh.m != nil && len(sh.m.row) == n {
+		m = sh.m
+	} else {
+		m = newMemo(n, opt.MemoCost, opt.Limits.MaxMemory())
+		m.eager = opt.eagerCache
+		if sh != nil {
+			m.setClamp(sh.clamp)
+			sh.m = m
+		}
+	}
 	if model.ValueDependent() {
 		m.stepBytes = int64(n)*int64(unsafe.Sizeof(ts.Step{})) + 64 // the slice and its map slot
 	}
@@ -186,7 +195,7 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 		return bad, err
 	}
 	defer e.memo.close()
-	if e.bounded {
+	if e.bounded && opt.shared == nil {
 		e.memo.setClamp(e.c + 1)
 	}
 	addSystemStats := search.SystemStats(sys)

@@ -123,19 +123,21 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 				if v == t && c == ct {
 					continue // next(x, (t, ct)) is the state just stored
 				}
-				m.addStep(v, step, c)
-				in := e.table.Contains(x)
-				m.remove(v)
-				if in {
-					continue
-				}
+				// CB(x, v) first: a memo lookup, where the table compares
+				// the state's events.
 				if e.bounded {
 					if cbv < 0 {
 						cbv = e.cbAt(v)
 					}
 					if cbv > e.c {
-						continue
+						break
 					}
+				}
+				m.addStep(v, step, c)
+				in := e.table.Contains(x)
+				m.remove(v)
+				if in {
+					continue
 				}
 				if pass == 1 {
 					if rep, _ := e.enabledAt(); !rep.Test(u) {

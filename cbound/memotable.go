@@ -127,6 +127,18 @@ func (g *cbGens) get(k cbKey) []uint64 {
 	return nil
 }
 
+// put returns k's values, cleared, inserting k if it is not there.
+func (g *cbGens) put(k cbKey) []uint64 {
+	if r := g.get(k); r != nil {
+		clear(r)
+		return r
+	}
+	return g.cur.insert(k)
+}
+
+// unknown is the value of a thread whose value an entry does not hold.
+func (g *cbGens) unknown() int32 { return int32(g.max) }
+
 // value reads thread t's value in a row.
 func (g *cbGens) value(r []uint64, t int) int32 {
 	return int32(r[t/g.per] >> (uint(t%g.per) * uint(g.bits)) & g.max)

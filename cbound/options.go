@@ -65,6 +65,9 @@ type Options struct {
 
 	eagerCache  bool // tests: start the memo cache before the search needs it
 	auditDerive bool // tests: replay every enabled status derived from the stack, and compare
+	// shared, when set (IterativePOR), holds the CB memo the searches of
+	// successive bounds share: its values do not depend on the bound.
+	shared *sharedMemo
 	timeMark    bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
 }
 
@@ -90,4 +93,11 @@ func (o Options) resolved() Options {
 		o.Bound = 0
 	}
 	return o
+}
+
+// sharedMemo is a memo made by the first search that uses it, its values
+// clamped at clamp.
+type sharedMemo struct {
+	m     *memo
+	clamp int32
 }
