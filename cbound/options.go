@@ -67,8 +67,8 @@ type Options struct {
 	auditDerive bool // tests: replay every enabled status derived from the stack, and compare
 	// shared, when set (IterativePOR), holds the CB memo the searches of
 	// successive bounds share: its values do not depend on the bound.
-	shared *sharedMemo
-	timeMark    bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
+	shared   *sharedMemo
+	timeMark bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
 }
 
 func (o Options) validate() error {
