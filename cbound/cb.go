@@ -18,27 +18,35 @@ package cbound
 // ∨ last(α) ∉ E(final(α)), 0, 1) folded over the linearizations of s.
 //
 // Invariant: every prefix the recursion visits is a prefix of the search's
-// current HB state (the top of its stack), so its enabled set is read from
-// the stack when the prefix is a prefix of the path itself, and otherwise
-// computed by replaying the path's events that belong to it from the deepest
-// stack state they extend, then cached by HB state.
+// current HB state (the top of its stack), so whether a thread is enabled
+// there is read off the stack (derive.go) and, where the stack does not
+// decide it and it changes the value asked, computed by replaying the
+// path's events that belong to the prefix from the deepest stack state
+// they extend, then cached by HB state.
 //
-// Memoization: two exact maps per kind of value (CB(x, t), and E(x) with
-// whether Check fails at x), keyed by the state's hash, its second,
-// independent 64-bit fingerprint (x2) and the thread, so a false hit needs
-// two 64-bit collisions at once. They are generations: once the newer holds
-// its share of Options.MemoCost, the older is dropped and the newer becomes
-// the older (an entry found in the older moves to the newer); this happens
-// only between operations (one CB query of Search, one Mark of a terminal
-// state, one witness), so that an operation keeps all it computes and its
-// recursion visits each prefix once, whatever the budget. Everything
-// about them is deterministic, so a search's figures (its transitions,
-// replays included) are the same on every run: an earlier version kept the
-// values in a ristretto cache, whose admissions are sampled and whose writes
-// may be dropped under load, and identical runs replayed different prefixes.
-// With Options.MemoCost < 0 the values do not outlive an operation (one CB
-// query of Search, one Mark of a terminal state, one witness) once the maps
-// pass l1Cap entries.
+// Memoization: one entry per HB state x holds CB(x, t) for every thread t,
+// computed at once from the same subproblems (V(u) = CB(x - u, u) + [u in
+// E(x)] for u in F(x); CB(x, t) = min(CB(x - t, t) if t in F(x), min over
+// u != t of V(u))), packed at a few bits a value: a bounded search keeps
+// values at most bound+1 (it asks only whether a value passes the bound),
+// 4 bits at bound 2, one more pattern meaning "not known" (a value a status
+// the stack did not decide would change, asked again if needed). Entries
+// live in open-addressing tables keyed by the state's hash and a second,
+// independent 64-bit fingerprint (x2), so a false hit needs two 64-bit
+// collisions at once; about 24 bytes a state for up to 16 threads at bound
+// 2. The enabled sets and Check results of replayed prefixes are kept in a
+// map beside them. Both are generations: once the newer holds its share of
+// Options.MemoCost, the older is dropped and the newer becomes the older
+// (an entry found in the older moves to the newer); this happens only
+// between operations (one CB query of Search, one Mark of a terminal state,
+// one witness), so that an operation keeps all it computes and its
+// recursion visits each prefix once, whatever the budget. Everything about
+// them is deterministic, so a search's figures (its transitions, replays
+// included) are the same on every run: an earlier version kept the values
+// in a ristretto cache, whose admissions are sampled and whose writes may be
+// dropped under load, and identical runs replayed different prefixes. With
+// Options.MemoCost < 0 the values do not outlive an operation once the
+// tables pass l1Cap entries.
 
 import (
 	"context"

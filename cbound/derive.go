@@ -139,7 +139,7 @@ func (e *hbSearch[S]) derive(u ts.Tid) (enabled, ok bool) {
 	// is caught as the replays caught it, at a cost that vanishes.
 	a := e.memo.derived
 	e.memo.derived++
-	if a < 64 || a&(a-1) == 0 || e.opt.auditDerive {
+	if a < 16 || a&(a-1) == 0 || e.opt.auditDerive {
 		if en, _ := e.enabledAt(); en.Test(uint(u)) != enabled {
 			if err := e.mutated(); err != nil {
 				e.Fail(err) // an Apply modified a state on the stack
