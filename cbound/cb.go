@@ -216,13 +216,12 @@ func (m *memo) setClamp(c int32) {
 	m.clamp = c
 	b := 32
 	if c < infCB {
-		// values 0..c, and one more for unknown
-		b = 1
-		for b < bits.Len32(uint32(c+1)) {
+		b = 1 // a value's bounds, each 0..c, take 2b bits
+		for b < bits.Len32(uint32(c)) {
 			b *= 2
 		}
 	}
-	per := 64 / b
+	per := 64 / (2 * b)
 	w := (len(m.row) + per - 1) / per
 	capEntries := 4 * l1Cap
 	if m.keep {
@@ -324,12 +323,55 @@ func (m *memo) stats(into map[string]int64) {
 
 // cbAt returns CB(x, t) for the scratch state x, where t is enabled at x and
 // x is a prefix of the current state. It leaves x as it found it.
-//
-// It computes CB(x, t') for every thread t' at once, from the same
-// subproblems: with V(u) = CB(x - u, u) + [u enabled at x] for u in F(x),
-// CB(x, t') = min(CB(x - t', t') if t' is in F(x), min over u != t' of V(u)),
-// and keeps them in one memo entry for x.
-func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
+func (e *hbSearch[S]) cbAt(t ts.Tid) int32 { return e.cbExact(t) }
+
+// cbWithin reports whether CB(x, t) <= c, the bound, for the scratch state
+// x: from bounds on the value where they decide it, else from the value.
+func (e *hbSearch[S]) cbWithin(t ts.Tid) bool {
+	lo, hi := e.cbRange(t)
+	if hi <= e.c {
+		return true
+	}
+	if lo > e.c {
+		return false
+	}
+	return e.cbExact(t) <= e.c
+}
+
+// The CB values of a state x are computed for every thread t' at once, from
+// the same subproblems: with V(u) = CB(x - u, u) + [u enabled at x] for u in
+// F(x), CB(x, t') = min(CB(x - t', t') if t' is in F(x), min over u != t' of
+// V(u)), and kept in one memo entry for x, as bounds lo <= CB(x, t') <= hi.
+// A status the stack does not decide (derive.go) counts 0 in lo and 1 in hi:
+// every value is monotone in each status and in each subproblem's value, so
+// lo and hi bound it. Most questions are whether a value passes the bound,
+// which the bounds usually answer without replaying anything (cbWithin); an
+// exact value (cbExact) asks its subproblems' exact values and replays x
+// only if a status not decided changes the value asked.
+
+// cbRange returns bounds lo <= CB(x, t) <= hi for the scratch state x (where
+// t is enabled and x is a prefix of the current state). It leaves x as it
+// found it.
+func (e *hbSearch[S]) cbRange(t ts.Tid) (int32, int32) {
+	m := e.memo
+	x := m.x
+	if x.Len() == 0 {
+		return 0, 0
+	}
+	key := keyOf(x.Hash(), m.x2)
+	if r := m.cb.get(key); r != nil {
+		m.hits++
+		return m.cb.value(r, int(t))
+	}
+	base := e.cbFrontier(false)
+	e.cbStore(key, base)
+	m.val = m.val[:base]
+	return m.row[t], m.row2[t]
+}
+
+// cbExact returns CB(x, t) for the scratch state x (clamped), leaving x as it
+// found it.
+func (e *hbSearch[S]) cbExact(t ts.Tid) int32 {
 	m := e.memo
 	x := m.x
 	if x.Len() == 0 {
@@ -337,11 +379,35 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	}
 	key := keyOf(x.Hash(), m.x2)
 	if r := m.cb.get(key); r != nil {
-		if v := m.cb.value(r, int(t)); v != m.cb.unknown() {
+		if lo, hi := m.cb.value(r, int(t)); lo == hi {
 			m.hits++
-			return v
+			return lo
 		}
 	}
+	base := e.cbFrontier(true)
+	e.cbRow(base, m.row, false)
+	e.cbRow(base, m.row2, true)
+	if m.row[t] != m.row2[t] {
+		// a status the stack does not decide changes the value: replay x
+		en, _ := e.enabledAt()
+		for i := base; i < len(m.val); i += 4 {
+			if m.val[i+3] == 2 {
+				m.val[i+3] = b2i(en.Test(uint(m.val[i])))
+			}
+		}
+	}
+	e.cbStore(key, base)
+	m.val = m.val[:base]
+	return m.row[t]
+}
+
+// cbFrontier appends to m.val, for every thread u of the scratch state's
+// frontier, the quadruple (u, lo, hi, enabled): bounds on CB(x - u, u)
+// (exact ones if exact) and whether u is enabled at x (0, 1, or 2 where the
+// stack does not decide), and returns where they start.
+func (e *hbSearch[S]) cbFrontier(exact bool) int {
+	m := e.memo
+	x := m.x
 	if m.subproblems&255 == 0 && e.Cancelled() {
 		panic(errStop) // the program can take exponential time without a transition
 	}
@@ -351,15 +417,20 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 	base := len(m.val)
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		ev := m.remove(ts.Tid(u))
-		v := e.cbAt(ts.Tid(u))
+		var lo, hi int32
+		if exact {
+			lo = e.cbExact(ts.Tid(u))
+			hi = lo
+		} else {
+			lo, hi = e.cbRange(ts.Tid(u))
+		}
 		e.readd(ts.Tid(u), ev)
-		m.val = append(m.val, int32(u), v, 0)
+		m.val = append(m.val, int32(u), lo, hi, 0)
 	}
 	// A switch from u costs one iff u is enabled at x (it could have gone
-	// on); values at the clamp stay there. A status the stack does not
-	// decide is replayed only if it changes the values.
-	derivable, prepped, und := e.canDerive(), false, false
-	for i := base; i < len(m.val); i += 3 {
+	// on); values at the clamp stay there.
+	derivable, prepped := e.canDerive(), false
+	for i := base; i < len(m.val); i += 4 {
 		if m.val[i+1] >= m.clamp {
 			continue
 		}
@@ -370,41 +441,26 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
 		u := ts.Tid(m.val[i])
 		if !derivable {
 			en, _ := e.enabledAt()
-			m.val[i+2] = b2i(en.Test(uint(u)))
+			m.val[i+3] = b2i(en.Test(uint(u)))
 		} else if en, ok := e.derive(u); ok {
-			m.val[i+2] = b2i(en)
+			m.val[i+3] = b2i(en)
 		} else {
-			m.val[i+2], und = 2, true
+			m.val[i+3] = 2
 		}
 	}
-	e.cbRow(base, m.row, 0)
-	if und {
-		// Every value is monotone in each status: where reading them all
-		// as enabled changes nothing, none matters. The values that do
-		// change are kept as unknown, and x is replayed only if t's does.
-		e.cbRow(base, m.row2, 1)
-		if m.row[t] != m.row2[t] {
-			en, _ := e.enabledAt()
-			for i := base; i < len(m.val); i += 3 {
-				if m.val[i+2] == 2 {
-					m.val[i+2] = b2i(en.Test(uint(m.val[i])))
-				}
-			}
-			e.cbRow(base, m.row, 0)
-		} else {
-			for u, v := range m.row2 {
-				if v != m.row[u] {
-					m.row[u] = m.cb.unknown()
-				}
-			}
-		}
-	}
-	m.val = m.val[:base]
+	return base
+}
+
+// cbStore computes x's bounds for every thread from the quadruples at
+// m.val[base:] into m.row (lo) and m.row2 (hi) and keeps them under key.
+func (e *hbSearch[S]) cbStore(key cbKey, base int) {
+	m := e.memo
+	e.cbRow(base, m.row, false)
+	e.cbRow(base, m.row2, true)
 	r := m.cb.put(key)
-	for u, v := range m.row {
-		m.cb.set(r, u, v)
+	for u := range m.row {
+		m.cb.set(r, u, m.row[u], m.row2[u])
 	}
-	return m.row[t]
 }
 
 func b2i(b bool) int32 {
@@ -414,16 +470,21 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// cbRow computes into row the CB values at x of every thread from the
-// (thread u, CB(x - u, u), u enabled at x: 0, 1, or 2 for not decided)
-// triples of m.val[base:], reading a status not decided as hi.
-func (e *hbSearch[S]) cbRow(base int, row []int32, hi int32) {
+// cbRow computes into row a bound on the CB values at x of every thread
+// from the (thread u, bounds on CB(x - u, u), u enabled at x: 0, 1, or 2 for
+// not decided) quadruples of m.val[base:]: the upper bound if hi, else the
+// lower.
+func (e *hbSearch[S]) cbRow(base int, row []int32, hi bool) {
 	m := e.memo
+	off := 1
+	if hi {
+		off = 2
+	}
 	best1, best2, arg1 := m.clamp, m.clamp, int32(-1)
-	for i := base; i < len(m.val); i += 3 {
-		u, v, en := m.val[i], m.val[i+1], m.val[i+2]
+	for i := base; i < len(m.val); i += 4 {
+		u, v, en := m.val[i], m.val[i+off], m.val[i+3]
 		if en == 2 {
-			en = hi
+			en = b2i(hi)
 		}
 		v += en
 		switch {
@@ -439,8 +500,8 @@ func (e *hbSearch[S]) cbRow(base int, row []int32, hi int32) {
 	if arg1 >= 0 {
 		row[arg1] = best2
 	}
-	for i := base; i < len(m.val); i += 3 {
-		u, v := m.val[i], m.val[i+1]
+	for i := base; i < len(m.val); i += 4 {
+		u, v := m.val[i], m.val[i+off]
 		row[u] = min(row[u], v)
 	}
 	for u := range row {

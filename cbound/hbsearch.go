@@ -378,7 +378,10 @@ func (e *hbSearch[S]) loop() {
 			if top.cbU < 0 {
 				e.memo.begin(e.cur, e.curH2)
 				e.memo.queries++
-				top.cbU = e.cbAt(t)
+				top.cbU = 0
+				if !e.cbWithin(t) {
+					top.cbU = e.c + 1
+				}
 			}
 			if top.cbU > e.c {
 				continue

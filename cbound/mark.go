@@ -93,7 +93,7 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 			return false // nothing moves from x: not a predecessor
 		}
 	}
-	if e.bounded && e.cbAt(t) > e.c {
+	if e.bounded && !e.cbWithin(t) {
 		return false
 	}
 	var en, und *bitset.BitSet
@@ -118,7 +118,7 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 				// enabled set was, may differ from its step on the path.
 				step = steps[v]
 			}
-			cbv := int32(-1) // CB(x, v), asked once for all of v's outcomes
+			within := -1 // CB(x, v) <= c, asked once for all of v's outcomes
 			for c := range outs {
 				if v == t && c == ct {
 					continue // next(x, (t, ct)) is the state just stored
@@ -126,10 +126,10 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 				// CB(x, v) first: a memo lookup, where the table compares
 				// the state's events.
 				if e.bounded {
-					if cbv < 0 {
-						cbv = e.cbAt(v)
+					if within < 0 {
+						within = int(b2i(e.cbWithin(v)))
 					}
-					if cbv > e.c {
+					if within == 0 {
 						break
 					}
 				}

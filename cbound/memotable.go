@@ -104,7 +104,7 @@ type cbGens struct {
 }
 
 func newCBGens(threads, bitsPer, capEntries int) cbGens {
-	g := cbGens{cap: max(capEntries, 1), bits: bitsPer, per: 64 / bitsPer, max: 1<<bitsPer - 1}
+	g := cbGens{cap: max(capEntries, 1), bits: bitsPer, per: 64 / (2 * bitsPer), max: 1<<bitsPer - 1}
 	w := (threads + g.per - 1) / g.per
 	g.cur.init(256, max(w, 1))
 	g.old.w = g.cur.w
@@ -136,17 +136,16 @@ func (g *cbGens) put(k cbKey) []uint64 {
 	return g.cur.insert(k)
 }
 
-// unknown is the value of a thread whose value an entry does not hold.
-func (g *cbGens) unknown() int32 { return int32(g.max) }
-
-// value reads thread t's value in a row.
-func (g *cbGens) value(r []uint64, t int) int32 {
-	return int32(r[t/g.per] >> (uint(t%g.per) * uint(g.bits)) & g.max)
+// value reads thread t's bounds in a row.
+func (g *cbGens) value(r []uint64, t int) (lo, hi int32) {
+	w := r[t/g.per] >> (uint(t%g.per) * uint(2*g.bits))
+	return int32(w & g.max), int32(w >> uint(g.bits) & g.max)
 }
 
-// set writes thread t's value v (at most g.max) in a row whose values are 0.
-func (g *cbGens) set(r []uint64, t int, v int32) {
-	r[t/g.per] |= uint64(v) << (uint(t%g.per) * uint(g.bits))
+// set writes thread t's bounds (each at most g.max) in a row whose values
+// are 0.
+func (g *cbGens) set(r []uint64, t int, lo, hi int32) {
+	r[t/g.per] |= (uint64(lo) | uint64(hi)<<uint(g.bits)) << (uint(t%g.per) * uint(2*g.bits))
 }
 
 // rotate starts a new generation if the newer is full; called only between
