@@ -29,12 +29,12 @@ package cbound
 // E(x)] for u in F(x); CB(x, t) = min(CB(x - t, t) if t in F(x), min over
 // u != t of V(u))), packed at a few bits a value: a bounded search keeps
 // values at most bound+1 (it asks only whether a value passes the bound),
-// 4 bits at bound 2, one more pattern meaning "not known" (a value a status
-// the stack did not decide would change, asked again if needed). Entries
-// live in open-addressing tables keyed by the state's hash and a second,
-// independent 64-bit fingerprint (x2), so a false hit needs two 64-bit
-// collisions at once; about 24 bytes a state for up to 16 threads at bound
-// 2. The enabled sets and Check results of replayed prefixes are kept in a
+// and each entry holds bounds lo <= CB(x, t) <= hi (a status the stack did
+// not decide counts 0 in lo and 1 in hi; see cbRange), 4 bits a thread at
+// bound 2. Entries live in open-addressing tables keyed by the state's hash
+// and a second, independent 64-bit fingerprint (x2), so a false hit needs
+// two 64-bit collisions at once; about 24 bytes a state for up to 16
+// threads at bound 2. The enabled sets and Check results of replayed prefixes are kept in a
 // map beside them. Both are generations: once the newer holds its share of
 // Options.MemoCost, the older is dropped and the newer becomes the older
 // (an entry found in the older moves to the newer); this happens only

@@ -70,9 +70,11 @@
 // It is memoized across the whole search, so its cost amortizes over the
 // prefixes of the states visited (BenchmarkMark measures a few subproblems
 // and about a microsecond per Mark call on the work-stealing queue). The
-// memo keeps, per HB state, the CB values of every thread in one packed
-// entry (a bounded search keeps values up to the bound plus one: it only
-// asks whether a value passes the bound), in open-addressing tables of two
+// memo keeps, per HB state, bounds on the CB values of every thread in one
+// packed entry (a bounded search keeps values up to the bound plus one: it
+// mostly asks whether a value passes the bound, which bounds usually
+// answer; a status not read off the stack, below, widens them), in
+// open-addressing tables of two
 // generations bounded by Options.MemoCost (and a quarter of Limits.Memory)
 // and rotated only between operations, so that one operation (a CB query, a
 // Mark, a witness) keeps what it computes. The memo is deterministic:
@@ -97,8 +99,9 @@
 // transitions Dependent with each frame's next steps are bit sets over the
 // path's positions, computed once per frame. Where the stack does not
 // decide a status (a Dependent transition of x comes after one missing
-// from x), and that status changes the answer asked (CB(x, t) for the t
-// asked, or Mark's test for that thread), x is replayed: every
+// from x), and that status changes the answer asked (whether CB(x, t)
+// passes the bound, an exact CB(x, t), or Mark's test for that thread), x
+// is replayed: every
 // linearization of x reaches the same state of a system that keeps the
 // ts.TransitionSystem contract, so the path's transitions that belong to x
 // are taken from the deepest state on the search stack that x extends, and
