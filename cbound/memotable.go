@@ -2,7 +2,6 @@ package cbound
 
 import (
 	"math/bits"
-	"unsafe"
 )
 
 // cbKey is an HB state's two independent 64-bit fingerprints: its hash and
@@ -17,58 +16,65 @@ func keyOf(h1, h2 uint64) cbKey {
 	return cbKey{h1, h2}
 }
 
-// cbTable maps a state to CB(x, t) for every thread t, packed in w words a
-// slot (bits bits a value): open addressing with linear probing, so that a
-// lookup touches one or two cache lines and an entry costs its key and its
-// values, about 24 bytes for up to 32 threads at bound 2, where a Go map of
-// one entry per (state, thread) kept some 70 bytes per pair.
+// cbTable maps a state to bounds on CB(x, t) for every thread t, packed in
+// w words a slot: open addressing with linear probing over one array that
+// holds each slot's key and values side by side, so that a lookup touches
+// one cache line, mostly, and an entry costs its key and its values, 24
+// bytes for up to 16 threads at bound 2, where a Go map of one entry per
+// (state, thread) kept some 70 bytes per pair.
 type cbTable struct {
-	keys  []cbKey
-	vals  []uint64
+	slots []uint64 // per slot: h1, h2, then w words of values
 	w     int
 	n     int // entries in use
 	shift uint
 }
 
+func (t *cbTable) stride() int { return 2 + t.w }
+
+func (t *cbTable) len() int { return len(t.slots) / t.stride() }
+
 func (t *cbTable) init(slots, w int) {
-	if cap(t.keys) >= slots && cap(t.vals) >= slots*w {
-		t.keys = t.keys[:slots]
-		clear(t.keys)
-		t.vals = t.vals[:slots*w]
-	} else {
-		t.keys = make([]cbKey, slots)
-		t.vals = make([]uint64, slots*w)
-	}
 	t.w, t.n = w, 0
+	if cap(t.slots) >= slots*(2+w) {
+		t.slots = t.slots[:slots*(2+w)]
+		clear(t.slots)
+	} else {
+		t.slots = make([]uint64, slots*(2+w))
+	}
 	t.shift = uint(64 - bits.TrailingZeros(uint(slots)))
 }
 
 // slot returns the slot of k: where it is, or the empty slot where it goes.
 func (t *cbTable) slot(k cbKey) (int, bool) {
-	mask := len(t.keys) - 1
+	mask := t.len() - 1
+	st := t.stride()
 	i := int((k.h1 * 0x9e3779b97f4a7c15) >> t.shift)
 	for {
-		s := t.keys[i]
-		if s == k {
+		h1, h2 := t.slots[i*st], t.slots[i*st+1]
+		if h1 == k.h1 && h2 == k.h2 {
 			return i, true
 		}
-		if s.h1|s.h2 == 0 {
+		if h1|h2 == 0 {
 			return i, false
 		}
 		i = (i + 1) & mask
 	}
 }
 
-func (t *cbTable) row(i int) []uint64 { return t.vals[i*t.w : (i+1)*t.w : (i+1)*t.w] }
+func (t *cbTable) row(i int) []uint64 {
+	st := t.stride()
+	return t.slots[i*st+2 : (i+1)*st : (i+1)*st]
+}
 
 // insert adds k, which is not in t, doubling t past 7/8 full, and returns
-// its values to fill.
+// its values, cleared, to fill.
 func (t *cbTable) insert(k cbKey) []uint64 {
-	if len(t.keys) == 0 || (t.n+1)*8 > len(t.keys)*7 {
+	if len(t.slots) == 0 || (t.n+1)*8 > t.len()*7 {
 		t.grow()
 	}
 	i, _ := t.slot(k)
-	t.keys[i] = k
+	st := t.stride()
+	t.slots[i*st], t.slots[i*st+1] = k.h1, k.h2
 	t.n++
 	r := t.row(i)
 	clear(r)
@@ -77,18 +83,17 @@ func (t *cbTable) insert(k cbKey) []uint64 {
 
 func (t *cbTable) grow() {
 	old := *t
-	t.keys, t.vals = nil, nil
-	t.init(max(2*len(old.keys), 256), old.w)
-	for i, k := range old.keys {
-		if k.h1|k.h2 != 0 {
-			copy(t.insert(k), old.row(i))
+	t.slots = nil
+	t.init(max(2*old.len(), 256), old.w)
+	st := old.stride()
+	for i := range old.len() {
+		if old.slots[i*st]|old.slots[i*st+1] != 0 {
+			copy(t.insert(cbKey{old.slots[i*st], old.slots[i*st+1]}), old.row(i))
 		}
 	}
 }
 
-func (t *cbTable) bytes() int64 {
-	return int64(cap(t.keys))*int64(unsafe.Sizeof(cbKey{})) + int64(cap(t.vals))*8
-}
+func (t *cbTable) bytes() int64 { return int64(cap(t.slots)) * 8 }
 
 // cbGens is the CB memo in two generations: the newer takes every insertion
 // and, between operations, becomes the older once it holds cap entries; the
@@ -152,7 +157,7 @@ func (g *cbGens) set(r []uint64, t int, lo, hi int32) {
 // operations.
 func (g *cbGens) rotate() {
 	if g.cur.n >= g.cap {
-		slots := len(g.cur.keys)
+		slots := g.cur.len()
 		g.old, g.cur = g.cur, g.old
 		g.cur.init(slots, g.old.w)
 	}
@@ -161,9 +166,9 @@ func (g *cbGens) rotate() {
 func (g *cbGens) len() int { return g.cur.n + g.old.n }
 
 func (g *cbGens) reset() {
-	g.cur.init(len(g.cur.keys), g.cur.w)
+	g.cur.init(g.cur.len(), g.cur.w)
 	g.old.n = 0
-	g.old.keys = g.old.keys[:0]
+	g.old.slots = g.old.slots[:0]
 }
 
 func (g *cbGens) bytes() int64 { return g.cur.bytes() + g.old.bytes() }
