@@ -47,7 +47,7 @@ import (
 // maxDepWords caps the words of a frame's dependency rows (all threads); a
 // deeper or wider stack replays instead, so that the rows, which grow with
 // the square of the depth, stay within a few megabytes.
-const maxDepWords = 1 << 11
+const maxDepWords = 1 << 8
 
 // depWords returns the words of one thread's row at frame d (positions 0..d).
 func depWords(d int) int { return d/64 + 1 }

@@ -145,8 +145,9 @@
 // 2, in tables at most three quarters full before they rotate), and a
 // quarter of Limits.Memory at most; the stack costs some 50 bytes per
 // thread per transition of depth, plus a bit per thread per transition of
-// depth per frame for the dependency sets (derive.go caps them at 16 KiB a
-// frame and replays beyond). BenchmarkCBPORSpeed measures the live heap per
+// depth per frame for the dependency sets (derive.go reads statuses off the
+// stack only while a frame's sets fit in 2 KiB, some 1,600 transitions of
+// depth for 10 threads, and replays beyond). BenchmarkCBPORSpeed measures the live heap per
 // stored state: about 100 bytes on lastzero-8 at bound 2, table and memo
 // included. Past Limits.Memory the search stops with an error wrapping
 // ts.ErrMemory.
