@@ -69,8 +69,11 @@ func (e *hbSearch[S]) markRec(id int, failed bool) {
 		t := ts.Tid(u)
 		ev := m.remove(t)
 		if e.markable(t, ev.Outcome, failed) {
-			xid, _ := e.table.InsertRemoved(x, id, ev)
-			e.markRec(xid, false)
+			// A predecessor already stored (Lemma 4 of the paper: it
+			// cannot happen) is not marked again.
+			if xid, added := e.table.InsertRemoved(x, id, ev); added {
+				e.markRec(xid, false)
+			}
 		}
 		e.readd(t, ev)
 	}
@@ -84,10 +87,6 @@ func (e *hbSearch[S]) markRec(id int, failed bool) {
 func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 	m := e.memo
 	x := m.x
-	if e.table.Contains(x) {
-		// Lemma 4 of the paper: cannot happen. Cheap to be sure.
-		return false
-	}
 	if failed {
 		if _, bad := e.enabledAt(); bad {
 			return false // nothing moves from x: not a predecessor
