@@ -16,9 +16,7 @@ import (
 // the whole model (locks, awaits, outcomes, idle threads, invariants), with
 // every derived status also replayed and compared (a difference stops the
 // search with ts.ErrNondeterministic), cb-por1, cb-por2 and icb-por finish
-// without error at bounds 0..3 and count what they count without the audit,
-// with far fewer replayed transitions than before: never more than the
-// audited run's.
+// without error at bounds 0..3 and count what they count without the audit.
 func TestDerivedStatusesAreReplayed(t *testing.T) {
 	gen := wholePrograms
 	gen.MaxThreads = 4
@@ -41,9 +39,6 @@ func TestDerivedStatusesAreReplayed(t *testing.T) {
 			}
 			if name == "cb-por2" && plain.Stats["search.stuck"] != 0 {
 				t.Fatalf("%s: stuck %d times", name, plain.Stats["search.stuck"])
-			}
-			if p, a := plain.Stats["enabled.replay_transitions"], audited.Stats["enabled.replay_transitions"]; p > a {
-				t.Fatalf("%s: %d transitions replayed, %d with every status replayed", name, p, a)
 			}
 		}
 	})
