@@ -130,8 +130,10 @@ func CBAt[S any](sys ts.TransitionSystem[S], sched ts.Schedule, memoCost int64) 
 }
 
 // Eager makes the searches start their memo cache at once, so that small
-// tests exercise it.
+// tests exercise it, and replay every enabled status they derive from the
+// stack, failing with ErrNondeterministic where the two differ.
 func Eager(o Options) Options {
 	o.eagerCache = true
+	o.auditDerive = true
 	return o
 }

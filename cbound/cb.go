@@ -18,31 +18,40 @@ package cbound
 // ∨ last(α) ∉ E(final(α)), 0, 1) folded over the linearizations of s.
 //
 // Invariant: every prefix the recursion visits is a prefix of the search's
-// current HB state (the top of its stack), so its enabled set is read from
-// the stack when the prefix is a prefix of the path itself, and otherwise
-// computed by replaying the path's events that belong to it from the deepest
-// stack state they extend, then cached by HB state.
+// current HB state (the top of its stack), so whether a thread is enabled
+// there is read off the stack (derive.go) and, where the stack does not
+// decide it and it changes the value asked, computed by replaying the
+// path's events that belong to the prefix from the deepest stack state
+// they extend, then cached by HB state.
 //
-// Memoization: two exact maps per kind of value (CB(x, t), and E(x) with
-// whether Check fails at x), keyed by the state's hash, its second,
-// independent 64-bit fingerprint (x2) and the thread, so a false hit needs
-// two 64-bit collisions at once. They are generations: once the newer holds
-// its share of Options.MemoCost, the older is dropped and the newer becomes
-// the older (an entry found in the older moves to the newer); this happens
-// only between operations (one CB query of Search, one Mark of a terminal
-// state, one witness), so that an operation keeps all it computes and its
-// recursion visits each prefix once, whatever the budget. Everything
-// about them is deterministic, so a search's figures (its transitions,
-// replays included) are the same on every run: an earlier version kept the
-// values in a ristretto cache, whose admissions are sampled and whose writes
-// may be dropped under load, and identical runs replayed different prefixes.
-// With Options.MemoCost < 0 the values do not outlive an operation (one CB
-// query of Search, one Mark of a terminal state, one witness) once the maps
-// pass l1Cap entries.
+// Memoization: one entry per HB state x holds CB(x, t) for every thread t,
+// computed at once from the same subproblems (V(u) = CB(x - u, u) + [u in
+// E(x)] for u in F(x); CB(x, t) = min(CB(x - t, t) if t in F(x), min over
+// u != t of V(u))), packed at a few bits a value: a bounded search keeps
+// values at most bound+1 (it asks only whether a value passes the bound),
+// and each entry holds bounds lo <= CB(x, t) <= hi (a status the stack did
+// not decide counts 0 in lo and 1 in hi; see cbRange), 4 bits a thread at
+// bound 2. Entries live in open-addressing tables keyed by the state's hash
+// and a second, independent 64-bit fingerprint (x2), so a false hit needs
+// two 64-bit collisions at once; about 24 bytes a state for up to 16
+// threads at bound 2. The enabled sets and Check results of replayed prefixes are kept in a
+// map beside them. Both are generations: once the newer holds its share of
+// Options.MemoCost, the older is dropped and the newer becomes the older
+// (an entry found in the older moves to the newer); this happens only
+// between operations (one CB query of Search, one Mark of a terminal state,
+// one witness), so that an operation keeps all it computes and its
+// recursion visits each prefix once, whatever the budget. Everything about
+// them is deterministic, so a search's figures (its transitions, replays
+// included) are the same on every run: an earlier version kept the values
+// in a ristretto cache, whose admissions are sampled and whose writes may be
+// dropped under load, and identical runs replayed different prefixes. With
+// Options.MemoCost < 0 the values do not outlive an operation once the
+// tables pass l1Cap entries.
 
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"slices"
 	"unsafe"
 
@@ -76,12 +85,10 @@ type enEntry struct {
 	bad bool
 }
 
-// Bytes per entry, Go's map overhead included (measured: some 40 bytes per
-// map slot at the maps' typical load for these keys).
-const (
-	cbEntryBytes = int64(unsafe.Sizeof(memoKey{})) + 4 + 40
-	enEntryBytes = int64(unsafe.Sizeof(memoKey{})) + int64(unsafe.Sizeof(enEntry{})) + 40 + int64(unsafe.Sizeof(bitset.BitSet{})) + 16
-)
+// Bytes per entry of the enabled-set cache, Go's map overhead included
+// (measured: some 40 bytes per map slot at the maps' typical load for these
+// keys).
+const enEntryBytes = int64(unsafe.Sizeof(memoKey{})) + int64(unsafe.Sizeof(enEntry{})) + 40 + int64(unsafe.Sizeof(bitset.BitSet{})) + 16
 
 // gens is a map in two generations: at most 2*cap entries.
 type gens[V any] struct {
@@ -145,9 +152,11 @@ func stepOf(e hb.Event) ts.Step {
 
 // memo is the CB computation's state, part of every hbSearch.
 type memo struct {
-	keep  bool // values outlive operations (MemoCost >= 0)
-	eager bool // tests: without keep, every operation starts afresh
-	cb    gens[int32]
+	keep  bool   // values outlive operations (MemoCost >= 0)
+	eager bool   // tests: without keep, every operation starts afresh
+	cb    cbGens // CB(x, t) for every thread t, by state x
+	clamp int32  // values kept at most this: the bound plus one, or infCB
+	cost  int64  // the memo's budget in bytes
 	en    gens[enEntry]
 	words int64 // bitset words per enabled set
 	// vsteps holds, for a system with value-dependent steps
@@ -160,47 +169,80 @@ type memo struct {
 	stepBytes int64 // bytes of an entry of vsteps
 	enCap     int   // entries of one generation of en
 
-	x   *hb.State       // the scratch state the recursion walks
-	x2  uint64          // x's second fingerprint
-	fr  []bitset.BitSet // frontier scratch of the CB recursion, by x.Len()
-	wfr bitset.BitSet   // frontier scratch of witness
-	val []int32         // (thread, value) pairs of the recursion's frames
+	x    *hb.State       // the scratch state the recursion walks
+	x2   uint64          // x's second fingerprint
+	fr   []bitset.BitSet // frontier scratch of the CB recursion, by x.Len()
+	wfr  bitset.BitSet   // frontier scratch of witness
+	val  []int32         // (thread, value) pairs of the recursion's frames
+	row  []int32         // one state's values, by thread
+	row2 []int32
 
 	// figures for Result.Stats
 	queries, subproblems, hits int64
 	enReplays, enReplaySteps   int64
 	enHits                     int64
+	derived                    int64 // statuses at prefixes read off the stack
 }
 
 // newMemo returns the memo of a search of n threads whose memo may keep cost
 // bytes (0: DefaultMemoCost; negative: nothing across operations), within a
 // memory budget of limit bytes (negative: none), of which it takes at most
-// a quarter.
+// a quarter. Its CB values are exact (setClamp narrows them).
 func newMemo(n int, cost, limit int64) *memo {
-	m := &memo{x: hb.New(n), keep: cost >= 0, words: int64(n+63) / 64}
+	m := &memo{x: hb.New(n), keep: cost >= 0, words: int64(n+63) / 64, row: make([]int32, n), row2: make([]int32, n)}
 	if cost == 0 {
 		cost = DefaultMemoCost
 	}
 	if limit > 0 {
 		cost = min(cost, limit/4)
 	}
-	cbCap, enCap := 4*l1Cap, l1Cap
+	m.cost = cost
+	enCap := l1Cap
 	if m.keep {
-		// Three quarters for CB values, a quarter for enabled sets; two
-		// generations each.
-		cbCap = int(cost * 3 / 4 / 2 / cbEntryBytes)
+		// A quarter for enabled sets (two generations), the rest for CB
+		// values.
 		enCap = int(cost / 4 / 2 / (enEntryBytes + 8*m.words))
 	}
-	m.cb, m.en, m.enCap = newGens[int32](cbCap), newGens[enEntry](enCap), enCap
+	m.en, m.enCap = newGens[enEntry](enCap), enCap
+	m.setClamp(infCB)
 	return m
+}
+
+// setClamp makes the memo keep CB values at most c: a bounded search asks
+// only whether a value passes its bound, so values above bound+1 may read
+// as bound+1, and a value then takes two bits at bound 2. It is called
+// before the memo is used.
+func (m *memo) setClamp(c int32) {
+	m.clamp = c
+	b := 32
+	if c < infCB {
+		b = 1 // a value's bounds, each 0..c, take 2b bits
+		for b < bits.Len32(uint32(c)) {
+			b *= 2
+		}
+	}
+	per := 64 / (2 * b)
+	w := (len(m.row) + per - 1) / per
+	capEntries := 4 * l1Cap
+	if m.keep {
+		// Two generations of at most a power-of-two number of slots each,
+		// three quarters full at most when they rotate.
+		slot := int64(unsafe.Sizeof(cbKey{})) + 8*int64(max(w, 1))
+		slots := int64(256)
+		for 2*slots*slot <= m.cost*3/4/2 {
+			slots *= 2
+		}
+		capEntries = int(slots * 3 / 4)
+	}
+	m.cb = newCBGens(len(m.row), b, capEntries)
 }
 
 // close releases the memo; it keeps no goroutine or outside resource.
 func (m *memo) close() {}
 
-// bytes estimates the memory the memo keeps.
+// bytes is the memory the memo keeps.
 func (m *memo) bytes() int64 {
-	return int64(m.cb.len())*cbEntryBytes + int64(m.en.len())*(enEntryBytes+8*m.words) + int64(len(m.vsteps))*m.stepBytes
+	return m.cb.bytes() + int64(m.en.len())*(enEntryBytes+8*m.words) + int64(len(m.vsteps))*m.stepBytes
 }
 
 func (m *memo) entries() int { return m.cb.len() + m.en.len() }
@@ -275,60 +317,196 @@ func (m *memo) stats(into map[string]int64) {
 	into["enabled.hits"] = m.enHits
 	into["enabled.replays"] = m.enReplays
 	into["enabled.replay_transitions"] = m.enReplaySteps
+	into["enabled.derived"] = m.derived
+	into["cb.memo_bytes"] = m.bytes()
 }
 
 // cbAt returns CB(x, t) for the scratch state x, where t is enabled at x and
 // x is a prefix of the current state. It leaves x as it found it.
-func (e *hbSearch[S]) cbAt(t ts.Tid) int32 {
+func (e *hbSearch[S]) cbAt(t ts.Tid) int32 { return e.cbExact(t) }
+
+// cbWithin reports whether CB(x, t) <= c, the bound, for the scratch state
+// x: from bounds on the value where they decide it, else from the value.
+func (e *hbSearch[S]) cbWithin(t ts.Tid) bool {
+	lo, hi := e.cbRange(t)
+	if hi <= e.c {
+		return true
+	}
+	if lo > e.c {
+		return false
+	}
+	return e.cbExact(t) <= e.c
+}
+
+// The CB values of a state x are computed for every thread t' at once, from
+// the same subproblems: with V(u) = CB(x - u, u) + [u enabled at x] for u in
+// F(x), CB(x, t') = min(CB(x - t', t') if t' is in F(x), min over u != t' of
+// V(u)), and kept in one memo entry for x, as bounds lo <= CB(x, t') <= hi.
+// A status the stack does not decide (derive.go) counts 0 in lo and 1 in hi:
+// every value is monotone in each status and in each subproblem's value, so
+// lo and hi bound it. Most questions are whether a value passes the bound,
+// which the bounds usually answer without replaying anything (cbWithin); an
+// exact value (cbExact) asks its subproblems' exact values and replays x
+// only if a status not decided changes the value asked.
+
+// cbRange returns bounds lo <= CB(x, t) <= hi for the scratch state x (where
+// t is enabled and x is a prefix of the current state). It leaves x as it
+// found it.
+func (e *hbSearch[S]) cbRange(t ts.Tid) (int32, int32) {
+	m := e.memo
+	x := m.x
+	if x.Len() == 0 {
+		return 0, 0
+	}
+	key := keyOf(x.Hash(), m.x2)
+	if r := m.cb.get(key); r != nil {
+		m.hits++
+		return m.cb.value(r, int(t))
+	}
+	base := e.cbFrontier(false)
+	e.cbStore(key, base)
+	m.val = m.val[:base]
+	return m.row[t], m.row2[t]
+}
+
+// cbExact returns CB(x, t) for the scratch state x (clamped), leaving x as it
+// found it.
+func (e *hbSearch[S]) cbExact(t ts.Tid) int32 {
 	m := e.memo
 	x := m.x
 	if x.Len() == 0 {
 		return 0
 	}
-	key := memoKey{x.Hash(), m.x2, int32(t)}
-	if v, ok := m.cb.get(key); ok {
-		m.hits++
-		return v
+	key := keyOf(x.Hash(), m.x2)
+	if r := m.cb.get(key); r != nil {
+		if lo, hi := m.cb.value(r, int(t)); lo == hi {
+			m.hits++
+			return lo
+		}
 	}
+	base := e.cbFrontier(true)
+	e.cbRow(base, m.row, false)
+	e.cbRow(base, m.row2, true)
+	if m.row[t] != m.row2[t] {
+		// a status the stack does not decide changes the value: replay x
+		en, _ := e.enabledAt()
+		for i := base; i < len(m.val); i += 4 {
+			if m.val[i+3] == 2 {
+				m.val[i+3] = b2i(en.Test(uint(m.val[i])))
+			}
+		}
+	}
+	e.cbStore(key, base)
+	m.val = m.val[:base]
+	return m.row[t]
+}
+
+// cbFrontier appends to m.val, for every thread u of the scratch state's
+// frontier, the quadruple (u, lo, hi, enabled): bounds on CB(x - u, u)
+// (exact ones if exact) and whether u is enabled at x (0, 1, or 2 where the
+// stack does not decide), and returns where they start.
+func (e *hbSearch[S]) cbFrontier(exact bool) int {
+	m := e.memo
+	x := m.x
 	if m.subproblems&255 == 0 && e.Cancelled() {
 		panic(errStop) // the program can take exponential time without a transition
 	}
 	m.subproblems++
 	fr := &m.fr[x.Len()]
 	x.Frontier(fr)
-	best := infCB
 	base := len(m.val)
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		ev := m.remove(ts.Tid(u))
-		v := e.cbAt(ts.Tid(u))
-		e.readd(ts.Tid(u), ev)
-		if ts.Tid(u) == t {
-			best = min(best, v)
+		var lo, hi int32
+		if exact {
+			lo = e.cbExact(ts.Tid(u))
+			hi = lo
 		} else {
-			m.val = append(m.val, int32(u), v)
+			lo, hi = e.cbRange(ts.Tid(u))
+		}
+		e.readd(ts.Tid(u), ev)
+		m.val = append(m.val, int32(u), lo, hi, 0)
+	}
+	// A switch from u costs one iff u is enabled at x (it could have gone
+	// on); values at the clamp stay there.
+	derivable, prepped := e.canDerive(), false
+	for i := base; i < len(m.val); i += 4 {
+		if m.val[i+1] >= m.clamp {
+			continue
+		}
+		if derivable && !prepped {
+			e.prepX()
+			prepped = true
+		}
+		u := ts.Tid(m.val[i])
+		if !derivable {
+			en, _ := e.enabledAt()
+			m.val[i+3] = b2i(en.Test(uint(u)))
+		} else if en, ok := e.derive(u); ok {
+			m.val[i+3] = b2i(en)
+		} else {
+			m.val[i+3] = 2
 		}
 	}
-	// A switch from t' costs one iff t' is enabled at x: look at E(x) only
-	// if some switch could beat the best so far.
-	need := false
-	for i := base; i < len(m.val); i += 2 {
-		if m.val[i+1] < best {
-			need = true
+	return base
+}
+
+// cbStore computes x's bounds for every thread from the quadruples at
+// m.val[base:] into m.row (lo) and m.row2 (hi) and keeps them under key.
+func (e *hbSearch[S]) cbStore(key cbKey, base int) {
+	m := e.memo
+	e.cbRow(base, m.row, false)
+	e.cbRow(base, m.row2, true)
+	r := m.cb.put(key)
+	for u := range m.row {
+		m.cb.set(r, u, m.row[u], m.row2[u])
+	}
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// cbRow computes into row a bound on the CB values at x of every thread
+// from the (thread u, bounds on CB(x - u, u), u enabled at x: 0, 1, or 2 for
+// not decided) quadruples of m.val[base:]: the upper bound if hi, else the
+// lower.
+func (e *hbSearch[S]) cbRow(base int, row []int32, hi bool) {
+	m := e.memo
+	off := 1
+	if hi {
+		off = 2
+	}
+	best1, best2, arg1 := m.clamp, m.clamp, int32(-1)
+	for i := base; i < len(m.val); i += 4 {
+		u, v, en := m.val[i], m.val[i+off], m.val[i+3]
+		if en == 2 {
+			en = b2i(hi)
+		}
+		v += en
+		switch {
+		case v < best1:
+			best1, best2, arg1 = v, best1, u
+		case v < best2:
+			best2 = v
 		}
 	}
-	if need {
-		en, _ := e.enabledAt()
-		for i := base; i < len(m.val); i += 2 {
-			v := m.val[i+1]
-			if en.Test(uint(m.val[i])) {
-				v++
-			}
-			best = min(best, v)
-		}
+	for u := range row {
+		row[u] = best1
 	}
-	m.val = m.val[:base]
-	m.cb.put(key, best)
-	return best
+	if arg1 >= 0 {
+		row[arg1] = best2
+	}
+	for i := base; i < len(m.val); i += 4 {
+		u, v := m.val[i], m.val[i+off]
+		row[u] = min(row[u], v)
+	}
+	for u := range row {
+		row[u] = min(row[u], m.clamp)
+	}
 }
 
 // cbState returns CB(x) for the scratch state x: the fewest preemptions of
@@ -365,24 +543,28 @@ func (e *hbSearch[S]) witness(last ts.Move) (ts.Schedule, int32) {
 	total := int32(-1)
 	for x.Len() > 0 {
 		x.Frontier(&m.wfr)
-		var en *bitset.BitSet
-		best, pick := infCB, ts.Tid(-1)
+		base := len(m.val)
 		for u, ok := m.wfr.NextSet(0); ok; u, ok = m.wfr.NextSet(u + 1) {
 			ev := m.remove(ts.Tid(u))
 			v := e.cbAt(ts.Tid(u))
 			e.readd(ts.Tid(u), ev)
-			if t >= 0 && ts.Tid(u) != t {
-				if en == nil {
-					en, _ = e.enabledAt()
-				}
-				if en.Test(u) {
-					v++
-				}
+			m.val = append(m.val, int32(u), v)
+		}
+		derivable := t >= 0 && e.canDerive()
+		if derivable {
+			e.prepX()
+		}
+		best, pick := infCB, ts.Tid(-1)
+		for i := base; i < len(m.val); i += 2 {
+			u, v := ts.Tid(m.val[i]), m.val[i+1]
+			if t >= 0 && u != t && e.enabledIn(u, derivable) {
+				v++
 			}
 			if v < best {
-				best, pick = v, ts.Tid(u)
+				best, pick = v, u
 			}
 		}
+		m.val = m.val[:base]
 		if total < 0 {
 			total = best
 		}

@@ -70,22 +70,49 @@
 // It is memoized across the whole search, so its cost amortizes over the
 // prefixes of the states visited (BenchmarkMark measures a few subproblems
 // and about a microsecond per Mark call on the work-stealing queue). The
-// memo keeps CB values and enabled sets in exact maps of two generations,
-// bounded by Options.MemoCost and rotated only between operations, so that
-// one operation (a CB query, a Mark, a witness) keeps what it computes. The
-// memo is deterministic: identical runs report identical figures, replays
-// included (an earlier ristretto cache made them differ from run to run).
-// It is a cache: a value found is exact, a value missing is recomputed, so
-// the budget changes time, never what is found. Entries are matched by the HB
-// state's hash and a second, independent 64-bit fingerprint; the visited
-// table itself compares events exactly.
+// memo keeps, per HB state, bounds on the CB values of every thread in one
+// packed entry (a bounded search keeps values up to the bound plus one: it
+// mostly asks whether a value passes the bound, which bounds usually
+// answer; a status not read off the stack, below, widens them), in
+// open-addressing tables of two
+// generations bounded by Options.MemoCost (and a quarter of Limits.Memory)
+// and rotated only between operations, so that one operation (a CB query, a
+// Mark, a witness) keeps what it computes. The memo is deterministic:
+// identical runs report identical figures, replays included (an earlier
+// ristretto cache made them differ from run to run). It is a cache: a value
+// found is exact, a value missing is recomputed, so the budget changes
+// time, never what is found. Entries are matched by the HB state's hash and
+// a second, independent 64-bit fingerprint; the visited table itself
+// compares events exactly. IterativePOR's searches of successive bounds
+// share one memo (a state's context bound does not depend on the bound
+// searched), so the lower bounds' CB computations are not done again.
 //
-// E(x) is needed at prefixes x the search never drove the system to. Every
+// E(x) is needed at prefixes x the search never drove the system to. For a
+// system whose steps are not value-dependent it is mostly read off the
+// stack: a thread's step depends only on its own transitions, and a step
+// not Dependent with it never changes its status, so a thread u with k
+// events in x has at x the status it has at any stack frame with k events
+// of u that differs from x only by transitions not Dependent with u's next
+// step (or, when every transition its next transition on the path depends
+// on is in x, it is enabled: x with those is a prefix where u takes it); a
+// thread Finished at the top with no later transition is Finished at x. The
+// transitions Dependent with each frame's next steps are bit sets over the
+// path's positions, computed once per frame. Where the stack does not
+// decide a status (a Dependent transition of x comes after one missing
+// from x), and that status changes the answer asked (whether CB(x, t)
+// passes the bound, an exact CB(x, t), or Mark's test for that thread), x
+// is replayed: every
 // linearization of x reaches the same state of a system that keeps the
-// ts.TransitionSystem contract, so E(x) is computed by replaying one: the
-// path's transitions that belong to x, from the deepest state on the search
-// stack that x extends, and cached with the CB values. Replayed transitions
-// count in Result.Transitions (and in Stats["enabled.replay_transitions"]).
+// ts.TransitionSystem contract, so the path's transitions that belong to x
+// are taken from the deepest state on the search stack that x extends, and
+// the enabled set found is cached with the CB values. The first 16 statuses
+// a search derives, and then one at every power of two, are replayed too
+// and compared (a system whose independent steps change each other's status
+// is reported with ts.ErrNondeterministic, an Apply that modified its
+// argument with ts.ErrMutated). Replayed transitions count in
+// Result.Transitions (and in Stats["enabled.replay_transitions"]; the
+// statuses derived in Stats["enabled.derived"]). Value-dependent steps
+// (below) and prefixes whose Check result is needed are always replayed.
 //
 // # What cb-por1 and cb-por2 preserve
 //
@@ -113,10 +140,17 @@
 // bytes (hb.EntryBytes; a state cb-por1 stores by an event of several
 // accesses or with an outcome keeps 8 bytes more a word of it), and each
 // terminal state cb-por2 reaches as a copy of its events (8 bytes an access,
-// and one for an outcome); the memo keeps at most about
-// Options.MemoCost, and a quarter of Limits.Memory at most; the stack costs
-// some 50 bytes per thread per transition of depth. Past Limits.Memory the
-// search stops with an error wrapping ts.ErrMemory.
+// and one for an outcome); the memo keeps at most about Options.MemoCost
+// (an entry costs 16 bytes of key and 8 bytes for every 16 threads at bound
+// 2, in tables at most three quarters full before they rotate), and a
+// quarter of Limits.Memory at most; the stack costs some 50 bytes per
+// thread per transition of depth, plus a bit per thread per transition of
+// depth per frame for the dependency sets (derive.go reads statuses off the
+// stack only while a frame's sets fit in 2 KiB, some 1,600 transitions of
+// depth for 10 threads, and replays beyond). BenchmarkCBPORSpeed measures the live heap per
+// stored state: about 100 bytes on lastzero-8 at bound 2, table and memo
+// included. Past Limits.Memory the search stops with an error wrapping
+// ts.ErrMemory.
 //
 // # cb-por on the whole model
 //

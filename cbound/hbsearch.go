@@ -94,6 +94,10 @@ type hbFrame[S any] struct {
 	leaf   bool   // the search does not go on from here
 	moved  bool   // a child was searched
 	taken  []ts.Move
+	// dep[u*w:(u+1)*w], w = depWords(index): the path positions of other
+	// threads' transitions Dependent with u's next step here (derive.go)
+	dep   []uint64
+	depOK bool
 }
 
 type hbSearch[S any] struct {
@@ -122,6 +126,9 @@ type hbSearch[S any] struct {
 	scratchOuts   []int
 	rsched        ts.Schedule // the schedule of a prefix being replayed
 	replaying     bool
+	inX           []uint64      // the path positions in the scratch state (derive.go)
+	enX, undX     bitset.BitSet // E(x) derived, and the threads not decided (enabledSet)
+	ownFinish     bool          // no thread was seen turning Finished on another's transition
 
 	current  ts.Tid  // thread whose user code runs, or -1
 	moving   ts.Move // the move being taken (its Apply, the Next of the state it reaches); Thread -1 if none
@@ -144,14 +151,23 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 		return nil, err
 	}
 	n := model.N
-	m := newMemo(n, opt.MemoCost, opt.Limits.MaxMemory())
-	m.eager = opt.eagerCache
+	var m *memo
+	if sh := opt.shared; sh != nil && sh.m != nil && len(sh.m.row) == n {
+		m = sh.m
+	} else {
+		m = newMemo(n, opt.MemoCost, opt.Limits.MaxMemory())
+		m.eager = opt.eagerCache
+		if sh != nil {
+			m.setClamp(sh.clamp)
+			sh.m = m
+		}
+	}
 	if model.ValueDependent() {
 		m.stepBytes = int64(n)*int64(unsafe.Sizeof(ts.Step{})) + 64 // the slice and its map slot
 	}
 	e := &hbSearch[S]{m: model, sys: sys, opt: opt, res: &ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}, n: n,
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
-		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, moving: ts.Move{Thread: -1},
+		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, moving: ts.Move{Thread: -1}, ownFinish: true,
 		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), scratchOuts: make([]int, n)}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
 	e.States = func() int64 { return int64(e.table.Len()) }
@@ -179,6 +195,9 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 		return bad, err
 	}
 	defer e.memo.close()
+	if e.bounded && opt.shared == nil {
+		e.memo.setClamp(e.c + 1)
+	}
 	addSystemStats := search.SystemStats(sys)
 	e.run()
 	res := e.res
@@ -359,7 +378,10 @@ func (e *hbSearch[S]) loop() {
 			if top.cbU < 0 {
 				e.memo.begin(e.cur, e.curH2)
 				e.memo.queries++
-				top.cbU = e.cbAt(t)
+				top.cbU = 0
+				if !e.cbWithin(t) {
+					top.cbU = e.c + 1
+				}
 			}
 			if top.cbU > e.c {
 				continue
@@ -398,6 +420,9 @@ func (e *hbSearch[S]) memoryOK() bool {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(hbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+8+4) + (n+63)/8*8
 	used := e.table.Bytes() + e.memo.bytes() + int64(cap(e.frames))*frameBytes + int64(len(e.termCB))*24
+	for i := range e.frames {
+		used += int64(cap(e.frames[i].dep)) * 8
+	}
 	return e.MemoryOK(used, fmt.Sprintf("%d HB states, %d memo entries, %d frames", e.table.Len(), e.memo.entries(), cap(e.frames)))
 }
 
@@ -494,10 +519,14 @@ func (e *hbSearch[S]) push(s S, mv ts.Move, step ts.Step) {
 	f.state, f.counts, f.t, f.it, f.leaf, f.moved, f.multi, f.hashed = s, counts, t, 0, false, false, false, false
 	f.u, f.oc, f.cbU = -1, 0, -1
 	f.taken = f.taken[:0]
+	f.depOK = false
 	f.en.ClearAll()
 	for u, st := range f.status {
 		if st == ts.Enabled {
 			f.en.Set(uint(u))
+		}
+		if t >= 0 && ts.Tid(u) != t && (st == ts.Finished) != (e.frames[e.depth-1].status[u] == ts.Finished) {
+			e.ownFinish = false
 		}
 	}
 	if t >= 0 {

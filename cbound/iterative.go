@@ -17,9 +17,12 @@ import (
 // each bound explores one execution per terminal HB class. The bound must be
 // given: Unbounded is refused.
 //
-// Each bound's search starts afresh (the lower bounds are explored again, as
-// in iterative deepening); Result counts the work of all of them, Limits
-// apply to that total (a limit spent at the end of one bound stops the
+// Each bound's search explores the lower bounds' executions again, as in
+// iterative deepening, but the searches share the memo of context bounds
+// and of replayed enabled sets (a state's context bound does not depend on
+// the bound searched), so that the CB computations of the lower bounds are
+// not done again; Result counts the work of all of them (its Stats the
+// memo's figures over all bounds), Limits apply to that total (a limit spent at the end of one bound stops the
 // search before the next, with an incomplete result), and Coverage is that
 // of the last bound searched.
 //
@@ -43,6 +46,8 @@ func IterativePOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Op
 	total := ts.Result{Bound: 0, Finds: bad.Finds}
 	seen := map[string]bool{}
 	var first *ts.Violation
+	// One memo for every bound, its values clamped at the highest.
+	opt.shared = &sharedMemo{clamp: int32(opt.Bound) + 1}
 	for c := 0; c <= opt.Bound; c++ {
 		o := opt
 		o.Bound = AtMost(c)

@@ -69,8 +69,11 @@ func (e *hbSearch[S]) markRec(id int, failed bool) {
 		t := ts.Tid(u)
 		ev := m.remove(t)
 		if e.markable(t, ev.Outcome, failed) {
-			xid, _ := e.table.InsertRemoved(x, id, ev)
-			e.markRec(xid, false)
+			// A predecessor already stored (Lemma 4 of the paper: it
+			// cannot happen) is not marked again.
+			if xid, added := e.table.InsertRemoved(x, id, ev); added {
+				e.markRec(xid, false)
+			}
 		}
 		e.readd(t, ev)
 	}
@@ -84,51 +87,62 @@ func (e *hbSearch[S]) markRec(id int, failed bool) {
 func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 	m := e.memo
 	x := m.x
-	if e.table.Contains(x) {
-		// Lemma 4 of the paper: cannot happen. Cheap to be sure.
-		return false
-	}
 	if failed {
 		if _, bad := e.enabledAt(); bad {
 			return false // nothing moves from x: not a predecessor
 		}
 	}
-	if e.bounded && e.cbAt(t) > e.c {
+	if e.bounded && !e.cbWithin(t) {
 		return false
 	}
-	var en *bitset.BitSet
+	var en, und *bitset.BitSet
 	var steps []ts.Step
 	if e.m.ValueDependent() {
 		en, steps = e.stepsAt()
 	} else {
-		en, _ = e.enabledAt()
+		en, und = e.enabledSet()
 	}
-	for u, ok := en.NextSet(0); ok; u, ok = en.NextSet(u + 1) {
-		v := ts.Tid(u)
-		step, outs := e.stepAt(v), e.outsAt(v)
-		if steps != nil {
-			// Value-dependent steps: v's step at x, found where x's
-			// enabled set was, may differ from its step on the path.
-			step = steps[v]
+	// Threads whose status at x the stack does not decide (und) matter
+	// only if one of their moves leads out of the table within the bound:
+	// only then is x replayed to find out.
+	for pass, set := 0, en; pass < 2; pass, set = pass+1, und {
+		if set == nil {
+			break
 		}
-		cbv := int32(-1) // CB(x, v), asked once for all of v's outcomes
-		for c := range outs {
-			if v == t && c == ct {
-				continue // next(x, (t, ct)) is the state just stored
+		for u, ok := set.NextSet(0); ok; u, ok = set.NextSet(u + 1) {
+			v := ts.Tid(u)
+			step, outs := e.stepAt(v), e.outsAt(v)
+			if steps != nil {
+				// Value-dependent steps: v's step at x, found where x's
+				// enabled set was, may differ from its step on the path.
+				step = steps[v]
 			}
-			m.addStep(v, step, c)
-			in := e.table.Contains(x)
-			m.remove(v)
-			if in {
-				continue
-			}
-			if !e.bounded {
-				return false
-			}
-			if cbv < 0 {
-				cbv = e.cbAt(v)
-			}
-			if cbv <= e.c {
+			within := -1 // CB(x, v) <= c, asked once for all of v's outcomes
+			for c := range outs {
+				if v == t && c == ct {
+					continue // next(x, (t, ct)) is the state just stored
+				}
+				// CB(x, v) first: a memo lookup, where the table compares
+				// the state's events.
+				if e.bounded {
+					if within < 0 {
+						within = int(b2i(e.cbWithin(v)))
+					}
+					if within == 0 {
+						break
+					}
+				}
+				m.addStep(v, step, c)
+				in := e.table.Contains(x)
+				m.remove(v)
+				if in {
+					continue
+				}
+				if pass == 1 {
+					if rep, _ := e.enabledAt(); !rep.Test(u) {
+						break // v is not enabled at x after all
+					}
+				}
 				return false
 			}
 		}

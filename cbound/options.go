@@ -60,12 +60,18 @@ type Options struct {
 	// MemoCost caps the memory of the cache that keeps CB values and the
 	// enabled sets of replayed prefixes across a search (HBSearch and POR),
 	// in bytes: 0 picks DefaultMemoCost (64 MiB), a negative value turns the
-	// cache off. It is a cache: what it drops is recomputed, so the budget
-	// changes the time a search takes, never what it finds.
+	// cache off (its tables still take some 12 KiB, the least they take at
+	// any budget). It is a cache: what it drops is recomputed, so the budget
+	// changes the time a search takes, never what it finds. IterativePOR's
+	// searches share one.
 	MemoCost int64
 
-	eagerCache bool // tests: start the memo cache before the search needs it
-	timeMark   bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
+	eagerCache  bool // tests: start the memo cache before the search needs it
+	auditDerive bool // tests: replay every enabled status derived from the stack, and compare
+	// shared, when set (IterativePOR), holds the CB memo the searches of
+	// successive bounds share: its values do not depend on the bound.
+	shared   *sharedMemo
+	timeMark bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
 }
 
 func (o Options) validate() error {
@@ -93,4 +99,11 @@ func (o Options) resolved() Options {
 		o.Bound = 0
 	}
 	return o
+}
+
+// sharedMemo is a memo made by the first search that uses it, its values
+// clamped at clamp.
+type sharedMemo struct {
+	m     *memo
+	clamp int32
 }

@@ -1,0 +1,231 @@
+package cbound
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/bits-and-blooms/bitset"
+
+	"github.com/weftlab/weft/ts"
+)
+
+// Enabled sets at prefixes, without replaying them.
+//
+// The CB recursion and Mark ask whether a thread u is enabled at prefixes x
+// of the current HB state that the search never drove the system to. For a
+// system whose steps are not value-dependent this follows from the stack
+// and the ts.TransitionSystem contract: a thread's step depends only on its
+// own transitions, and a step that is not Dependent with u's never changes
+// u's status. Let k be u's events in x, lo the path position of u's k-th
+// transition (0 if none) and r the frame where u's next transition starts
+// (the position of its (k+1)-th minus one), or the top if the path has none.
+// Every frame j in lo..r has u with k events and the same next step s_u. Let
+// D be the path's transitions of other threads up to r whose steps are
+// Dependent with s_u, A those in x and B the others. For j = max(lo, max A)
+// with j < min B, x and the frame j differ only by transitions that are not
+// Dependent with s_u (those of x after j, and those up to j not in x; x holds
+// no transition after u's next that depends on it, since x does not hold
+// u's next): from their intersection, a prefix too, each side adds only
+// transitions that leave u's status alone, so u's status at x is its status
+// at frame j. When B is empty and the path has u's next transition, x with
+// the transitions that transition depends on is a prefix of the path where
+// u takes it: u is enabled at x. Otherwise (a Dependent transition of x
+// comes after one missing from x) the status is not decided here, and x is
+// replayed as before.
+//
+// A thread Finished at the top with no further transition is Finished at
+// x: Finished is having no next step, and the step depends only on the
+// thread's own transitions. Should a thread ever turn Finished on another
+// thread's transition (which breaks the contract), the search stops
+// deriving Finished and replays instead.
+//
+// The Dependent transitions of each frame's threads are bit sets of path
+// positions, computed when first needed, from the frame below: a thread
+// that did not move keeps its step, so its set grows by at most the
+// frame's own transition.
+
+// maxDepWords caps the words of a frame's dependency rows (all threads); a
+// deeper or wider stack replays instead, so that the rows, which grow with
+// the square of the depth, stay within a few megabytes.
+const maxDepWords = 1 << 8
+
+// depWords returns the words of one thread's row at frame d (positions 0..d).
+func depWords(d int) int { return d/64 + 1 }
+
+// canDerive reports whether E(x) is derived at all: not for value-dependent
+// steps, nor for stacks whose rows pass maxDepWords.
+func (e *hbSearch[S]) canDerive() bool {
+	return !e.m.ValueDependent() && e.n*depWords(e.depth-1) <= maxDepWords
+}
+
+// ensureDep computes the dependency rows of frames up to d.
+func (e *hbSearch[S]) ensureDep(d int) {
+	j := d
+	for j >= 0 && !e.frames[j].depOK {
+		j--
+	}
+	for k := j + 1; k <= d; k++ {
+		e.computeDep(k)
+	}
+}
+
+func (e *hbSearch[S]) computeDep(k int) {
+	f := &e.frames[k]
+	w := depWords(k)
+	if cap(f.dep) < e.n*w {
+		f.dep = make([]uint64, e.n*w, e.n*w+e.n)
+	}
+	f.dep = f.dep[:e.n*w]
+	clear(f.dep)
+	f.depOK = true
+	if k == 0 {
+		return
+	}
+	p := &e.frames[k-1]
+	pw := depWords(k - 1)
+	t := f.t
+	stk := p.steps[t] // the step of the transition into frame k
+	for u := range e.n {
+		if f.status[u] == ts.Finished {
+			continue
+		}
+		row := f.dep[u*w : (u+1)*w]
+		if ts.Tid(u) != t {
+			copy(row, p.dep[u*pw:(u+1)*pw])
+			if ts.Dependent(stk, f.steps[u]) {
+				row[k/64] |= 1 << (k % 64)
+			}
+			continue
+		}
+		su := f.steps[u]
+		for i := 1; i <= k; i++ {
+			g := &e.frames[i]
+			if g.t != t && ts.Dependent(e.frames[i-1].steps[g.t], su) {
+				row[i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+}
+
+// prepX records which path transitions belong to the scratch state x (a
+// prefix of the current state), as bits of e.inX by position.
+func (e *hbSearch[S]) prepX() {
+	x := e.memo.x
+	w := depWords(e.depth - 1)
+	if cap(e.inX) < w {
+		e.inX = make([]uint64, w)
+	}
+	e.inX = e.inX[:w]
+	clear(e.inX)
+	for i := 1; i < e.depth; i++ {
+		f := &e.frames[i]
+		if x.ThreadLen(f.t) >= int(f.n) {
+			e.inX[i/64] |= 1 << (i % 64)
+		}
+	}
+}
+
+// derive returns whether thread u is enabled at the scratch state x, from
+// the stack, and false for ok when that is not decided there. e.inX must
+// describe x (prepX) and canDerive hold.
+func (e *hbSearch[S]) derive(u ts.Tid) (enabled, ok bool) {
+	enabled, ok = e.derive0(u)
+	if !ok {
+		return
+	}
+	// Audit: the first derivations, and then one at every power of two,
+	// are replayed too, so that a system whose independent steps change
+	// each other's status (or whose Next is not a function of the state)
+	// is caught as the replays caught it, at a cost that vanishes.
+	a := e.memo.derived
+	e.memo.derived++
+	if a < 16 || a&(a-1) == 0 || e.opt.auditDerive {
+		if en, _ := e.enabledAt(); en.Test(uint(u)) != enabled {
+			if err := e.mutated(); err != nil {
+				e.Fail(err) // an Apply modified a state on the stack
+				panic(errStop)
+			}
+			e.Fail(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: u, Schedule: e.sched.Clone(),
+				Detail: fmt.Sprintf("thread %d is %s at a prefix of this schedule (independent steps reordered), but its status where it has as many transitions says otherwise: steps that are not Dependent changed its status",
+					u, map[bool]string{true: "enabled", false: "not enabled"}[en.Test(uint(u))])})
+			panic(errStop)
+		}
+	}
+	return
+}
+
+func (e *hbSearch[S]) derive0(u ts.Tid) (enabled, ok bool) {
+	k := e.memo.x.ThreadLen(u)
+	pos := e.tpos[u]
+	r := e.depth - 1
+	if k < len(pos) {
+		r = int(pos[k]) - 1
+	}
+	f := &e.frames[r]
+	st := f.status[u]
+	if st == ts.Finished {
+		return false, e.ownFinish
+	}
+	if !f.depOK {
+		e.ensureDep(r)
+	}
+	lo := 0
+	if k > 0 {
+		lo = int(pos[k-1])
+	}
+	w := depWords(r)
+	row := f.dep[int(u)*w : (int(u)+1)*w]
+	a, b := 0, -1 // the last Dependent position in x, the first not in x
+	for i, d := range row {
+		if in := d & e.inX[i]; in != 0 {
+			a = i*64 + 63 - bits.LeadingZeros64(in)
+		}
+		if out := d &^ e.inX[i]; out != 0 && b < 0 {
+			b = i*64 + bits.TrailingZeros64(out)
+		}
+	}
+	if b < 0 {
+		return st == ts.Enabled, true
+	}
+	if j := max(a, lo); j < b {
+		return e.frames[j].status[u] == ts.Enabled, true
+	}
+	return false, false
+}
+
+// enabledIn reports whether thread u is enabled at the scratch state x: derived
+// when it can be (e.inX prepared by the caller, when derivable), else from
+// x's replayed enabled set.
+func (e *hbSearch[S]) enabledIn(u ts.Tid, derivable bool) bool {
+	if derivable {
+		if en, ok := e.derive(u); ok {
+			return en
+		}
+	}
+	en, _ := e.enabledAt()
+	return en.Test(uint(u))
+}
+
+// enabledSet returns the threads enabled at the scratch state x and those
+// whose status there the stack does not decide (derive), or, when nothing
+// is derived, E(x) replayed (enabledAt) and nil. The sets derived are
+// scratch, valid until the next call.
+func (e *hbSearch[S]) enabledSet() (en, und *bitset.BitSet) {
+	if !e.canDerive() {
+		en, _ := e.enabledAt()
+		return en, nil
+	}
+	e.prepX()
+	e.enX.ClearAll()
+	e.undX.ClearAll()
+	for u := range ts.Tid(e.n) {
+		en, ok := e.derive(u)
+		switch {
+		case !ok:
+			e.undX.Set(uint(u))
+		case en:
+			e.enX.Set(uint(u))
+		}
+	}
+	return &e.enX, &e.undX
+}

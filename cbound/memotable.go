@@ -1,0 +1,174 @@
+package cbound
+
+import (
+	"math/bits"
+)
+
+// cbKey is an HB state's two independent 64-bit fingerprints: its hash and
+// the second fingerprint the search keeps beside it. {0, 0} marks an empty
+// slot; a state with both fingerprints 0 is stored as {0, 1}.
+type cbKey struct{ h1, h2 uint64 }
+
+func keyOf(h1, h2 uint64) cbKey {
+	if h1|h2 == 0 {
+		h2 = 1
+	}
+	return cbKey{h1, h2}
+}
+
+// cbTable maps a state to bounds on CB(x, t) for every thread t, packed in
+// w words a slot: open addressing with linear probing over one array that
+// holds each slot's key and values side by side, so that a lookup touches
+// one cache line, mostly, and an entry costs its key and its values, 24
+// bytes for up to 16 threads at bound 2, where a Go map of one entry per
+// (state, thread) kept some 70 bytes per pair.
+type cbTable struct {
+	slots []uint64 // per slot: h1, h2, then w words of values
+	w     int
+	n     int // entries in use
+	shift uint
+}
+
+func (t *cbTable) stride() int { return 2 + t.w }
+
+func (t *cbTable) len() int { return len(t.slots) / t.stride() }
+
+func (t *cbTable) init(slots, w int) {
+	t.w, t.n = w, 0
+	if cap(t.slots) >= slots*(2+w) {
+		t.slots = t.slots[:slots*(2+w)]
+		clear(t.slots)
+	} else {
+		t.slots = make([]uint64, slots*(2+w))
+	}
+	t.shift = uint(64 - bits.TrailingZeros(uint(slots)))
+}
+
+// slot returns the slot of k: where it is, or the empty slot where it goes.
+func (t *cbTable) slot(k cbKey) (int, bool) {
+	mask := t.len() - 1
+	st := t.stride()
+	i := int((k.h1 * 0x9e3779b97f4a7c15) >> t.shift)
+	for {
+		h1, h2 := t.slots[i*st], t.slots[i*st+1]
+		if h1 == k.h1 && h2 == k.h2 {
+			return i, true
+		}
+		if h1|h2 == 0 {
+			return i, false
+		}
+		i = (i + 1) & mask
+	}
+}
+
+func (t *cbTable) row(i int) []uint64 {
+	st := t.stride()
+	return t.slots[i*st+2 : (i+1)*st : (i+1)*st]
+}
+
+// insert adds k, which is not in t, doubling t past 7/8 full, and returns
+// its values, cleared, to fill.
+func (t *cbTable) insert(k cbKey) []uint64 {
+	if len(t.slots) == 0 || (t.n+1)*8 > t.len()*7 {
+		t.grow()
+	}
+	i, _ := t.slot(k)
+	st := t.stride()
+	t.slots[i*st], t.slots[i*st+1] = k.h1, k.h2
+	t.n++
+	r := t.row(i)
+	clear(r)
+	return r
+}
+
+func (t *cbTable) grow() {
+	old := *t
+	t.slots = nil
+	t.init(max(2*old.len(), 256), old.w)
+	st := old.stride()
+	for i := range old.len() {
+		if old.slots[i*st]|old.slots[i*st+1] != 0 {
+			copy(t.insert(cbKey{old.slots[i*st], old.slots[i*st+1]}), old.row(i))
+		}
+	}
+}
+
+func (t *cbTable) bytes() int64 { return int64(cap(t.slots)) * 8 }
+
+// cbGens is the CB memo in two generations: the newer takes every insertion
+// and, between operations, becomes the older once it holds cap entries; the
+// older is then dropped (its memory reused). An entry found in the older is
+// copied to the newer. Nothing here depends on timing or randomness, so a
+// search's figures are the same on every run.
+type cbGens struct {
+	cur, old cbTable
+	cap      int // entries of one generation
+	bits     int // bits a value
+	per      int // values a word
+	max      uint64
+}
+
+func newCBGens(threads, bitsPer, capEntries int) cbGens {
+	g := cbGens{cap: max(capEntries, 1), bits: bitsPer, per: 64 / (2 * bitsPer), max: 1<<bitsPer - 1}
+	w := (threads + g.per - 1) / g.per
+	g.cur.init(256, max(w, 1))
+	g.old.w = g.cur.w
+	return g
+}
+
+// get returns the values of k, or nil.
+func (g *cbGens) get(k cbKey) []uint64 {
+	if i, ok := g.cur.slot(k); ok {
+		return g.cur.row(i)
+	}
+	if g.old.n == 0 {
+		return nil
+	}
+	if i, ok := g.old.slot(k); ok {
+		r := g.cur.insert(k)
+		copy(r, g.old.row(i))
+		return r
+	}
+	return nil
+}
+
+// put returns k's values, cleared, inserting k if it is not there.
+func (g *cbGens) put(k cbKey) []uint64 {
+	if r := g.get(k); r != nil {
+		clear(r)
+		return r
+	}
+	return g.cur.insert(k)
+}
+
+// value reads thread t's bounds in a row.
+func (g *cbGens) value(r []uint64, t int) (lo, hi int32) {
+	w := r[t/g.per] >> (uint(t%g.per) * uint(2*g.bits))
+	return int32(w & g.max), int32(w >> uint(g.bits) & g.max)
+}
+
+// set writes thread t's bounds (each at most g.max) in a row whose values
+// are 0.
+func (g *cbGens) set(r []uint64, t int, lo, hi int32) {
+	r[t/g.per] |= (uint64(lo) | uint64(hi)<<uint(g.bits)) << (uint(t%g.per) * uint(2*g.bits))
+}
+
+// rotate starts a new generation if the newer is full; called only between
+// operations.
+func (g *cbGens) rotate() {
+	if g.cur.n >= g.cap {
+		slots := g.cur.len()
+		g.old, g.cur = g.cur, g.old
+		g.cur.init(slots, g.old.w)
+	}
+}
+
+func (g *cbGens) len() int { return g.cur.n + g.old.n }
+
+func (g *cbGens) reset() {
+	g.cur.init(g.cur.len(), g.cur.w)
+	g.old.n = 0
+	g.old.slots = g.old.slots[:0]
+}
+
+func (g *cbGens) bytes() int64 { return g.cur.bytes() + g.old.bytes() }
