@@ -277,6 +277,12 @@ func (e *explorer[S]) root() {
 // loop is the depth-first search.
 func (e *explorer[S]) loop() {
 	for e.depth > e.base && !e.Stop {
+		if e.role == roleCoordinator && e.split == 0 && e.res.Transitions >= e.par.after {
+			// Time to split (parallel.go): from here, where the loop picks
+			// the top frame's next move, as a predictor will.
+			e.split = e.par.split
+			e.par.restart(e)
+		}
 		top := &e.stack[e.depth-1]
 		mv, ok := e.pick(top)
 		if !ok {

@@ -73,7 +73,7 @@ func ExampleSleep() {
 func ExampleOptions_workers() {
 	sys := models.NewIndexer(14)
 	for _, workers := range []int{1, 4} {
-		res, err := por.ODPOR(context.Background(), sys, por.Options{Options: ts.Options{Workers: workers}, SplitDepth: 8})
+		res, err := por.ODPOR(context.Background(), sys, por.Options{Options: ts.Options{Workers: workers}, SplitDepth: 8, SplitAfter: -1})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -26,6 +26,12 @@ type Options struct {
 	// units; deeper ones more, smaller units. The result does not depend
 	// on it.
 	SplitDepth int
+
+	// SplitAfter is how many transitions a search with several workers
+	// explores on the caller's goroutine alone before it splits: handing
+	// units out has a cost that a small search does not repay. 0 means
+	// 50,000; a negative count splits from the start.
+	SplitAfter int64
 	// inline makes a parallel search explore every unit on the caller's
 	// goroutine, for tests of the units alone.
 	inline bool

@@ -652,7 +652,9 @@ type parallel[S any] struct {
 	opt    Options
 	mode   mode
 	window int
-	keep   int // the units kept handed out before old ones are dropped
+	split  int   // the split depth, once the search splits
+	after  int64 // transitions before it splits (negative: none)
+	keep   int   // the units kept handed out before old ones are dropped
 
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -716,9 +718,13 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	p.predSys, p.predModel, p.copied = workers[0].sys, workers[0].model, len(p.forks) > 0
 	e := newExplorer(ctx, sys, model, opt, m, res)
 	e.role = roleCoordinator
-	e.split = opt.SplitDepth
-	if e.split <= 0 {
-		e.split = defaultSplit
+	p.split = opt.SplitDepth
+	if p.split <= 0 {
+		p.split = defaultSplit
+	}
+	p.after = opt.SplitAfter
+	if p.after == 0 {
+		p.after = defaultSplitAfter
 	}
 	e.par = p
 	for _, w := range workers[1:] {
@@ -726,7 +732,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		go p.work(w.sys, w.model)
 	}
 	addSystemStats := search.SystemStats(sys)
-	err := e.Drive(func() { e.root(); p.restart(e) }, e.loop, e.panicked)
+	err := e.Drive(e.root, e.loop, e.panicked)
 	p.close()
 	e.finish(err == nil)
 	res.Stats["parallel-units"] = p.units
@@ -748,6 +754,9 @@ func (p *parallel[S]) closeForks() {
 	}
 	p.forks = nil
 }
+
+// defaultSplitAfter is Options.SplitAfter's default.
+const defaultSplitAfter = 50_000
 
 // cloneNodes is how many wakeup-tree nodes a predictor copies.
 const cloneNodes = 4096

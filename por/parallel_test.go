@@ -90,6 +90,10 @@ func TestParallelIsSerial(t *testing.T) {
 		want := runRecorded[tstest.State](p, opt, m)
 		opt.Workers = rapid.IntRange(2, 4).Draw(t, "workers")
 		opt.SplitDepth = rapid.IntRange(1, 5).Draw(t, "split")
+		opt.SplitAfter = int64(rapid.IntRange(-1, 100).Draw(t, "splitAfter"))
+		if opt.SplitAfter == 0 {
+			opt.SplitAfter = -1
+		}
 		opt.inline = rapid.IntRange(0, 3).Draw(t, "inline") == 0
 		got := runRecorded[tstest.State](p, opt, m)
 		if d := want.diff(got); d != "" {
@@ -135,7 +139,7 @@ func TestODPORInsertKeepsSequence(t *testing.T) {
 	if res.Executions != 277 || res.Transitions != 682 {
 		t.Errorf("%d executions, %d transitions; want 277, 682", res.Executions, res.Transitions)
 	}
-	opt.Workers, opt.SplitDepth = 3, 2
+	opt.Workers, opt.SplitDepth, opt.SplitAfter = 3, 2, -1
 	par, err := ODPOR(context.Background(), p, opt)
 	if err != nil || par.Executions != res.Executions || par.Transitions != res.Transitions ||
 		par.Stats["wakeup-insertions"] != res.Stats["wakeup-insertions"] {
@@ -176,7 +180,7 @@ func TestParallelGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
 	lz := models.NewLastzero(9)
 	var opt Options
-	opt.Workers, opt.SplitDepth = 3, 6
+	opt.Workers, opt.SplitDepth, opt.SplitAfter = 3, 6, -1
 	if _, err := ODPOR(context.Background(), lz, opt); err != nil {
 		t.Fatal(err)
 	}

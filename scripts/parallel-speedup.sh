@@ -12,14 +12,14 @@ echo "cores: $(nproc)"
 echo
 echo "| model | strategy | 1 worker | 2 workers | 4 workers | 8 workers |"
 echo "| --- | --- | ---: | ---: | ---: | ---: |"
-for case in "lastzero-12 odpor" "indexer-16 odpor" "indexer-16 dpor" "lastzero-12 dfs-stateful"; do
+for case in "lastzero-12 odpor" "indexer-16 odpor" "indexer-16 dpor" "indexer-17 odpor" "lastzero-8 dfs-stateful"; do
   read -r model strat <<<"$case"
   row="| $model | $strat" base="" want=""
   for w in 1 2 4 8; do
     times=()
     for _ in 1 2 3; do
       start=$(date +%s.%N)
-      out=$("$bin" -model "$model" -strategy "$strat" -workers "$w" -q | head -1 | sed 's/ ([0-9.]*[mµn]*s)$//')
+      out=$("$bin" -model "$model" -strategy "$strat" -workers "$w" -q | head -1 | sed -E "s/ \\([0-9hmsµn.]+\\)$//")
       end=$(date +%s.%N)
       times+=("$(echo "$end - $start" | bc)")
       if [ -z "$want" ]; then want=$out; elif [ "$out" != "$want" ]; then

@@ -234,7 +234,7 @@ func TestParallel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt.Workers, opt.SplitDepth = 3, 3
+			opt.Workers, opt.SplitDepth, opt.SplitAfter = 3, 3, -1
 			sys := boundedBuffer().MustSystem()
 			if clean {
 				sys = counter(true).MustSystem()
