@@ -22,7 +22,7 @@ type Options struct {
 
 	// SplitDepth is, for a search with several workers, the length of the
 	// schedule prefixes at which it splits into units (see the package
-	// documentation): 0 means 10. Shallower splits give fewer, larger
+	// documentation): 0 means 12. Shallower splits give fewer, larger
 	// units; deeper ones more, smaller units. The result does not depend
 	// on it.
 	SplitDepth int

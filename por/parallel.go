@@ -545,16 +545,18 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	if e.mode == modeODPOR && e.depth > 0 {
 		remap = make(map[int32]int32)
 		budget := cloneNodes
-		var copyTree func(n int32) int32
-		copyTree = func(n int32) int32 {
+		var copyTree func(n int32, depth int) int32
+		copyTree = func(n int32, depth int) int32 {
 			x := e.wt.nodes[n]
 			id := c.wt.alloc(x.wev)
 			c.wt.nodes[id].extra = x.extra
 			remap[n] = id
 			budget--
 			prev := int32(-1)
-			for ch := x.first; ch >= 0 && budget > 0; ch = e.wt.nodes[ch].next {
-				cid := copyTree(ch)
+			// A node at the split depth or below is part of a unit's
+			// input: copied whole, or the unit would be guessed wrong.
+			for ch := x.first; ch >= 0 && (budget > 0 || depth >= e.split); ch = e.wt.nodes[ch].next {
+				cid := copyTree(ch, depth+1)
 				if prev < 0 {
 					c.wt.nodes[id].first = cid
 				} else {
@@ -564,7 +566,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 			}
 			return id
 		}
-		copyTree(e.stack[0].root)
+		copyTree(e.stack[0].root, 0)
 	}
 	for len(c.stack) < e.depth {
 		c.growStack()
@@ -663,9 +665,10 @@ type parallel[S any] struct {
 	gen   int // the current predictor's generation
 	// emitted holds the keys of the units the current predictor handed
 	// out, in order; taken counts those the coordinator has reached since.
-	emitted []string
-	taken   int
-	skip    map[string]bool // units the coordinator took before the predictor met them
+	emitted   []string
+	taken     int
+	skip      map[string]bool // units the coordinator took before the predictor met them
+	predEnded bool            // the current predictor has walked all it saw
 	// genNow is gen, for the predictor's checks between units.
 	genNow atomic.Int64
 	ahead  int // units the current predictor handed out that the coordinator has not taken
@@ -763,7 +766,7 @@ const cloneNodes = 4096
 
 // defaultSplit is the depth of the frames below which the search is split
 // into units.
-const defaultSplit = 10
+const defaultSplit = 12
 
 // forked returns the system a goroutine of the search uses, and a model of
 // its own (a model keeps scratch state): a copy of the system from
@@ -866,7 +869,9 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	p.taken++
 	p.cond.Broadcast()
 	behind := i >= len(p.emitted)
-	onTrack = behind || p.emitted[i] == u.key
+	// Behind a predictor that is still walking is on track; behind one
+	// that has walked all it saw is not: it must start again from here.
+	onTrack = (behind && !p.predEnded) || (!behind && p.emitted[i] == u.key)
 	j := p.jobs[u.key]
 	if j != nil {
 		delete(p.jobs, u.key)
@@ -913,6 +918,7 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	p.gen++
 	p.genNow.Store(int64(p.gen))
 	p.emitted, p.taken = p.emitted[:0], 0
+	p.predEnded = false
 	clear(p.skip)
 	gen := p.gen
 	// Units handed out earlier stay: a predictor that starts again from
@@ -955,6 +961,11 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	go func() {
 		defer close(done)
 		c.Drive(func() {}, c.loop, c.panicked)
+		p.mu.Lock()
+		if p.gen == gen {
+			p.predEnded = true
+		}
+		p.mu.Unlock()
 	}()
 }
 

@@ -19,7 +19,7 @@ for case in "lastzero-12 odpor" "indexer-16 odpor" "indexer-16 dpor" "indexer-17
     times=()
     for _ in 1 2 3; do
       start=$(date +%s.%N)
-      out=$("$bin" -model "$model" -strategy "$strat" -workers "$w" -q | head -1 | sed -E "s/ \\([0-9hmsµn.]+\\)$//")
+      out=$("$bin" -model "$model" -strategy "$strat" -workers "$w" -q | sed -nE '1s/ \([0-9hmsµn.]+\)$//p')
       end=$(date +%s.%N)
       times+=("$(echo "$end - $start" | bc)")
       if [ -z "$want" ]; then want=$out; elif [ "$out" != "$want" ]; then
