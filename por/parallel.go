@@ -544,7 +544,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	var remap map[int32]int32
 	if e.mode == modeODPOR && e.depth > 0 {
 		remap = make(map[int32]int32)
-		budget := cloneNodes
+		budget := e.par.cloneNodes
 		var copyTree func(n int32, depth int) int32
 		copyTree = func(n int32, depth int) int32 {
 			x := e.wt.nodes[n]
@@ -647,16 +647,17 @@ type job struct {
 // parallel is the machinery of a parallel search: the workers, the queue
 // of units the predictor handed out, and the results by unit key.
 type parallel[S any] struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	sys    ts.TransitionSystem[S]
-	model  *search.Model[S]
-	opt    Options
-	mode   mode
-	window int
-	split  int   // the split depth, once the search splits
-	after  int64 // transitions before it splits (negative: none)
-	keep   int   // the units kept handed out before old ones are dropped
+	ctx        context.Context
+	cancel     context.CancelFunc
+	sys        ts.TransitionSystem[S]
+	model      *search.Model[S]
+	opt        Options
+	mode       mode
+	window     int
+	split      int   // the split depth, once the search splits
+	after      int64 // transitions before it splits (negative: none)
+	keep       int   // the units kept handed out before old ones are dropped
+	cloneNodes int   // wakeup-tree nodes a predictor copies above the split
 
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -697,7 +698,7 @@ type parallel[S any] struct {
 // workers (see the top of this file).
 func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) (ts.Result, error) {
 	pctx, cancel := context.WithCancel(ctx)
-	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 8 * opt.Workers, keep: 64 * opt.Workers}
+	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 8 * opt.Workers, keep: 64 * opt.Workers, cloneNodes: cloneNodes}
 	p.cond = sync.NewCond(&p.mu)
 	// Every goroutine's system first: a system that cannot be copied
 	// refuses the search before it starts.
