@@ -123,6 +123,9 @@ type explorer[S any] struct {
 	raceFrom    int   // the first event whose races have not been analysed
 	seqBuf      []wev // reused wakeup sequences
 	insBuf      []wev // insert's copy of the sequence it inserts
+	insPath     []wev // the events insert descended through
+	recording   bool  // a coordinator taking a result: record plans
+	plans       []plan
 	cands       []cand
 	reinsert    [][]wev
 	replaySched ts.Schedule // feasibility replays
@@ -277,6 +280,10 @@ func (e *explorer[S]) root() {
 // loop is the depth-first search.
 func (e *explorer[S]) loop() {
 	for e.depth > e.base && !e.Stop {
+		if e.role == rolePredictor && !e.par.replanAll(e) {
+			e.Stop = true
+			return
+		}
 		if e.role == roleCoordinator && e.split == 0 && e.res.Transitions >= e.par.after {
 			// Time to split (parallel.go): from here, where the loop picks
 			// the top frame's next move, as a predictor will.

@@ -215,7 +215,7 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 				// been absorbed by a branch planned with the same prefix
 				// and another outcome of this transition, and the executions
 				// that take the other outcomes need not meet that race.
-				e.addRootChild(f, x.t)
+				e.addRootChild(int32(e.depth-1), x.t)
 			}
 			return ts.Move{Thread: x.t, Outcome: x.out}, true
 		}
@@ -263,6 +263,7 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 	w = append(e.insBuf[:0], w...)
 	e.insBuf = w
 	f := &e.stack[i]
+	e.insPath = e.insPath[:0]
 	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
 		if weakInitial(ts.Tid(u), anyOutcome, f.steps[u], w, e.strict) {
 			return false
@@ -291,10 +292,12 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 					return false // the branch being explored
 				}
 				node, matched = c, true
+				e.insPath = append(e.insPath, x.wev)
 				break
 			}
 		}
 		if !matched {
+			e.planned(i, w, false)
 			for _, x := range w {
 				node = e.wt.addChild(node, x)
 			}
@@ -305,6 +308,7 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 			if e.wt.nodes[node].extra {
 				// A leaf added only to take another outcome (see
 				// addRootChild) plans nothing: w is not covered by it.
+				e.planned(i, w, false)
 				for _, x := range w {
 					node = e.wt.addChild(node, x)
 				}
@@ -671,18 +675,21 @@ func (e *explorer[S]) rootChildAt(i int32, q ts.Tid) {
 		e.log = append(e.log, logOp{kind: opRootChild, frame: i, t: q})
 		return
 	}
-	e.addRootChild(&e.stack[i], q)
+	e.addRootChild(i, q)
 }
 
 // addRootChild makes f explore thread q with every outcome, as adding q to a
 // backtrack set does, except the outcomes asleep or already branches, and
 // reports whether it added any.
-func (e *explorer[S]) addRootChild(f *frame[S], q ts.Tid) bool {
+func (e *explorer[S]) addRootChild(i int32, q ts.Tid) bool {
+	f := &e.stack[i]
 	added := false
 	for c := range f.outs[q] {
 		if e.asleep(f, q, c) || e.rootChild(f, q, c) >= 0 {
 			continue
 		}
+		e.insPath = e.insPath[:0]
+		e.planned(int(i), []wev{{t: q, out: c, step: f.steps[q]}}, true)
 		n := e.wt.addChild(f.root, wev{t: q, out: c, step: f.steps[q]})
 		e.wt.nodes[n].extra = true
 		e.backtracks++

@@ -409,20 +409,29 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 		return
 	}
 	r, onTrack := e.par.result(e, u)
-	if changed := e.commit(r); changed || !onTrack {
-		// The predictor went astray: start it again from here. A result
-		// that changed the frames does not by itself mean that: most of
-		// what it plans lies after the units handed out.
-		e.par.restart(e)
+	changed, planOnly := e.commit(r)
+	switch {
+	case !onTrack:
+	case !changed:
+		return
+	case planOnly && e.par.forward(e.plans):
+		// The predictor takes the new branches where it stands.
+		return
 	}
+	// The predictor went astray, or cannot follow what the result
+	// changed: start it again from here.
+	e.par.restart(e)
 }
 
 // commit takes a unit's result as the serial search's own steps, and
 // reports whether the frames or the analysis state changed otherwise than
 // the predictor assumed.
-func (e *explorer[S]) commit(r *unitResult) (changed bool) {
+func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	before := e.backtracks
 	strict := e.strict
+	e.plans = e.plans[:0]
+	e.recording = e.mode == modeODPOR
+	defer func() { e.recording = false }()
 	for i := range r.log {
 		op := &r.log[i]
 		f := &e.stack[op.frame]
@@ -431,7 +440,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed bool) {
 			e.strict = op.strict
 			e.insert(int(op.frame), op.w)
 		case opRootChild:
-			e.addRootChild(f, op.t)
+			e.addRootChild(op.frame, op.t)
 		case opBacktrack:
 			fromBits(&e.inE, op.inE)
 			if e.scanE(f, op.t, &e.inE) {
@@ -440,8 +449,10 @@ func (e *explorer[S]) commit(r *unitResult) (changed bool) {
 			}
 		}
 	}
-	changed = e.backtracks != before || r.strict != strict || r.outcomes != e.outcomes ||
+	other := r.strict != strict || r.outcomes != e.outcomes ||
 		len(r.blocked) != len(e.blockedObjs) || (e.mode == modeODPOR && r.raceFrom != e.depth-1)
+	changed = e.backtracks != before || other
+	planOnly = !other && len(e.plans) == int(e.backtracks-before)
 	e.backtracks += r.backtracks
 	e.res.Transitions += r.transitions
 	e.res.Executions += r.executions
@@ -469,7 +480,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed bool) {
 	if r.stop || r.limited {
 		e.Stop = true
 	}
-	return changed
+	return changed, planOnly
 }
 
 // valid reports whether result r, found by a worker for unit ran (whose
@@ -628,6 +639,88 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	return c
 }
 
+// plan is a branch the coordinator's frames gained when it took a unit's
+// result: the suffix of events added below the node reached from frame
+// frame's root through the events attach, where path leads to that frame.
+// A predictor still before it applies it too, instead of starting again.
+type plan struct {
+	frame  int
+	path   ts.Schedule
+	attach []wev
+	suffix []wev
+	extra  bool
+}
+
+// planned records, in a coordinator taking a result, that w was added to
+// frame i's wakeup tree below the events e.insPath.
+func (e *explorer[S]) planned(i int, w []wev, extra bool) {
+	if !e.recording {
+		return
+	}
+	e.plans = append(e.plans, plan{frame: i, path: e.sched[:i].Clone(), attach: slices.Clone(e.insPath), suffix: slices.Clone(w), extra: extra})
+}
+
+// replan applies plan x to a predictor's frames, and reports whether it
+// could: the frame is on its stack and the node it attaches to is still in
+// its tree (not explored yet, or on its path, whose children come after).
+func (e *explorer[S]) replan(x *plan) bool {
+	if x.frame >= e.depth || x.frame > len(e.sched) || !slices.Equal(e.sched[:x.frame], x.path) {
+		return false
+	}
+	node := e.stack[x.frame].root
+	for _, a := range x.attach {
+		c := e.wt.nodes[node].first
+		for c >= 0 && (e.wt.nodes[c].t != a.t || e.wt.nodes[c].out != a.out) {
+			c = e.wt.nodes[c].next
+		}
+		if c < 0 {
+			return false
+		}
+		node = c
+	}
+	for _, y := range x.suffix {
+		node = e.wt.addChild(node, y)
+		e.wt.nodes[node].extra = x.extra
+	}
+	return true
+}
+
+// forward hands the plans of the result just taken to the predictor, and
+// reports false if there is none to take them (the search must start one).
+func (p *parallel[S]) forward(plans []plan) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pred == nil || p.predEnded || p.needRestart {
+		return false
+	}
+	p.plans = append(p.plans, plans...)
+	return true
+}
+
+// replanAll applies the plans forwarded to predictor e, and reports false
+// if one could not be (the coordinator then starts a new predictor).
+func (p *parallel[S]) replanAll(e *explorer[S]) bool {
+	p.mu.Lock()
+	if int64(p.gen) != e.gen {
+		p.mu.Unlock()
+		return false
+	}
+	plans := p.plans
+	p.plans = nil
+	p.mu.Unlock()
+	for i := range plans {
+		if !e.replan(&plans[i]) {
+			p.mu.Lock()
+			if int64(p.gen) == e.gen {
+				p.needRestart = true
+			}
+			p.mu.Unlock()
+			return false
+		}
+	}
+	return true
+}
+
 // unitTracer is the record a test keeps of a search's units.
 type unitTracer interface {
 	restart()
@@ -666,13 +759,14 @@ type parallel[S any] struct {
 	gen   int // the current predictor's generation
 	// emitted holds the keys of the units the current predictor handed
 	// out, in order; taken counts those the coordinator has reached since.
-	emitted   []string
-	taken     int
-	skip      map[string]bool // units the coordinator took before the predictor met them
-	predEnded bool            // the current predictor has walked all it saw
+	emitted     []string
+	taken       int
+	skip        map[string]bool // units the coordinator took before the predictor met them
+	predEnded   bool            // the current predictor has walked all it saw
+	needRestart bool            // a predictor could not apply a plan
+	plans       []plan          // plans forwarded to the current predictor
 	// genNow is gen, for the predictor's checks between units.
 	genNow atomic.Int64
-	ahead  int // units the current predictor handed out that the coordinator has not taken
 	done   bool
 	wg     sync.WaitGroup
 	pred   chan struct{} // closed when the current predictor has stopped
@@ -872,7 +966,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	behind := i >= len(p.emitted)
 	// Behind a predictor that is still walking is on track; behind one
 	// that has walked all it saw is not: it must start again from here.
-	onTrack = (behind && !p.predEnded) || (!behind && p.emitted[i] == u.key)
+	onTrack = ((behind && !p.predEnded) || (!behind && p.emitted[i] == u.key)) && !p.needRestart
 	j := p.jobs[u.key]
 	if j != nil {
 		delete(p.jobs, u.key)
@@ -920,6 +1014,8 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	p.genNow.Store(int64(p.gen))
 	p.emitted, p.taken = p.emitted[:0], 0
 	p.predEnded = false
+	p.needRestart = false
+	p.plans = nil
 	clear(p.skip)
 	gen := p.gen
 	// Units handed out earlier stay: a predictor that starts again from
