@@ -11,6 +11,7 @@ import (
 	"github.com/weftlab/weft/estimate"
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/mat"
+	"github.com/weftlab/weft/por"
 	"github.com/weftlab/weft/symmetry"
 	"github.com/weftlab/weft/ts"
 )
@@ -119,6 +120,8 @@ type instance interface {
 	replay(sched ts.Schedule) (ts.Trace, error)
 	matReport(w io.Writer, limits ts.Limits) error
 	estimate(ctx context.Context, opt estimate.Options) (estimate.Estimate, error)
+	porSearch(ctx context.Context, strategy string, opt por.Options) (ts.Result, error)
+	exploreUnit(ctx context.Context, u por.Unit) (por.UnitResult, error)
 }
 
 func (m typed[S]) estimate(ctx context.Context, opt estimate.Options) (estimate.Estimate, error) {

@@ -195,4 +195,34 @@
 // are small. A search splits only after Options.SplitAfter transitions
 // (50,000 by default). SDPOR refuses a worker count above 1. A system that
 // cannot be used from several goroutines implements ts.Forker.
+//
+// # Units explored elsewhere
+//
+// With Options.Runner, the units go to a UnitRunner instead of goroutines:
+// other processes, machines, or a distributed engine (the Apache Beam
+// runner in the repository's runners/beam module is one). A [Unit] is
+// bytes: the input above, the strategy and the options that change what
+// the unit explores (limits, KeepGoing, IgnoreDeadlocks, whether terminal
+// states are wanted). [ExploreUnit] explores one on a system equal to the
+// search's and returns a [UnitResult], also bytes: what the unit did to
+// the frames above it, its figures, and the schedules of its terminal
+// states and violations. The search takes the results as it takes its
+// workers', in order and only where the input is the one it has, so the
+// result is still the serial search's; it replays each violation's
+// schedule (ts.Confirm, as it does its own) and, when OnTerminal is set,
+// each terminal state's, so a remote unit hands back schedules, never
+// states. A unit of another system (another thread count, a prefix that
+// does not run) and bytes that are not a unit or result are errors
+// wrapping [ErrBadUnit]; a runner's error or panic stops the search with
+// it.
+//
+// The search hands the runner batches: when it needs a result it does not
+// have, it waits for the predictor to walk all it can and sends every unit
+// handed out and not yet explored, the needed one with them. A batch is a
+// round trip, so what matters on a cluster is the rounds: a unit whose
+// input the predictor guessed wrong costs one. A runner may answer out of
+// order, twice (a retried unit is counted once, by Unit.Key) or not at all
+// (the search explores a unit left without a result itself, when it needs
+// it). Result.Stats adds parallel-batches and parallel-remote-units
+// (results used or not).
 package por

@@ -188,8 +188,11 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	if m == modeSDPOR && model.Hasher == nil {
 		return res, fmt.Errorf("%w: %w", ts.ErrBadOptions, ts.ErrNoHash)
 	}
-	if opt.Workers > 1 {
+	if opt.Workers > 1 || opt.Runner != nil {
 		if m == modeSDPOR {
+			if opt.Runner != nil {
+				return res, fmt.Errorf("%w: sdpor explores on one goroutine (its table of visited states is shared by the whole search); it takes no Runner", ts.ErrBadOptions)
+			}
 			return res, fmt.Errorf("%w: sdpor explores on one goroutine (its table of visited states is shared by the whole search); Workers must be 0 or 1, not %d", ts.ErrBadOptions, opt.Workers)
 		}
 		return runParallel(ctx, sys, model, opt, m, &res)

@@ -32,6 +32,15 @@ type Options struct {
 	// units out has a cost that a small search does not repay. 0 means
 	// 50,000; a negative count splits from the start.
 	SplitAfter int64
+
+	// Runner, if set, explores the units of Sleep, DPOR and ODPOR
+	// elsewhere (other processes, machines, a distributed engine): the
+	// search splits as it does with several workers, but hands the units to
+	// Runner in batches instead of to goroutines (see the package
+	// documentation, "Units explored elsewhere"). The result does not
+	// depend on it. Workers must then be 0 or 1.
+	Runner UnitRunner
+
 	// inline makes a parallel search explore every unit on the caller's
 	// goroutine, for tests of the units alone.
 	inline bool
@@ -40,6 +49,9 @@ type Options struct {
 func (o Options) validate() error {
 	if o.SplitDepth < 0 {
 		return fmt.Errorf("%w: negative SplitDepth %d", ts.ErrBadOptions, o.SplitDepth)
+	}
+	if o.Runner != nil && o.Workers > 1 {
+		return fmt.Errorf("%w: a Runner explores the units: Workers must be 0 or 1, not %d", ts.ErrBadOptions, o.Workers)
 	}
 	return o.Options.Validate()
 }

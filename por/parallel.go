@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -96,6 +97,10 @@ type unitEvent struct {
 	state any
 	sched ts.Schedule
 	viol  *ts.Violation
+	// remote: explored elsewhere (Options.Runner), the event is its
+	// schedule only (and the violation's kind, thread and message): the
+	// coordinator replays it for the state and the violation.
+	remote bool
 }
 
 // unitResult is what exploring a unit gives.
@@ -466,6 +471,12 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.raceFrom = r.raceFrom
 	fromBits(&e.popped, r.popped)
 	for _, ev := range r.events {
+		if ev.remote {
+			if e.remoteEvent(ev) {
+				continue
+			}
+			break
+		}
 		if ev.viol != nil {
 			e.Record(ev.viol)
 			continue
@@ -779,6 +790,9 @@ type parallel[S any] struct {
 	forks     []ts.TransitionSystem[S]
 	inlineEx  *explorer[S] // the coordinator\'s, for the units it explores itself
 
+	// runner explores the units elsewhere (Options.Runner), in batches.
+	runner UnitRunner
+
 	// trace, in tests, runs without workers and records what speculation
 	// could do (see parallel_trace_test.go).
 	trace unitTracer
@@ -786,6 +800,7 @@ type parallel[S any] struct {
 	units, misses, reruns        int64
 	inline, wasted               int64 // transitions the coordinator explored itself; worker transitions not used
 	emits, restarts, queuedTaken int64
+	batches, remote              int64 // batches handed to the runner; units they explored
 }
 
 // runParallel runs the search of runParallel's caller with opt.Workers
@@ -794,6 +809,13 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	pctx, cancel := context.WithCancel(ctx)
 	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 8 * opt.Workers, keep: 64 * opt.Workers, cloneNodes: cloneNodes}
 	p.cond = sync.NewCond(&p.mu)
+	local := opt.Workers
+	if opt.Runner != nil {
+		// No goroutines explore: a batch is a round trip, so the predictor
+		// walks as far as it can and every unit it hands out is kept.
+		p.runner, local = opt.Runner, 0
+		p.window, p.keep = math.MaxInt, math.MaxInt
+	}
 	// Every goroutine's system first: a system that cannot be copied
 	// refuses the search before it starts.
 	type worker struct {
@@ -801,7 +823,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		model *search.Model[S]
 	}
 	var workers []worker
-	for range opt.Workers + 1 {
+	for range local + 1 {
 		w, wm, own, err := forked(sys, model.N)
 		if err != nil {
 			p.closeForks()
@@ -839,6 +861,10 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-restarts"] = p.restarts
 	res.Stats["parallel-inline-transitions"] = p.inline
 	res.Stats["parallel-wasted-transitions"] = p.wasted
+	if p.runner != nil {
+		res.Stats["parallel-batches"] = p.batches
+		res.Stats["parallel-remote-units"] = p.remote
+	}
 	addSystemStats(res)
 	return *res, e.Err
 }
@@ -970,7 +996,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	j := p.jobs[u.key]
 	if j != nil {
 		delete(p.jobs, u.key)
-		if !j.running && j.r == nil {
+		if !j.running && j.r == nil && p.runner == nil {
 			p.queuedTaken++
 			p.queue = slices.DeleteFunc(p.queue, func(x *job) bool { return x == j })
 			j = nil
@@ -978,10 +1004,21 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	} else if behind {
 		p.skip[u.key] = true // the predictor is to meet it, not hand it out
 	}
-	if j == nil {
+	if j == nil && p.runner == nil {
 		p.misses++
 	}
 	p.mu.Unlock()
+	if p.runner != nil && (j == nil || j.r == nil) {
+		var err error
+		if j, err = p.runBatch(u, j); err != nil {
+			return &unitResult{err: err}, onTrack
+		}
+		if j == nil {
+			p.mu.Lock()
+			p.misses++
+			p.mu.Unlock()
+		}
+	}
 	if j != nil {
 		<-j.done
 		if j.r.valid(j.u, u, maxT, maxE) {
@@ -1061,6 +1098,7 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 		p.mu.Lock()
 		if p.gen == gen {
 			p.predEnded = true
+			p.cond.Broadcast() // a coordinator may wait for a batch (runBatch)
 		}
 		p.mu.Unlock()
 	}()

@@ -1,0 +1,732 @@
+package por
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/weftlab/weft/internal/search"
+	"github.com/weftlab/weft/ts"
+)
+
+// Units explored elsewhere (Options.Runner): a unit and its result as
+// bytes, and the entry point that explores one.
+
+// ErrBadUnit is wrapped by the error of ExploreUnit, and of a search whose
+// Runner returns a result, when the bytes are not a unit or result of this
+// package, were cut or changed, or do not fit the system (another thread
+// count, another initial state).
+var ErrBadUnit = errors.New("por: malformed unit or unit result")
+
+// Unit is one unit of a split search, encoded: the schedule prefix from
+// the initial state, what the search knows at its root (sleep set, wakeup
+// subtree, what its analysis has learnt), the strategy and the options
+// that change what it explores (limits, KeepGoing, IgnoreDeadlocks,
+// whether terminal states are wanted). It is plain bytes, so that it can
+// be shipped to another process or machine and explored there by
+// [ExploreUnit] on a system equal to the search's.
+type Unit []byte
+
+// Key identifies the unit's input: units with equal keys have equal
+// results.
+func (u Unit) Key() string {
+	k := sha256.Sum256(u)
+	return string(k[:])
+}
+
+// UnitResult is the encoded result of exploring a Unit: what its
+// exploration did to the frames above it (backtrack points, wakeup
+// sequences), its figures, the schedules of the terminal states and
+// violations it met, in order, and the error that stopped it, if any.
+type UnitResult []byte
+
+// Key returns the key of the unit r is the result of, or "" if r is not a
+// result.
+func (r UnitResult) Key() string {
+	d := decoder{b: r}
+	if !d.magic(resultMagic) {
+		return ""
+	}
+	return string(d.bytes())
+}
+
+// Transitions returns the transitions the unit's exploration took, or -1
+// if r is not a result.
+func (r UnitResult) Transitions() int64 {
+	d := decoder{b: r}
+	if !d.magic(resultMagic) {
+		return -1
+	}
+	d.bytes()
+	t := d.num()
+	if d.err != nil {
+		return -1
+	}
+	return t
+}
+
+// UnitRunner explores the units of a search elsewhere: other processes,
+// other machines, a distributed engine. A search with Options.Runner hands
+// it the units in batches, each batch when the search needs a result it
+// does not have: the units a predictor expects next, and the one needed.
+type UnitRunner interface {
+	// RunUnits explores each unit (ExploreUnit, on a system equal to the
+	// search's) and returns their results in any order. Duplicates and
+	// results of units not asked for are ignored; a unit left without a
+	// result is explored by the search itself when it needs it. An error
+	// stops the search with that error.
+	RunUnits(ctx context.Context, units []Unit) ([]UnitResult, error)
+}
+
+// ExploreUnit explores unit u of a search of sys (a system equal to the
+// one the search was given: the same threads, initial state and
+// transitions) and returns its result, for the search's UnitRunner to hand
+// back. The options the exploration needs are in the unit. An error is
+// returned for bytes that are not a unit (ErrBadUnit) and for a
+// cancelled context; an error of the system met while exploring (a
+// contract breach, the depth limit) is part of the result, as a
+// violation is.
+func ExploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], u Unit) (UnitResult, error) {
+	h, in, err := decodeUnit(u)
+	if err != nil {
+		return nil, err
+	}
+	if err := search.Context(ctx); err != nil {
+		return nil, err
+	}
+	model, err := search.NewModel(sys)
+	if err != nil {
+		return nil, err
+	}
+	if model.N != h.n {
+		return nil, fmt.Errorf("%w: the unit is of a system of %d threads, this one has %d", ErrBadUnit, h.n, model.N)
+	}
+	opt := Options{Options: ts.Options{KeepGoing: h.keepGoing, IgnoreDeadlocks: h.ignoreDeadlocks}}
+	opt.Limits.Depth, opt.Limits.Memory = h.depth, h.memory
+	if h.terminals {
+		opt.OnTerminal = func(any, ts.Schedule) {}
+	}
+	if err := opt.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadUnit, err)
+	}
+	if err := checkPrefix(sys, model, in.prefix); err != nil {
+		return nil, err
+	}
+	var ex *explorer[S]
+	r := exploreUnit(ctx, sys, model, opt, h.mode, in, h.maxT, h.maxE, &ex)
+	if r.cancelled {
+		return nil, ctx.Err()
+	}
+	return encodeResult(u.Key(), r), nil
+}
+
+// checkPrefix reports a prefix that does not run on sys: a unit of another
+// system.
+func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], prefix ts.Schedule) error {
+	s := sys.Init()
+	for i, mv := range prefix {
+		if int(mv.Thread) >= model.N {
+			return fmt.Errorf("%w: move %d of the unit's prefix is thread %d, the system has %d", ErrBadUnit, i, mv.Thread, model.N)
+		}
+		if _, st := sys.Next(s, mv.Thread); st != ts.Enabled {
+			return fmt.Errorf("%w: move %d of the unit's prefix (thread %d) is not enabled on this system", ErrBadUnit, i, mv.Thread)
+		}
+		k := 1
+		if model.Chooser != nil {
+			k = model.Chooser.Outcomes(s, mv.Thread)
+		}
+		if mv.Outcome < 0 || mv.Outcome >= k {
+			return fmt.Errorf("%w: move %d of the unit's prefix has outcome %d of %d", ErrBadUnit, i, mv.Outcome, k)
+		}
+		s = model.Apply(s, mv)
+	}
+	return nil
+}
+
+const (
+	unitMagic   = "weft-por-unit/1"
+	resultMagic = "weft-por-result/1"
+)
+
+// unitHeader is what a Unit holds beside the unit's input.
+type unitHeader struct {
+	mode                       mode
+	n                          int
+	keepGoing, ignoreDeadlocks bool
+	terminals                  bool
+	depth                      int
+	memory, maxT, maxE         int64
+}
+
+// encodeUnit returns unit u of a search with options opt and mode m, the
+// transition and execution budgets maxT and maxE.
+func encodeUnit(u *unit, opt *Options, m mode, n int, maxT, maxE int64) Unit {
+	var c encoder
+	c.b = append(c.b, unitMagic...)
+	c.num(int64(m))
+	c.num(int64(n))
+	c.flags(opt.KeepGoing, opt.IgnoreDeadlocks, opt.OnTerminal != nil)
+	c.num(int64(opt.Limits.Depth))
+	c.num(opt.Limits.Memory)
+	c.num(maxT)
+	c.num(maxE)
+	c.str(u.key)
+	c.words(u.popped)
+	return Unit(c.b)
+}
+
+func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
+	d := decoder{b: b}
+	if !d.magic(unitMagic) {
+		return h, nil, fmt.Errorf("%w: not a unit", ErrBadUnit)
+	}
+	h.mode = mode(d.num())
+	h.n = int(d.num())
+	f := d.num()
+	h.keepGoing, h.ignoreDeadlocks, h.terminals = f&1 != 0, f&2 != 0, f&4 != 0
+	h.depth = int(d.num())
+	h.memory, h.maxT, h.maxE = d.num(), d.num(), d.num()
+	key := d.bytes()
+	popped := d.words()
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("trailing bytes")
+	}
+	if d.err == nil && (h.mode > modeODPOR || h.n <= 0 || h.maxT < 0 || h.maxE < 0) {
+		d.fail("header out of range")
+	}
+	if d.err != nil {
+		return h, nil, d.err
+	}
+	u, err = decodeKey(key, h.n)
+	if err != nil {
+		return h, nil, err
+	}
+	u.popped = popped
+	return h, u, nil
+}
+
+// decodeKey is unit.encode backwards.
+func decodeKey(key []byte, n int) (*unit, error) {
+	d := decoder{b: key}
+	u := &unit{key: string(key)}
+	u.prefix = make(ts.Schedule, d.count())
+	for i := range u.prefix {
+		u.prefix[i] = ts.Move{Thread: d.tid(n), Outcome: d.small()}
+	}
+	if len(u.prefix) == 0 {
+		d.fail("empty prefix")
+	}
+	u.sleep = make([]ts.Tid, d.count())
+	for i := range u.sleep {
+		u.sleep[i] = d.tid(n)
+	}
+	u.psleep = make([]wev, d.count())
+	for i := range u.psleep {
+		u.psleep[i] = wev{t: d.tid(n), out: d.small(), step: d.step()}
+	}
+	u.tree = make([]tnode, d.count())
+	for i := range u.tree {
+		p := d.num()
+		if p < -1 || p >= int64(i) {
+			d.fail("wakeup tree node's parent out of range")
+		}
+		u.tree[i] = tnode{parent: int32(p), x: wev{t: d.tid(n), out: d.small(), step: d.step()}, extra: d.num() != 0}
+	}
+	u.raceFrom = d.small()
+	f := d.num()
+	u.strict, u.outcomes = f&1 != 0, f&2 != 0
+	u.blocked = make([]ts.Obj, d.count())
+	for i := range u.blocked {
+		u.blocked[i] = d.obj()
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("trailing bytes in the unit's input")
+	}
+	return u, d.err
+}
+
+// Result events.
+const (
+	evTerminal uint8 = iota
+	evViolation
+)
+
+func encodeResult(key string, r *unitResult) UnitResult {
+	var c encoder
+	c.b = append(c.b, resultMagic...)
+	c.str(key)
+	c.num(r.transitions) // first: UnitResult.Transitions reads it
+	c.num(r.executions)
+	c.num(r.sleepBlocked)
+	c.num(r.backtracks)
+	c.num(r.replays)
+	c.num(r.infeasible)
+	c.num(int64(len(r.log)))
+	for i := range r.log {
+		op := &r.log[i]
+		c.num(int64(op.kind))
+		c.num(int64(op.frame))
+		c.flags(op.strict)
+		c.num(int64(len(op.w)))
+		for _, x := range op.w {
+			c.wev(x)
+		}
+		c.num(int64(op.t))
+		c.words(op.inE)
+		c.words(op.init)
+	}
+	c.num(int64(len(r.events)))
+	for _, ev := range r.events {
+		if ev.viol == nil {
+			c.num(int64(evTerminal))
+			c.sched(ev.sched)
+			continue
+		}
+		v := ev.viol
+		c.num(int64(evViolation))
+		c.num(int64(v.Kind))
+		c.num(int64(v.Thread))
+		c.str(errorText(v.Err))
+		c.sched(v.Trace.Schedule())
+	}
+	c.flags(r.err != nil)
+	if r.err != nil {
+		c.str(r.err.Error())
+		c.num(int64(sentinelsOf(r.err)))
+	}
+	c.flags(r.stop, r.limited, r.ended, r.strict, r.outcomes)
+	c.num(int64(r.raceFrom))
+	c.words(r.popped)
+	c.words(r.poppedRead)
+	c.num(int64(len(r.blocked)))
+	for _, o := range r.blocked {
+		c.num(int64(o))
+	}
+	c.num(r.maxTransitions)
+	c.num(r.maxExecutions)
+	c.num(int64(r.moves))
+	return UnitResult(c.b)
+}
+
+// decodeResult decodes a result for a unit of a system of n threads. Its
+// events are remote: commit replays their schedules.
+func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
+	d := decoder{b: b}
+	if !d.magic(resultMagic) {
+		return "", nil, fmt.Errorf("%w: not a unit result", ErrBadUnit)
+	}
+	key = string(d.bytes())
+	r = &unitResult{}
+	r.transitions, r.executions = d.num(), d.num()
+	r.sleepBlocked, r.backtracks, r.replays, r.infeasible = d.num(), d.num(), d.num(), d.num()
+	r.log = make([]logOp, d.count())
+	for i := range r.log {
+		op := &r.log[i]
+		op.kind = uint8(d.num())
+		if op.kind > opBacktrack {
+			d.fail("unknown log operation")
+		}
+		op.frame = int32(d.small())
+		op.strict = d.num()&1 != 0
+		op.w = make([]wev, d.count())
+		for j := range op.w {
+			op.w[j] = d.wevOf(n)
+		}
+		op.t = d.tid(n)
+		op.inE = d.words()
+		op.init = d.words()
+	}
+	r.events = make([]unitEvent, d.count())
+	for i := range r.events {
+		ev := &r.events[i]
+		ev.remote = true
+		switch uint8(d.num()) {
+		case evTerminal:
+			ev.sched = d.schedOf(n)
+		case evViolation:
+			k := ts.ViolationKind(d.num())
+			t := ts.Tid(d.num())
+			msg := string(d.bytes())
+			ev.viol = &ts.Violation{Kind: k, Thread: t, Err: errors.New(msg)}
+			ev.sched = d.schedOf(n)
+		default:
+			d.fail("unknown event")
+		}
+	}
+	if d.num()&1 != 0 {
+		msg := string(d.bytes())
+		r.err = &remoteError{msg: msg, is: sentinels(d.num())}
+	}
+	f := d.num()
+	r.stop, r.limited, r.ended, r.strict, r.outcomes = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0, f&16 != 0
+	r.raceFrom = d.small()
+	r.popped, r.poppedRead = d.words(), d.words()
+	r.blocked = make([]ts.Obj, d.count())
+	for i := range r.blocked {
+		r.blocked[i] = d.obj()
+	}
+	r.maxTransitions, r.maxExecutions = d.num(), d.num()
+	r.moves = d.small()
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("trailing bytes")
+	}
+	if d.err == nil && (r.transitions < 0 || r.executions < 0) {
+		d.fail("negative figures")
+	}
+	if d.err != nil {
+		return "", nil, d.err
+	}
+	return key, r, nil
+}
+
+// errorText is what a remote violation's error says: what ts.Confirm
+// compares when it replays the violation.
+func errorText(err error) string {
+	var pe *ts.PanicError
+	if errors.As(err, &pe) {
+		return fmt.Sprint(pe.Value)
+	}
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// knownErrors are the errors a remote error can still be matched against
+// with errors.Is.
+var knownErrors = [...]error{
+	ts.ErrBadOptions, ts.ErrBadSystem, ts.ErrMutated, ts.ErrNondeterministic, ts.ErrThreadRange,
+	ts.ErrBadStep, ts.ErrDepth, ts.ErrNotEnabled, ts.ErrNoHash, ts.ErrMemory, ts.ErrUnsupported,
+	ts.ErrCallback, ErrBadUnit, context.Canceled, context.DeadlineExceeded,
+}
+
+func sentinelsOf(err error) uint64 {
+	var m uint64
+	for i, s := range knownErrors {
+		if errors.Is(err, s) {
+			m |= 1 << i
+		}
+	}
+	return m
+}
+
+func sentinels(m int64) []error {
+	var is []error
+	for i, s := range knownErrors {
+		if m&(1<<i) != 0 {
+			is = append(is, s)
+		}
+	}
+	return is
+}
+
+// remoteError is an error a unit met where it was explored: its message,
+// and the package errors it wrapped.
+type remoteError struct {
+	msg string
+	is  []error
+}
+
+func (e *remoteError) Error() string { return e.msg }
+
+func (e *remoteError) Is(target error) bool {
+	for _, s := range e.is {
+		if s == target {
+			return true
+		}
+	}
+	return false
+}
+
+// encoder appends varints.
+type encoder struct{ b []byte }
+
+func (c *encoder) num(v int64) { c.b = binary.AppendVarint(c.b, v) }
+
+func (c *encoder) str(s string) {
+	c.num(int64(len(s)))
+	c.b = append(c.b, s...)
+}
+
+func (c *encoder) flags(fs ...bool) {
+	var v int64
+	for i, f := range fs {
+		if f {
+			v |= 1 << i
+		}
+	}
+	c.num(v)
+}
+
+func (c *encoder) words(w []uint64) {
+	w = trim(w)
+	c.num(int64(len(w)))
+	for _, x := range w {
+		c.b = binary.AppendUvarint(c.b, x)
+	}
+}
+
+func (c *encoder) sched(s ts.Schedule) {
+	c.num(int64(len(s)))
+	for _, mv := range s {
+		c.num(int64(mv.Thread))
+		c.num(int64(mv.Outcome))
+	}
+}
+
+func (c *encoder) wev(x wev) {
+	c.num(int64(x.t))
+	c.num(int64(x.out))
+	c.num(int64(x.step.NumAccesses()))
+	for a := range x.step.NumAccesses() {
+		acc := x.step.At(a)
+		c.num(int64(acc.Obj))
+		c.num(int64(acc.Op))
+		c.flags(acc.Sync)
+	}
+}
+
+// decoder reads what encoder wrote, keeping the first error; after one,
+// every read returns zero.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(what string) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s", ErrBadUnit, what)
+	}
+	d.b = nil
+}
+
+func (d *decoder) magic(m string) bool {
+	if len(d.b) < len(m) || string(d.b[:len(m)]) != m {
+		return false
+	}
+	d.b = d.b[len(m):]
+	return true
+}
+
+func (d *decoder) num() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, k := binary.Varint(d.b)
+	if k <= 0 {
+		d.fail("cut short")
+		return 0
+	}
+	d.b = d.b[k:]
+	return v
+}
+
+// small reads a number that must fit an int32.
+func (d *decoder) small() int {
+	v := d.num()
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail("number out of range")
+		return 0
+	}
+	return int(v)
+}
+
+// count reads a length, which cannot be more than the bytes left.
+func (d *decoder) count() int {
+	v := d.num()
+	if v < 0 || v > int64(len(d.b)) {
+		d.fail("length out of range")
+		return 0
+	}
+	return int(v)
+}
+
+func (d *decoder) bytes() []byte {
+	k := d.count()
+	if d.err != nil {
+		return nil
+	}
+	s := d.b[:k]
+	d.b = d.b[k:]
+	return s
+}
+
+func (d *decoder) tid(n int) ts.Tid {
+	v := d.num()
+	if v < 0 || v >= int64(n) {
+		d.fail("thread out of range")
+		return 0
+	}
+	return ts.Tid(v)
+}
+
+func (d *decoder) obj() ts.Obj {
+	v := d.num()
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		d.fail("object out of range")
+		return 0
+	}
+	return ts.Obj(v)
+}
+
+func (d *decoder) words() []uint64 {
+	k := d.count()
+	if k == 0 {
+		return nil
+	}
+	w := make([]uint64, k)
+	for i := range w {
+		if d.err != nil {
+			return nil
+		}
+		x, j := binary.Uvarint(d.b)
+		if j <= 0 {
+			d.fail("cut short")
+			return nil
+		}
+		w[i] = x
+		d.b = d.b[j:]
+	}
+	return w
+}
+
+func (d *decoder) schedOf(n int) ts.Schedule {
+	s := make(ts.Schedule, d.count())
+	for i := range s {
+		s[i] = ts.Move{Thread: d.tid(n), Outcome: d.small()}
+	}
+	return s
+}
+
+// step reads a step as unit.encode writes it: its accesses, the first the
+// step's own.
+func (d *decoder) step() ts.Step {
+	k := d.count()
+	if k == 0 {
+		d.fail("a step without an access")
+		return ts.Step{}
+	}
+	acc := func() ts.Access {
+		o := d.obj()
+		op := d.num()
+		if op < 0 || op > 255 {
+			d.fail("operation out of range")
+		}
+		return ts.Access{Obj: o, Op: ts.Op(op), Sync: d.num()&1 != 0}
+	}
+	first := acc()
+	st := ts.Step{Obj: first.Obj, Op: first.Op, Sync: first.Sync}
+	if k > 1 {
+		st.Also = make([]ts.Access, k-1)
+		for i := range st.Also {
+			st.Also[i] = acc()
+		}
+	}
+	return st
+}
+
+func (d *decoder) wevOf(n int) wev {
+	return wev{t: d.tid(n), out: d.small(), step: d.step()}
+}
+
+// remoteEvent takes an event of a unit explored elsewhere: a violation is
+// replayed (ts.ConfirmWith) as the search replays its own, a terminal state
+// reached again by its schedule for OnTerminal. It reports false if the
+// replay failed: the search then stops with that error.
+func (e *explorer[S]) remoteEvent(ev unitEvent) bool {
+	if ev.viol != nil {
+		search.Confirm(&e.Outcome, e.sys, ev.viol, ev.sched)
+		return e.Err == nil
+	}
+	if e.opt.OnTerminal == nil {
+		return true
+	}
+	run, err := ts.ReplayWith(e.sys, ev.sched, e.opt.Options)
+	if err != nil {
+		e.Fail(fmt.Errorf("replaying a terminal state of a unit explored elsewhere: %w", err))
+		return false
+	}
+	search.Callback("OnTerminal", func() { e.opt.OnTerminal(run.Final, ev.sched) })
+	return true
+}
+
+// runnerBatch is the most units a batch holds.
+const runnerBatch = 1 << 14
+
+// runBatch hands a batch to the runner: every unit the predictor has
+// handed out and not had explored, and u, the one the coordinator needs
+// now (need, if the predictor handed it out). It returns u's job with its
+// result, or nil if the runner gave none; an error if the runner failed.
+func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
+	p.mu.Lock()
+	// A batch is a round trip: wait for the units the predictor expects.
+	for p.pred != nil && !p.predEnded && !p.needRestart && len(p.queue) < runnerBatch && !p.done {
+		p.cond.Wait()
+	}
+	batch := p.queue
+	p.queue = nil
+	if need == nil {
+		need = &job{u: u, done: make(chan struct{})}
+	}
+	if !slices.Contains(batch, need) {
+		batch = append(batch, need)
+	}
+	for _, j := range batch {
+		j.running = true
+	}
+	p.mu.Unlock()
+
+	units := make([]Unit, len(batch))
+	byKey := make(map[string]*job, len(batch))
+	for i, j := range batch {
+		units[i] = encodeUnit(j.u, &p.opt, p.mode, p.model.N, p.opt.Limits.Transitions, p.opt.Limits.Executions)
+		byKey[units[i].Key()] = j
+	}
+	results, err := p.callRunner(units)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.batches++
+	if err == nil {
+		for _, b := range results {
+			key, r, derr := decodeResult(b, p.model.N)
+			if derr != nil {
+				err = fmt.Errorf("por: a result of the unit runner: %w", derr)
+				break
+			}
+			if j := byKey[key]; j != nil && j.r == nil {
+				j.r = r
+				p.remote++
+				close(j.done)
+			}
+		}
+	}
+	for _, j := range batch {
+		j.running = false
+	}
+	if err != nil {
+		return nil, err
+	}
+	if need.r == nil {
+		return nil, nil
+	}
+	return need, nil
+}
+
+// callRunner calls the runner, turning a panic in it into an error: it is
+// not the system's.
+func (p *parallel[S]) callRunner(units []Unit) (res []UnitResult, err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = fmt.Errorf("%w: the unit runner panicked: %v", ts.ErrCallback, x)
+		}
+	}()
+	res, err = p.opt.Runner.RunUnits(p.ctx, units)
+	if err != nil {
+		err = fmt.Errorf("por: the unit runner failed: %w", err)
+	}
+	return res, err
+}

@@ -1,0 +1,245 @@
+package por
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
+)
+
+// shipping is a UnitRunner that explores each unit of a batch as a remote
+// worker would, from a copy of its bytes, and misbehaves as a distributed
+// engine may: it answers out of order, twice (a retried unit), not at all
+// (a lost one), or with results of units it was not asked for.
+type shipping[S any] struct {
+	sys       ts.TransitionSystem[S]
+	reverse   bool
+	duplicate bool
+	dropEvery int // 0: none
+	stale     []UnitResult
+	batches   int
+	units     int
+}
+
+func (r *shipping[S]) RunUnits(ctx context.Context, units []Unit) ([]UnitResult, error) {
+	r.batches++
+	var out []UnitResult
+	for i, u := range units {
+		r.units++
+		res, err := ExploreUnit(ctx, r.sys, Unit(slices.Clone(u)))
+		if err != nil {
+			return nil, err
+		}
+		if r.dropEvery > 0 && i%r.dropEvery == 0 {
+			continue
+		}
+		out = append(out, slices.Clone(res))
+		if r.duplicate {
+			out = append(out, res)
+		}
+	}
+	if r.reverse {
+		slices.Reverse(out)
+	}
+	out = append(out, r.stale...)
+	r.stale = out
+	return out, nil
+}
+
+// A search whose units are explored elsewhere is the serial search: on
+// random programs of the whole model, with and without KeepGoing, deadlocks
+// and limits, whatever the split and however the runner orders, repeats or
+// loses results, the same result, error and callbacks in the same order.
+func TestRunnerIsSerial(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		shape := tstest.GenOptions{}
+		if rapid.Bool().Draw(t, "four") {
+			shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: 3}
+		}
+		shape.CASReads = rapid.Bool().Draw(t, "casReads")
+		p := tstest.Programs(shape).Draw(t, "program")
+		m := rapid.SampledFrom([]mode{modeSleep, modeDPOR, modeODPOR}).Draw(t, "mode")
+		var opt Options
+		opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
+		opt.IgnoreDeadlocks = rapid.IntRange(0, 3).Draw(t, "ignoreDeadlocks") == 0
+		if rapid.IntRange(0, 3).Draw(t, "limited") == 0 {
+			opt.Limits.Transitions = int64(rapid.IntRange(1, 300).Draw(t, "transitions"))
+			opt.Limits.Executions = int64(rapid.IntRange(0, 30).Draw(t, "executions"))
+		}
+		want := runRecorded[tstest.State](p, opt, m)
+		r := &shipping[tstest.State]{sys: p,
+			reverse:   rapid.Bool().Draw(t, "reverse"),
+			duplicate: rapid.Bool().Draw(t, "duplicate"),
+			dropEvery: rapid.IntRange(0, 3).Draw(t, "dropEvery"),
+		}
+		opt.Runner = r
+		opt.SplitDepth = rapid.IntRange(1, 5).Draw(t, "split")
+		opt.SplitAfter = int64(rapid.IntRange(-1, 100).Draw(t, "splitAfter"))
+		if opt.SplitAfter == 0 {
+			opt.SplitAfter = -1
+		}
+		got := runRecorded[tstest.State](p, opt, m)
+		if d := want.diff(got); d != "" {
+			t.Fatalf("%s with a runner, split %d: %s", modeNames[m], opt.SplitDepth, d)
+		}
+	})
+}
+
+// On a bundled model, the units go out in a few batches (rounds), the
+// result is the serial one, and the figures say how many units were
+// explored elsewhere.
+func TestRunnerRounds(t *testing.T) {
+	lz := models.NewLastzero(9)
+	var opt Options
+	opt.KeepGoing = true
+	want, err := ODPOR(context.Background(), lz, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &shipping[models.LastzeroState]{sys: models.NewLastzero(9)}
+	opt.Runner, opt.SplitDepth, opt.SplitAfter = r, 8, -1
+	got, err := ODPOR(context.Background(), lz, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Executions != want.Executions || got.Transitions != want.Transitions || got.Stats["wakeup-insertions"] != want.Stats["wakeup-insertions"] {
+		t.Fatalf("with a runner: %v; serial: %v", got, want)
+	}
+	units, remote, batches := got.Stats["parallel-units"], got.Stats["parallel-remote-units"], got.Stats["parallel-batches"]
+	t.Logf("lastzero-9 odpor, split 8: %d units, %d explored by the runner in %d batches (%d sent), %d by the search itself, %d transitions wasted",
+		units, remote, batches, r.units, got.Stats["parallel-misses"], got.Stats["parallel-wasted-transitions"])
+	if batches != int64(r.batches) || batches == 0 || remote == 0 || remote > int64(r.units) {
+		t.Errorf("batches %d (runner saw %d), remote units %d of %d sent", batches, r.batches, remote, r.units)
+	}
+	if batches >= units {
+		t.Errorf("%d batches for %d units: one round trip per unit", batches, units)
+	}
+}
+
+// broken is a UnitRunner that fails in one of several ways.
+type broken struct {
+	err     error
+	panics  bool
+	garbage bool
+}
+
+func (b broken) RunUnits(ctx context.Context, units []Unit) ([]UnitResult, error) {
+	if b.panics {
+		panic("runner down")
+	}
+	if b.garbage {
+		return []UnitResult{UnitResult(resultMagic + "\x02xy")}, nil
+	}
+	return nil, b.err
+}
+
+// Bad units, bad results and failing runners are errors that say what
+// went wrong, never a wrong answer or a crash.
+func TestRunnerBadInput(t *testing.T) {
+	ctx := context.Background()
+	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Mod: 2, Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(0, 0)}, {tstest.Store(0, 0)}}}
+	var opt Options
+	opt.SplitDepth, opt.SplitAfter = 1, -1
+
+	// A real unit of p, caught on its way out.
+	var unit Unit
+	opt.Runner = runnerFunc(func(ctx context.Context, units []Unit) ([]UnitResult, error) {
+		unit = slices.Clone(units[0])
+		return nil, nil
+	})
+	if _, err := ODPOR[tstest.State](ctx, p, opt); err != nil {
+		t.Fatalf("a runner that answers nothing: the search explores the units itself, got %v", err)
+	}
+	if unit == nil {
+		t.Fatal("no unit was handed out")
+	}
+	if _, err := ExploreUnit[tstest.State](ctx, p, unit); err != nil {
+		t.Fatalf("the unit itself: %v", err)
+	}
+	three := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Mod: 2, Code: [][]tstest.Instr{{tstest.Store(0, 1)}, {tstest.Store(0, 0)}, {tstest.Store(0, 1)}}}
+	other := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Mod: 2, Code: [][]tstest.Instr{{}, {}}}
+	for name, c := range map[string]struct {
+		sys  ts.TransitionSystem[tstest.State]
+		u    Unit
+		want string
+	}{
+		"empty":        {p, nil, "not a unit"},
+		"a result":     {p, Unit(resultMagic), "not a unit"},
+		"cut short":    {p, unit[:len(unit)-2], "cut short"},
+		"extra bytes":  {p, append(slices.Clone(unit), 0), "trailing"},
+		"more threads": {three, unit, "2 threads, this one has 3"},
+		"other system": {other, unit, "not enabled"},
+	} {
+		_, err := ExploreUnit(ctx, c.sys, c.u)
+		if !errors.Is(err, ErrBadUnit) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrBadUnit saying %q", name, err, c.want)
+		}
+	}
+
+	down := errors.New("cluster down")
+	for name, c := range map[string]struct {
+		r    UnitRunner
+		want error
+	}{
+		"fails":   {broken{err: down}, down},
+		"panics":  {broken{panics: true}, ts.ErrCallback},
+		"garbage": {broken{garbage: true}, ErrBadUnit},
+	} {
+		opt.Runner = c.r
+		res, err := ODPOR[tstest.State](ctx, p, opt)
+		if !errors.Is(err, c.want) || res.Complete {
+			t.Errorf("a runner that %s: %v, %v; want an incomplete result and %v", name, res, err, c.want)
+		}
+	}
+
+	opt.Runner, opt.Workers = broken{}, 2
+	if _, err := ODPOR[tstest.State](ctx, p, opt); !errors.Is(err, ts.ErrBadOptions) {
+		t.Errorf("a runner and workers: %v", err)
+	}
+	opt.Workers = 0
+	if _, err := SDPOR[tstest.State](ctx, p, opt); !errors.Is(err, ts.ErrBadOptions) {
+		t.Errorf("sdpor with a runner: %v", err)
+	}
+}
+
+type runnerFunc func(ctx context.Context, units []Unit) ([]UnitResult, error)
+
+func (f runnerFunc) RunUnits(ctx context.Context, units []Unit) ([]UnitResult, error) {
+	return f(ctx, units)
+}
+
+// Decoding any bytes returns a unit or ErrBadUnit, never a panic.
+func FuzzExploreUnit(f *testing.F) {
+	p := &tstest.Program{Vars: []tstest.Var{{Name: "x"}, {Name: "l", Sync: true}}, Mod: 2,
+		Code: [][]tstest.Instr{{tstest.Store(0, 1), tstest.Store(1, 0)}, {tstest.Store(0, 0), tstest.Store(1, 1)}}}
+	var opt Options
+	opt.SplitDepth, opt.SplitAfter, opt.OnTerminal = 1, -1, func(any, ts.Schedule) {}
+	opt.Runner = runnerFunc(func(ctx context.Context, units []Unit) ([]UnitResult, error) {
+		for _, u := range units {
+			f.Add([]byte(u))
+		}
+		return nil, nil
+	})
+	if _, err := ODPOR[tstest.State](context.Background(), p, opt); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := ExploreUnit[tstest.State](context.Background(), p, b)
+		if err != nil {
+			if !errors.Is(err, ErrBadUnit) {
+				t.Fatalf("error not ErrBadUnit: %v", err)
+			}
+			return
+		}
+		if _, _, err := decodeResult(r, 2); err != nil {
+			t.Fatalf("a result that does not decode: %v", err)
+		}
+	})
+}
