@@ -22,8 +22,8 @@ type shipping[S any] struct {
 	sys       ts.TransitionSystem[S]
 	reverse   bool
 	duplicate bool
-	dropEvery int // 0: none
-	stale     []UnitResult
+	dropEvery int          // 0: none
+	stale     []UnitResult // the previous batch's results
 	batches   int
 	units     int
 }
@@ -48,8 +48,9 @@ func (r *shipping[S]) RunUnits(ctx context.Context, units []Unit) ([]UnitResult,
 	if r.reverse {
 		slices.Reverse(out)
 	}
-	out = append(out, r.stale...)
-	r.stale = out
+	fresh := out
+	out = append(slices.Clip(out), r.stale...) // the last batch's again
+	r.stale = fresh
 	return out, nil
 }
 
