@@ -1,0 +1,99 @@
+package beamrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/textio"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/weftlab/weft/por"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, []byte, func(string), error](&exploreFn{})
+	register.Emitter1[string]()
+}
+
+// pipeline builds one round: the units, spread over the workers by a
+// reshuffle (Create puts every element in one bundle), each explored by
+// the system registered as system, and the results written to file, one
+// JSON record a line.
+func pipeline(units []por.Unit, system, file string) *beam.Pipeline {
+	p, s := beam.NewPipelineWithRoot()
+	in := make([][]byte, len(units))
+	for i, u := range units {
+		in[i] = u
+	}
+	col := beam.Reshuffle(s, beam.CreateList(s, in))
+	out := beam.ParDo(s, &exploreFn{System: system}, col)
+	textio.Write(s, file, out)
+	return p
+}
+
+// record is one line of a round's output: a unit's result and where and
+// how long it was explored.
+type record struct {
+	Result  []byte `json:"result"` // por.UnitResult (base64 in JSON)
+	Worker  string `json:"worker"` // host and process
+	Bundle  string `json:"bundle"` // the worker and the bundle's number in it
+	Elapsed int64  `json:"ns"`     // wall time of the exploration
+}
+
+// exploreFn explores the units of the system registered under System.
+// Exported fields are what Beam ships to the workers; the rest is set up
+// on each.
+type exploreFn struct {
+	System string `json:"system"`
+
+	explore ExploreFunc
+	worker  string
+	bundle  string
+}
+
+// bundles numbers the bundles a worker process starts.
+var bundles atomic.Int64
+
+// duplicate makes every unit's result written twice, as a sink that a
+// retried bundle writes again would (tests only; a worker in another
+// process never sees it set).
+var duplicate bool
+
+func (f *exploreFn) Setup() error {
+	explore, err := lookup(f.System)
+	if err != nil {
+		return err
+	}
+	f.explore = explore
+	host, _ := os.Hostname()
+	f.worker = host + "/" + strconv.Itoa(os.Getpid())
+	return nil
+}
+
+// StartBundle takes the emitter because ProcessElement does (Beam's rule).
+func (f *exploreFn) StartBundle(_ context.Context, _ func(string)) {
+	f.bundle = f.worker + "#" + strconv.FormatInt(bundles.Add(1), 10)
+}
+
+func (f *exploreFn) ProcessElement(ctx context.Context, u []byte, emit func(string)) error {
+	start := time.Now()
+	res, err := f.explore(ctx, por.Unit(u))
+	if err != nil {
+		return fmt.Errorf("beamrun: a unit of %s: %w", f.System, err)
+	}
+	line, err := json.Marshal(record{Result: res, Worker: f.worker, Bundle: f.bundle, Elapsed: int64(time.Since(start))})
+	if err != nil {
+		return err
+	}
+	emit(string(line))
+	if duplicate {
+		emit(string(line))
+	}
+	return nil
+}
