@@ -98,9 +98,11 @@ func New(opt Options) (*Runner, error) {
 type Load struct {
 	Rounds int
 	// Sent counts the units sent, over all rounds; UnitBytes their encoded
-	// size.
+	// size. Repeated counts the units a batch held more than once, sent
+	// once.
 	Sent      int
 	UnitBytes int64
+	Repeated  int
 	// Units holds one entry per unit explored, in the order the rounds
 	// read them back; ResultBytes is the size of their encoded results.
 	Units       []UnitLoad
@@ -139,10 +141,22 @@ func (r *Runner) RunUnits(ctx context.Context, units []por.Unit) ([]por.UnitResu
 	r.round.Lock()
 	defer r.round.Unlock()
 	start := time.Now()
+	// A batch can hold a unit twice (equal keys, equal results): ship it once.
+	seen := make(map[string]bool, len(units))
+	distinct := make([]por.Unit, 0, len(units))
+	for _, u := range units {
+		if k := u.Key(); !seen[k] {
+			seen[k] = true
+			distinct = append(distinct, u)
+		}
+	}
+	repeated := len(units) - len(distinct)
+	units = distinct
 	r.mu.Lock()
 	r.load.Rounds++
 	round := r.load.Rounds
 	r.load.Sent += len(units)
+	r.load.Repeated += repeated
 	for _, u := range units {
 		r.load.UnitBytes += int64(len(u))
 	}
