@@ -90,10 +90,13 @@ func TestBeamIsSerial(t *testing.T) {
 		short           bool
 	}{
 		{"lastzero-8", "odpor", 6, false, true},
+		{"lastzero-8", "dpor", 6, false, true},
+		{"lastzero-6", "sleep", 5, false, true},
 		{"aget-bug-3", "odpor", 8, true, true},
+		{"twophase-bug-2", "odpor", 4, false, true}, // stops at the first violation
 		{"lastzero-12", "odpor", 10, false, false},
 		{"indexer-16", "odpor", 0, false, false},
-		{"aget-bug-4", "odpor", 0, true, false},
+		{"bluetooth-3", "odpor", 8, true, false},
 	}
 	for _, c := range cases {
 		if testing.Short() && !c.short {
@@ -110,8 +113,9 @@ func TestBeamIsSerial(t *testing.T) {
 				t.Fatalf("on Beam: %s", d)
 			}
 			l := r.Load()
-			t.Logf("%d executions, %d terminal states, %d violations; %d rounds, %d units sent (%d B), %d explored (results %d B), %d used by the search",
-				got.res.Executions, len(got.terminals), got.res.Violations, l.Rounds, l.Sent, l.UnitBytes, len(l.Units), l.ResultBytes, got.res.Stats["parallel-remote-units"])
+			t.Logf("%d executions, %d terminal states, %d violations; %d rounds, %d units sent (%d B), %d explored (results %d B); the search took %d units, explored %d itself",
+				got.res.Executions, len(got.terminals), got.res.Violations, l.Rounds, l.Sent, l.UnitBytes, len(l.Units), l.ResultBytes,
+				got.res.Stats["parallel-units"], got.res.Stats["parallel-misses"]+got.res.Stats["parallel-reruns"])
 			if l.Rounds == 0 || len(l.Units) == 0 || got.res.Stats["parallel-remote-units"] == 0 {
 				t.Fatalf("no unit explored on Beam: %+v", got.res.Stats)
 			}

@@ -169,9 +169,9 @@ func run(ctx context.Context, c config, stdout, stderr io.Writer) int {
 
 // printLoad prints what was shipped and how the work spread.
 func printLoad(w io.Writer, l beamrun.Load, res ts.Result) {
-	fmt.Fprintf(w, "units: %d sent in %d rounds (%v in rounds, %v a round; %d repeated in a batch, sent once), %d explored on beam, %d of them used by the search, %d explored by the search itself\n",
-		l.Sent, l.Rounds, l.Elapsed.Round(time.Millisecond), avg(l.Elapsed, l.Rounds), l.Repeated, len(l.Units),
-		res.Stats["parallel-remote-units"], res.Stats["parallel-misses"])
+	fmt.Fprintf(w, "units: %d taken by the search, %d of them explored by the search itself; %d sent in %d rounds (%v in rounds, %v a round; %d repeated in a batch, sent once), %d explored on beam, %d transitions of them not used\n",
+		res.Stats["parallel-units"], res.Stats["parallel-misses"]+res.Stats["parallel-reruns"], l.Sent, l.Rounds,
+		l.Elapsed.Round(time.Millisecond), avg(l.Elapsed, l.Rounds), l.Repeated, len(l.Units), res.Stats["parallel-wasted-transitions"])
 	if len(l.Units) == 0 {
 		return
 	}
