@@ -21,19 +21,26 @@ func init() {
 	register.Emitter1[string]()
 }
 
-// pipeline builds one round: the units, spread over the workers by a
-// reshuffle (Create puts every element in one bundle), each explored by
-// the system registered as system, and the results written to file, one
-// JSON record a line.
-func pipeline(units []por.Unit, system, file string) *beam.Pipeline {
+// pipeline builds one round: the units, dealt round robin into shards,
+// each shard spread over the workers by a reshuffle (Create puts its
+// elements in one bundle), explored by the system registered as system,
+// and the results written to file, one JSON record a line. Separate shards
+// are separate stages: prism, which puts every element of a stage that is
+// ready in one bundle, runs them as concurrent bundles; a cluster runner
+// spreads each shard's units by the reshuffle's keys as well.
+func pipeline(units []por.Unit, system, file string, shards int) *beam.Pipeline {
 	p, s := beam.NewPipelineWithRoot()
-	in := make([][]byte, len(units))
+	shards = max(1, min(shards, len(units)))
+	in := make([][][]byte, shards)
 	for i, u := range units {
-		in[i] = u
+		in[i%shards] = append(in[i%shards], u)
 	}
-	col := beam.Reshuffle(s, beam.CreateList(s, in))
-	out := beam.ParDo(s, &exploreFn{System: system}, col)
-	textio.Write(s, file, out)
+	outs := make([]beam.PCollection, shards)
+	for i := range in {
+		col := beam.Reshuffle(s, beam.CreateList(s, in[i]))
+		outs[i] = beam.ParDo(s, &exploreFn{System: system}, col)
+	}
+	textio.Write(s, file, beam.Flatten(s, outs...))
 	return p
 }
 

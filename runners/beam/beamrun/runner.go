@@ -43,6 +43,13 @@ type Options struct {
 	// flag names (prism, direct, flink, spark, dataflow).
 	Execute func(context.Context, *beam.Pipeline) (beam.PipelineResult, error)
 
+	// Shards is how many parts a round's units are dealt into, each its
+	// own Create and reshuffle: prism (in-process) runs one bundle per
+	// part, concurrently, and one bundle for all of a round's units
+	// otherwise. 0 means 1; a cluster runner spreads the units of one part
+	// over its workers too.
+	Shards int
+
 	// Keep keeps each round's result file; by default it is removed once
 	// read, where the filesystem can remove files.
 	Keep bool
@@ -63,6 +70,9 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: beamrun: Output %q: %w", ErrBadOptions, o.Output, err)
 	}
 	fs.Close()
+	if o.Shards < 0 {
+		return fmt.Errorf("%w: beamrun: negative Shards %d", ErrBadOptions, o.Shards)
+	}
 	if o.Execute == nil {
 		return fmt.Errorf("%w: beamrun: no Execute (prism.Execute in-process, beamx.RunWithMetrics for the --runner flag)", ErrBadOptions)
 	}
@@ -163,7 +173,7 @@ func (r *Runner) RunUnits(ctx context.Context, units []por.Unit) ([]por.UnitResu
 	r.mu.Unlock()
 
 	file := fmt.Sprintf("%s-round-%d.jsonl", r.prefix, round)
-	if _, err := r.opt.Execute(ctx, pipeline(units, r.opt.System, file)); err != nil {
+	if _, err := r.opt.Execute(ctx, pipeline(units, r.opt.System, file, r.opt.Shards)); err != nil {
 		return nil, fmt.Errorf("beamrun: round %d (%d units): %w", round, len(units), err)
 	}
 	results, loads, dups, err := r.read(ctx, file, round)

@@ -198,6 +198,7 @@ func TestBadOptions(t *testing.T) {
 		{Options{System: "lastzero-4", Execute: prism.Execute}, "no Output"},
 		{Options{System: "lastzero-4", Output: "s4://bucket/dir", Execute: prism.Execute}, `scheme "s4" not registered`},
 		{Options{System: "lastzero-4", Output: dir}, "no Execute"},
+		{Options{System: "lastzero-4", Output: dir, Execute: prism.Execute, Shards: -1}, "negative Shards"},
 	} {
 		_, err := New(c.opt)
 		if !errors.Is(err, ts.ErrBadOptions) || !strings.Contains(err.Error(), c.want) {

@@ -37,7 +37,7 @@ import (
 // config is the command's own flags (Beam's are on the same command line).
 type config struct {
 	model, strategy, output, runner string
-	splitDepth                      int
+	splitDepth, shards              int
 	splitAfter                      int64
 	keepGoing, terminals, compare   bool
 	keep, verbose                   bool
@@ -60,6 +60,7 @@ func main() {
 	flag.StringVar(&c.strategy, "strategy", "odpor", "sleep, dpor or odpor")
 	flag.IntVar(&c.splitDepth, "split-depth", 0, "the prefix length at which the search splits into units (0: por's default, 12)")
 	flag.Int64Var(&c.splitAfter, "split-after", -1, "transitions explored before the search splits (-1: from the start; 0: por's default, 50,000)")
+	flag.IntVar(&c.shards, "shards", 1, "parts a round's units are dealt into, each its own Create and reshuffle (prism runs one bundle per part, concurrently)")
 	flag.StringVar(&c.output, "output", "", "directory for each round's results, which every worker can write and this program read (default: a temporary directory, for an in-process runner)")
 	flag.BoolVar(&c.keepGoing, "keep-going", false, "explore past violations and count them")
 	flag.BoolVar(&c.terminals, "terminals", true, "count terminal states (units then ship their schedules back)")
@@ -102,7 +103,7 @@ func run(ctx context.Context, c config, stdout, stderr io.Writer) int {
 		defer os.RemoveAll(dir)
 		c.output = dir
 	}
-	r, err := beamrun.New(beamrun.Options{System: target.Name(), Output: c.output, Execute: beamx.RunWithMetrics, Keep: c.keep})
+	r, err := beamrun.New(beamrun.Options{System: target.Name(), Output: c.output, Execute: beamx.RunWithMetrics, Shards: c.shards, Keep: c.keep})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -215,6 +216,26 @@ func printLoad(w io.Writer, l beamrun.Load, res ts.Result) {
 		fmt.Fprintf(w, "per %s (%d): units %s; transitions %s; wall time %s\n", g.name, len(g.m), spread(units, nil), spread(tr, nil),
 			spread(wl, func(v int64) string { return time.Duration(v).Round(time.Microsecond).String() }))
 	}
+	// How far the rounds' work could be spread: a round lasts at least its
+	// largest bundle (in transitions, which timing noise does not move).
+	largest := map[int]map[string]int64{}
+	var total, critical int64
+	for _, u := range l.Units {
+		if largest[u.Round] == nil {
+			largest[u.Round] = map[string]int64{}
+		}
+		largest[u.Round][u.Bundle] += u.Transitions
+		total += u.Transitions
+	}
+	for _, b := range largest {
+		var m int64
+		for _, t := range b {
+			m = max(m, t)
+		}
+		critical += m
+	}
+	fmt.Fprintf(w, "balance: %.2f (the rounds' transitions over the sum of each round's largest bundle: the speedup bound with a worker per bundle)\n",
+		float64(total)/float64(critical))
 }
 
 // spread formats the minimum, median and maximum of xs.
