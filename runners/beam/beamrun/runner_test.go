@@ -145,10 +145,6 @@ func TestRetriedUnitCountedOnce(t *testing.T) {
 	if l.Duplicates != len(l.Units) || l.Duplicates == 0 {
 		t.Fatalf("%d results dropped as duplicates, want one per unit explored (%d)", l.Duplicates, len(l.Units))
 	}
-	units := make(map[string]bool)
-	for _, u := range l.Units {
-		units[u.Bundle] = true
-	}
 	// One round by hand: each unit's result comes back once.
 	target, _ := cli.Lookup(model)
 	rec := &recorder{}
