@@ -2,7 +2,10 @@ module github.com/weftlab/weft/runners/beam
 
 go 1.26.0
 
-require github.com/weftlab/weft v0.0.0
+require (
+	github.com/apache/beam/sdks/v2 v2.77.0
+	github.com/weftlab/weft v0.0.0
+)
 
 require (
 	cel.dev/expr v0.25.2 // indirect
@@ -61,7 +64,6 @@ require (
 )
 
 require (
-	github.com/apache/beam/sdks/v2 v2.77.0
 	github.com/avast/retry-go/v4 v4.7.0 // indirect
 	github.com/bits-and-blooms/bitset v1.29.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
