@@ -545,12 +545,18 @@ func trim(w []uint64) []uint64 {
 // clone returns a predictor: a copy of the coordinator e's search state
 // (its frames, events and analysis state) over system sys, with no
 // callbacks and no budgets.
-func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], ctx context.Context, gen int64, copied bool) *explorer[S] {
+// c, if not nil, is a previous predictor, stopped, whose buffers the copy
+// reuses.
+func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], ctx context.Context, gen int64, copied bool, c *explorer[S]) *explorer[S] {
 	opt := e.opt
 	opt.OnTerminal, opt.OnViolation, opt.Progress = nil, nil, nil
 	opt.Limits.Transitions, opt.Limits.Executions = 0, 0
 	res := &ts.Result{}
-	c := newExplorer(ctx, sys, model, opt, e.mode, res)
+	if c == nil {
+		c = newExplorer(ctx, sys, model, opt, e.mode, res)
+	} else {
+		c.recycle(ctx, opt, res)
+	}
 	c.role, c.split, c.par, c.gen = rolePredictor, e.split, e.par, gen
 	c.outcomes, c.strict, c.raceFrom = e.outcomes, e.strict, e.raceFrom
 	e.popped.CopyFull(&c.popped)
@@ -563,9 +569,13 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	// the predictor walks only a few units ahead, and beyond that a tree
 	// cut short only makes it guess wrong. The current path is the
 	// leftmost (a frame explores its first branch), so it is copied first.
-	var remap map[int32]int32
+	var remap []int32 // a node of e's pool to the copy's
 	if e.mode == modeODPOR && e.depth > 0 {
-		remap = make(map[int32]int32)
+		remap = e.par.remap[:0]
+		for range e.wt.nodes {
+			remap = append(remap, -1)
+		}
+		e.par.remap = remap
 		budget := e.par.cloneNodes
 		var copyTree func(n int32, depth int) int32
 		copyTree = func(n int32, depth int) int32 {
@@ -596,6 +606,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	for i := range e.depth {
 		src, dst := &e.stack[i], &c.stack[i]
 		steps, status, outs, count, taken := dst.steps, dst.status, dst.outs, dst.count, dst.taken
+		sleep, bt, psleep := dst.sleep, dst.bt, dst.psleep
 		*dst = *src
 		dst.steps, dst.status, dst.outs, dst.count = steps, status, outs, count
 		copy(dst.steps, src.steps)
@@ -603,10 +614,10 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		copy(dst.outs, src.outs)
 		copy(dst.count, src.count)
 		dst.taken = append(taken[:0], src.taken...)
-		dst.sleep, dst.bt = bitset.BitSet{}, bitset.BitSet{}
+		dst.sleep, dst.bt = sleep, bt
 		src.sleep.CopyFull(&dst.sleep)
 		src.bt.CopyFull(&dst.bt)
-		dst.psleep = slices.Clone(src.psleep)
+		dst.psleep = append(psleep[:0], src.psleep...)
 		if remap != nil {
 			dst.root = remap[src.root]
 			if src.cur >= 0 {
@@ -788,7 +799,9 @@ type parallel[S any] struct {
 	predModel *search.Model[S]
 	copied    bool
 	forks     []ts.TransitionSystem[S]
-	inlineEx  *explorer[S] // the coordinator\'s, for the units it explores itself
+	inlineEx  *explorer[S] // the coordinator's, for the units it explores itself
+	predEx    *explorer[S] // the last predictor, stopped before the next reuses it
+	remap     []int32      // clone's buffer
 
 	// runner explores the units elsewhere (Options.Runner), in batches.
 	runner UnitRunner
@@ -1083,7 +1096,8 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 		p.pred = nil
 		return
 	}
-	c := e.clone(p.predSys, p.predModel, p.ctx, int64(gen), p.copied)
+	c := e.clone(p.predSys, p.predModel, p.ctx, int64(gen), p.copied, p.predEx)
+	p.predEx = c
 	if p.trace != nil {
 		p.trace.restart()
 		c.Drive(func() {}, c.loop, c.panicked)
