@@ -121,6 +121,7 @@ type unitResult struct {
 	blocked                       []ts.Obj
 	maxTransitions, maxExecutions int64 // the limits it ran under (0: none)
 	cancelled                     bool  // stopped by the pool, not finished
+	cut                           bool  // passed Options.UnitTransitions: to be split further
 	moves                         int   // the prefix length, for checks
 }
 
@@ -251,7 +252,14 @@ func (w *wtree) build(r int32, tree []tnode) {
 // exploreUnit explores unit u of sys in mode m with a new explorer and
 // returns its result. limits are the transition and execution budgets it
 // may use (0: none).
-func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE int64, ex **explorer[S]) *unitResult {
+//
+// A positive cut stops the exploration after that many transitions, short
+// of maxT: the result is then only that the unit is too large (r.cut).
+func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE, cut int64, ex **explorer[S]) *unitResult {
+	cutting := cut > 0 && (maxT == 0 || cut < maxT)
+	if cutting {
+		maxT = cut
+	}
 	opt.Limits.Transitions, opt.Limits.Executions = maxT, maxE
 	opt.Progress = nil
 	r := &unitResult{maxTransitions: maxT, maxExecutions: maxE, moves: len(u.prefix)}
@@ -283,6 +291,11 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	r.err = err
 	l := opt.Limits
 	r.limited = err == nil && e.Stop && ((l.Transitions > 0 && res.Transitions >= l.Transitions) || (l.Executions > 0 && res.Executions >= l.Executions))
+	if cutting && r.limited && res.Transitions >= cut {
+		// Too large: the search splits it further. What it found is
+		// dropped (the search finds it again below).
+		return &unitResult{cut: true, transitions: res.Transitions, maxTransitions: maxT, maxExecutions: maxE, moves: len(u.prefix)}
+	}
 	r.stop = e.Stop && !r.limited
 	r.cancelled = err != nil && ctx.Err() != nil
 	r.raceFrom = e.raceFrom
@@ -414,6 +427,10 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 		return
 	}
 	r, onTrack := e.par.result(e, u)
+	if r.cut {
+		e.expand(mv)
+		return
+	}
 	changed, planOnly := e.commit(r)
 	switch {
 	case !onTrack:
@@ -427,6 +444,23 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 	// changed: start it again from here.
 	e.par.restart(e)
 }
+
+// expand explores the subtree below move mv, a unit too large
+// (Options.UnitTransitions), as the top of the search: its own units start
+// expandDepth frames further down. The serial search is the same whatever
+// the units, so the result does not change.
+func (e *explorer[S]) expand(mv ts.Move) {
+	k := e.depth - 1
+	e.par.expanded++
+	e.move(&e.stack[k], mv)
+	if e.depth == k+2 {
+		e.expanded = append(e.expanded, int32(k+1))
+	}
+	e.par.restart(e)
+}
+
+// expandDepth is how much deeper the units of a unit split further start.
+const expandDepth = 4
 
 // commit takes a unit's result as the serial search's own steps, and
 // reports whether the frames or the analysis state changed otherwise than
@@ -626,6 +660,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		}
 	}
 	c.depth = e.depth
+	c.expanded = append(c.expanded[:0], e.expanded...)
 	for len(c.evStore) < len(e.ev) {
 		c.growEvents()
 	}
@@ -814,6 +849,7 @@ type parallel[S any] struct {
 	inline, wasted               int64 // transitions the coordinator explored itself; worker transitions not used
 	emits, restarts, queuedTaken int64
 	batches, remote              int64 // batches handed to the runner; units they explored
+	expanded                     int64 // units split further
 }
 
 // runParallel runs the search of runParallel's caller with opt.Workers
@@ -874,6 +910,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-restarts"] = p.restarts
 	res.Stats["parallel-inline-transitions"] = p.inline
 	res.Stats["parallel-wasted-transitions"] = p.wasted
+	res.Stats["parallel-split-further"] = p.expanded
 	if p.runner != nil {
 		res.Stats["parallel-batches"] = p.batches
 		res.Stats["parallel-remote-units"] = p.remote
@@ -943,7 +980,7 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 		p.queue = p.queue[1:]
 		j.running = true
 		p.mu.Unlock()
-		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, &ex)
+		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, &ex)
 		p.mu.Lock()
 		j.r = r
 		close(j.done)
@@ -992,7 +1029,7 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bool) {
 	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
 	if p.trace != nil {
-		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, &p.inlineEx)
+		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx)
 		p.trace.took(u.key, r.transitions)
 		p.units++
 		return r, true
@@ -1034,6 +1071,12 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	}
 	if j != nil {
 		<-j.done
+		if j.r.cut && !j.r.cancelled {
+			p.mu.Lock()
+			p.wasted += j.r.transitions
+			p.mu.Unlock()
+			return j.r, onTrack
+		}
 		if j.r.valid(j.u, u, maxT, maxE) {
 			return j.r, onTrack
 		}
@@ -1042,7 +1085,11 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		p.wasted += j.r.transitions
 		p.mu.Unlock()
 	}
-	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, &p.inlineEx)
+	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, e.opt.UnitTransitions, &p.inlineEx)
+	if r.cut {
+		p.wasted += r.transitions
+		return r, onTrack
+	}
 	p.inline += r.transitions
 	return r, onTrack
 }

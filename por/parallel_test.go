@@ -94,6 +94,9 @@ func TestParallelIsSerial(t *testing.T) {
 		if opt.SplitAfter == 0 {
 			opt.SplitAfter = -1
 		}
+		if rapid.Bool().Draw(t, "splitFurther") {
+			opt.UnitTransitions = int64(rapid.IntRange(1, 40).Draw(t, "unitTransitions"))
+		}
 		opt.inline = rapid.IntRange(0, 3).Draw(t, "inline") == 0
 		got := runRecorded[tstest.State](p, opt, m)
 		if d := want.diff(got); d != "" {

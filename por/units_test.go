@@ -86,6 +86,9 @@ func TestRunnerIsSerial(t *testing.T) {
 		if opt.SplitAfter == 0 {
 			opt.SplitAfter = -1
 		}
+		if rapid.Bool().Draw(t, "splitFurther") {
+			opt.UnitTransitions = int64(rapid.IntRange(1, 40).Draw(t, "unitTransitions"))
+		}
 		got := runRecorded[tstest.State](p, opt, m)
 		if d := want.diff(got); d != "" {
 			t.Fatalf("%s with a runner, split %d: %s", modeNames[m], opt.SplitDepth, d)
@@ -243,4 +246,38 @@ func FuzzExploreUnit(f *testing.F) {
 			t.Fatalf("a result that does not decode: %v", err)
 		}
 	})
+}
+
+// Units too large are split further, down several levels, locally and
+// with a runner, and the result is still the serial one.
+func TestSplitFurther(t *testing.T) {
+	ix := models.NewIndexer(14)
+	var opt Options
+	opt.KeepGoing = true
+	want, err := ODPOR(context.Background(), ix, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, remote := range []bool{false, true} {
+		o := opt
+		o.SplitDepth, o.SplitAfter, o.UnitTransitions = 4, -1, 200
+		if remote {
+			o.Runner = &shipping[models.IndexerState]{sys: models.NewIndexer(14)}
+		} else {
+			o.Workers = 2
+		}
+		got, err := ODPOR(context.Background(), ix, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Executions != want.Executions || got.Transitions != want.Transitions || got.Stats["wakeup-insertions"] != want.Stats["wakeup-insertions"] {
+			t.Fatalf("remote %v: %v; serial %v", remote, got, want)
+		}
+		further, units := got.Stats["parallel-split-further"], got.Stats["parallel-units"]
+		t.Logf("indexer-14 odpor, split 4, units of at most 200 transitions, remote %v: %d units, %d split further, %d transitions wasted of %d",
+			remote, units, further, got.Stats["parallel-wasted-transitions"], got.Transitions)
+		if further < 2 || units <= further {
+			t.Errorf("remote %v: %d units, %d split further", remote, units, further)
+		}
+	}
 }
