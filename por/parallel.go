@@ -72,16 +72,19 @@ const (
 // unit is the input of a unit: plain data, so that a unit can be explored
 // anywhere the system can be built.
 type unit struct {
-	prefix   ts.Schedule // from the initial state; its last move leads to the unit's root
-	sleep    []ts.Tid    // asleep at the root with every outcome
-	psleep   []wev       // ODPOR: single outcomes asleep at the root
-	tree     []tnode     // ODPOR: the wakeup subtree at the root, in preorder
-	raceFrom int         // ODPOR: the first event whose races are not analysed
-	popped   []uint64    // ODPOR: threads with events undone since the last end
-	strict   bool
-	outcomes bool
-	blocked  []ts.Obj // ODPOR: objects seen waiting, sorted
-	key      string   // everything above but popped, encoded
+	prefix ts.Schedule // from the initial state; its last move leads to the unit's root
+	sleep  []ts.Tid    // asleep at the root with every outcome
+	psleep []wev       // ODPOR: single outcomes asleep at the root
+	tree   []tnode     // ODPOR: the wakeup subtree at the root, in preorder
+	// treeInKey: the subtree is only in key (see encode); unitRoot reads it
+	// from there.
+	treeInKey bool
+	raceFrom  int      // ODPOR: the first event whose races are not analysed
+	popped    []uint64 // ODPOR: threads with events undone since the last end
+	strict    bool
+	outcomes  bool
+	blocked   []ts.Obj // ODPOR: objects seen waiting, sorted
+	key       string   // everything above but popped, encoded
 }
 
 // tnode is a node of a serialized wakeup subtree: its parent's index in the
@@ -141,9 +144,11 @@ func fromBits(dst *bitset.BitSet, w []uint64) {
 	}
 }
 
-// encode sets u.key.
-func (u *unit) encode() {
-	var b []byte
+// encode sets u.key. With w, the wakeup subtree is node r's of w, written
+// straight into the key (u.tree is left empty, treeInKey set): most units
+// handed out are never explored, and a subtree can have thousands of nodes.
+func (u *unit) encode(w *wtree, r int32) {
+	b := make([]byte, 0, 64+4*len(u.prefix))
 	num := func(v int64) { b = binary.AppendVarint(b, v) }
 	step := func(st ts.Step) {
 		num(int64(st.NumAccesses()))
@@ -173,16 +178,34 @@ func (u *unit) encode() {
 		num(int64(x.out))
 		step(x.step)
 	}
-	num(int64(len(u.tree)))
-	for _, n := range u.tree {
-		num(int64(n.parent))
-		num(int64(n.x.t))
-		num(int64(n.x.out))
-		step(n.x.step)
-		if n.extra {
+	node := func(parent int32, x wev, extra bool) {
+		num(int64(parent))
+		num(int64(x.t))
+		num(int64(x.out))
+		step(x.step)
+		if extra {
 			num(1)
 		} else {
 			num(0)
+		}
+	}
+	if w != nil {
+		num(int64(w.size(r)))
+		i := int32(0)
+		var walk func(n, parent int32)
+		walk = func(n, parent int32) {
+			for c := w.nodes[n].first; c >= 0; c = w.nodes[c].next {
+				node(parent, w.nodes[c].wev, w.nodes[c].extra)
+				i++
+				walk(c, i-1)
+			}
+		}
+		walk(r, -1)
+		u.treeInKey = true
+	} else {
+		num(int64(len(u.tree)))
+		for _, n := range u.tree {
+			node(n.parent, n.x, n.extra)
 		}
 	}
 	num(int64(u.raceFrom))
@@ -211,7 +234,6 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 	}
 	u.psleep = slices.Clone(e.nextPsleep)
 	if e.mode == modeODPOR {
-		u.tree = e.wt.serialize(e.nextRoot, u.tree)
 		u.raceFrom = e.raceFrom
 		u.popped = bitsOf(&e.popped)
 		for o := range e.blockedObjs {
@@ -219,21 +241,21 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		}
 		slices.Sort(u.blocked)
 	}
-	u.encode()
+	if e.mode == modeODPOR {
+		u.encode(&e.wt, e.nextRoot)
+	} else {
+		u.encode(nil, 0)
+	}
 	return u
 }
 
-// serialize appends node r's subtree (r excluded) to dst in preorder.
-func (w *wtree) serialize(r int32, dst []tnode) []tnode {
-	var walk func(n, parent int32)
-	walk = func(n, parent int32) {
-		for c := w.nodes[n].first; c >= 0; c = w.nodes[c].next {
-			dst = append(dst, tnode{parent: parent, x: w.nodes[c].wev, extra: w.nodes[c].extra})
-			walk(c, int32(len(dst)-1))
-		}
+// size returns the number of nodes below node r.
+func (w *wtree) size(r int32) int {
+	k := 0
+	for c := w.nodes[r].first; c >= 0; c = w.nodes[c].next {
+		k += 1 + w.size(c)
 	}
-	walk(r, -1)
-	return dst
+	return k
 }
 
 // build adds the serialized subtree under node r.
@@ -375,7 +397,16 @@ func (e *explorer[S]) unitRoot(u *unit) {
 	e.nextRoot = -1
 	if e.mode == modeODPOR {
 		e.nextRoot = e.wt.alloc(wev{t: mv.Thread, out: mv.Outcome, step: top.steps[mv.Thread]})
-		e.wt.build(e.nextRoot, u.tree)
+		tree := u.tree
+		if u.treeInKey {
+			in, err := decodeKey([]byte(u.key), e.n)
+			if err != nil {
+				e.Fail(fmt.Errorf("por: a unit's own key does not decode: %w", err))
+				return
+			}
+			tree = in.tree
+		}
+		e.wt.build(e.nextRoot, tree)
 	}
 	top.taken = append(top.taken[:0], mv)
 	e.sched = append(e.sched[:k], mv)
