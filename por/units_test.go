@@ -60,20 +60,7 @@ func (r *shipping[S]) RunUnits(ctx context.Context, units []Unit) ([]UnitResult,
 // loses results, the same result, error and callbacks in the same order.
 func TestRunnerIsSerial(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		shape := tstest.GenOptions{}
-		if rapid.Bool().Draw(t, "four") {
-			shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: 3}
-		}
-		shape.CASReads = rapid.Bool().Draw(t, "casReads")
-		p := tstest.Programs(shape).Draw(t, "program")
-		m := rapid.SampledFrom([]mode{modeSleep, modeDPOR, modeODPOR}).Draw(t, "mode")
-		var opt Options
-		opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
-		opt.IgnoreDeadlocks = rapid.IntRange(0, 3).Draw(t, "ignoreDeadlocks") == 0
-		if rapid.IntRange(0, 3).Draw(t, "limited") == 0 {
-			opt.Limits.Transitions = int64(rapid.IntRange(1, 300).Draw(t, "transitions"))
-			opt.Limits.Executions = int64(rapid.IntRange(0, 30).Draw(t, "executions"))
-		}
+		p, m, opt := drawSearch(t)
 		want := runRecorded[tstest.State](p, opt, m)
 		r := &shipping[tstest.State]{sys: p,
 			reverse:   rapid.Bool().Draw(t, "reverse"),
@@ -81,14 +68,7 @@ func TestRunnerIsSerial(t *testing.T) {
 			dropEvery: rapid.IntRange(0, 3).Draw(t, "dropEvery"),
 		}
 		opt.Runner = r
-		opt.SplitDepth = rapid.IntRange(1, 5).Draw(t, "split")
-		opt.SplitAfter = int64(rapid.IntRange(-1, 100).Draw(t, "splitAfter"))
-		if opt.SplitAfter == 0 {
-			opt.SplitAfter = -1
-		}
-		if rapid.Bool().Draw(t, "splitFurther") {
-			opt.UnitTransitions = int64(rapid.IntRange(1, 40).Draw(t, "unitTransitions"))
-		}
+		drawSplit(t, &opt)
 		got := runRecorded[tstest.State](p, opt, m)
 		if d := want.diff(got); d != "" {
 			t.Fatalf("%s with a runner, split %d: %s", modeNames[m], opt.SplitDepth, d)
