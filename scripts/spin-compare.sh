@@ -31,8 +31,8 @@
 # state vectors: its "hash conflicts (resolved)" cost time, never states.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-philosophers=${PHILOSOPHERS:-4 5 6 7 8}
-lastzero=${LASTZERO:-4 5 6 7 8 9 10}
+philosophers=${PHILOSOPHERS:-6 7 8}
+lastzero=${LASTZERO:-6 7 8 9 10}
 runs=${RUNS:-5}
 
 for tool in spin gcc; do
@@ -121,10 +121,19 @@ for spec in $(for n in $philosophers; do echo "philosophers:$n"; done; for n in 
   done
   rows+=("$(awk -v m="$name" -v s="$states" -v ps="$por_states" -v b="$build" \
     -v f="${best[0]}" -v p="${best[1]}" -v d="${best[2]}" -v o="${best[3]}" -v dp="${best[4]}" '
-    function ratio(a, b) { return b > 0 ? sprintf("%.2fx", a / b) : "-" }
+    function ratio(a, b,   r) {
+      if (b <= 0) return "-"
+      r = a / b
+      return sprintf(r >= 1 ? "%.1fx" : r >= 0.1 ? "%.2fx" : "%.2gx", r)
+    }
+    function commas(n,   s) {
+      s = sprintf("%d", n)
+      while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s)
+      return s
+    }
     BEGIN {
-      printf "| %s | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %.1f |\n",
-        m, s, ps, f, p, d, o, dp, ratio(d, f), ratio(o, f), ratio(o, p), b
+      printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s | %s | %.1f |\n",
+        m, commas(s), commas(ps), f, p, d, o, dp, ratio(d, f), ratio(o, f), ratio(o, p), b
     }')")
 done
 
