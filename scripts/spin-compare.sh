@@ -137,7 +137,9 @@ for spec in $(for n in $philosophers; do echo "philosophers:$n"; done; for n in 
     }')")
 done
 
-echo "weft and SPIN $(spin -V | sed -n 's/^Spin Version \([^ ]*\).*/\1/p') on the same systems (\`scripts/spin-compare.sh\`, min of $runs runs, whole processes, wall clock; $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores):"
+cmd="scripts/spin-compare.sh"
+if [ -n "${RUNS:-}" ]; then cmd="RUNS=$runs $cmd"; fi
+echo "weft and SPIN $(spin -V | sed -n 's/^Spin Version \([^ ]*\).*/\1/p') on the same systems (\`$cmd\`, min of $runs runs, whole processes, wall clock; $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores):"
 echo
 echo "| model | states | SPIN POR states | SPIN (s) | SPIN POR (s) | dfs-stateful (s) | odpor (s) | dpor (s) | dfs-stateful / SPIN | odpor / SPIN | odpor / SPIN POR | pan build (s) |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
