@@ -1077,10 +1077,16 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	j := p.jobs[u.key]
 	if j != nil {
 		delete(p.jobs, u.key)
-		if !j.running && j.r == nil && p.runner == nil {
+		if !j.running && j.r == nil {
+			// Still queued: taken out, so that it is not handed out again
+			// beside a new job of the same key. Without a runner the
+			// coordinator explores it itself; a runner gets it in the
+			// next batch (runBatch).
 			p.queuedTaken++
 			p.queue = slices.DeleteFunc(p.queue, func(x *job) bool { return x == j })
-			j = nil
+			if p.runner == nil {
+				j = nil
+			}
 		}
 	} else if behind {
 		p.skip[u.key] = true // the predictor is to meet it, not hand it out

@@ -681,11 +681,14 @@ func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
 	}
 	p.mu.Unlock()
 
-	units := make([]Unit, len(batch))
+	units := make([]Unit, 0, len(batch))
 	byKey := make(map[string]*job, len(batch))
-	for i, j := range batch {
-		units[i] = encodeUnit(j.u, &p.opt, p.mode, p.model.N, p.opt.Limits.Transitions, p.opt.Limits.Executions)
-		byKey[units[i].Key()] = j
+	for _, j := range batch {
+		u := encodeUnit(j.u, &p.opt, p.mode, p.model.N, p.opt.Limits.Transitions, p.opt.Limits.Executions)
+		if k := u.Key(); byKey[k] == nil {
+			byKey[k] = j
+			units = append(units, u)
+		}
 	}
 	results, err := p.callRunner(units)
 	p.mu.Lock()
@@ -699,9 +702,13 @@ func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
 				break
 			}
 			if j := byKey[key]; j != nil && j.r == nil {
-				j.r = r
 				p.remote++
-				close(j.done)
+				for _, x := range batch { // the jobs of one key share its result
+					if x.r == nil && x.u.key == j.u.key && slices.Equal(x.u.popped, j.u.popped) {
+						x.r = r
+						close(x.done)
+					}
+				}
 			}
 		}
 	}

@@ -31,7 +31,12 @@ type shipping[S any] struct {
 func (r *shipping[S]) RunUnits(ctx context.Context, units []Unit) ([]UnitResult, error) {
 	r.batches++
 	var out []UnitResult
+	sent := map[string]bool{}
 	for i, u := range units {
+		if sent[u.Key()] {
+			return nil, errors.New("a batch holds a unit twice")
+		}
+		sent[u.Key()] = true
 		r.units++
 		res, err := ExploreUnit(ctx, r.sys, Unit(slices.Clone(u)))
 		if err != nil {
