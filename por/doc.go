@@ -225,4 +225,17 @@
 // (the search explores a unit left without a result itself, when it needs
 // it). Result.Stats adds parallel-batches and parallel-remote-units
 // (results used or not).
+//
+// # Units too large
+//
+// A unit's size is only known once it is explored, and a few large ones
+// can leave every other worker idle at the end. With
+// Options.UnitTransitions, a unit whose exploration passes that many
+// transitions is dropped and split further: the search explores its
+// subtree as part of its top, with units 4 frames deeper, and so on down
+// while they are still too large (parallel-split-further counts them, and
+// the transitions spent finding them large are in
+// parallel-wasted-transitions). Where the units start never changes the
+// serial search, so it never changes the result (property-tested with the
+// rest).
 package por

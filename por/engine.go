@@ -152,12 +152,15 @@ type explorer[S any] struct {
 
 	// Parallel search (parallel.go).
 	role  role
-	base  int           // a unit's worker: the frames below base are the coordinator's
-	split int           // coordinator, predictor: a move into frame split or deeper is a unit
-	gen   int64         // predictor: its generation (parallel.genNow)
-	log   []logOp       // a unit's worker: what it does to the coordinator's frames, in order
-	par   *parallel[S]  // coordinator, predictor
-	inE   bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
+	base  int // a unit's worker: the frames below base are the coordinator's
+	split int // coordinator, predictor: a move into frame split or deeper is a unit
+	// coordinator, predictor: the frames on the stack whose subtree was
+	// split further (a unit too large), each expandDepth below the last.
+	expanded []int32
+	gen      int64         // predictor: its generation (parallel.genNow)
+	log      []logOp       // a unit's worker: what it does to the coordinator's frames, in order
+	par      *parallel[S]  // coordinator, predictor
+	inE      bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
 	// A unit's worker: the threads whose popped bit its first execution
 	// read, and whether an execution has ended (popped is cleared there).
 	poppedRead bitset.BitSet
@@ -381,7 +384,7 @@ func (e *explorer[S]) take(top *frame[S], mv ts.Move) {
 	}
 	top.taken = append(top.taken, mv)
 	e.sched = append(e.sched[:k], mv)
-	if e.split > 0 && k+1 >= e.split {
+	if e.split > 0 && k+1 >= e.split+expandDepth*len(e.expanded) {
 		e.delegate(mv) // the subtree below mv is a unit (parallel.go)
 		return
 	}
@@ -421,6 +424,9 @@ func (e *explorer[S]) pop() {
 		}
 	}
 	e.depth--
+	if n := len(e.expanded); n > 0 && int(e.expanded[n-1]) == e.depth {
+		e.expanded = e.expanded[:n-1]
+	}
 	if e.visited != nil {
 		if e.visited[f.hash] == 1 {
 			e.visited[f.hash] = 2

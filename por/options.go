@@ -41,6 +41,14 @@ type Options struct {
 	// depend on it. Workers must then be 0 or 1.
 	Runner UnitRunner
 
+	// UnitTransitions, if positive, splits a unit further when exploring
+	// it passes that many transitions: its subtree becomes part of the top
+	// of the search, with units 4 frames deeper (and so on down), so that
+	// a few large units do not leave the other workers idle at the end.
+	// The transitions spent finding it large are wasted. 0: units are
+	// never split further. The result does not depend on it.
+	UnitTransitions int64
+
 	// inline makes a parallel search explore every unit on the caller's
 	// goroutine, for tests of the units alone.
 	inline bool
@@ -49,6 +57,9 @@ type Options struct {
 func (o Options) validate() error {
 	if o.SplitDepth < 0 {
 		return fmt.Errorf("%w: negative SplitDepth %d", ts.ErrBadOptions, o.SplitDepth)
+	}
+	if o.UnitTransitions < 0 {
+		return fmt.Errorf("%w: negative UnitTransitions %d", ts.ErrBadOptions, o.UnitTransitions)
 	}
 	if o.Runner != nil && o.Workers > 1 {
 		return fmt.Errorf("%w: a Runner explores the units: Workers must be 0 or 1, not %d", ts.ErrBadOptions, o.Workers)

@@ -72,16 +72,19 @@ const (
 // unit is the input of a unit: plain data, so that a unit can be explored
 // anywhere the system can be built.
 type unit struct {
-	prefix   ts.Schedule // from the initial state; its last move leads to the unit's root
-	sleep    []ts.Tid    // asleep at the root with every outcome
-	psleep   []wev       // ODPOR: single outcomes asleep at the root
-	tree     []tnode     // ODPOR: the wakeup subtree at the root, in preorder
-	raceFrom int         // ODPOR: the first event whose races are not analysed
-	popped   []uint64    // ODPOR: threads with events undone since the last end
-	strict   bool
-	outcomes bool
-	blocked  []ts.Obj // ODPOR: objects seen waiting, sorted
-	key      string   // everything above but popped, encoded
+	prefix ts.Schedule // from the initial state; its last move leads to the unit's root
+	sleep  []ts.Tid    // asleep at the root with every outcome
+	psleep []wev       // ODPOR: single outcomes asleep at the root
+	tree   []tnode     // ODPOR: the wakeup subtree at the root, in preorder
+	// treeInKey: the subtree is only in key (see encode); unitRoot reads it
+	// from there.
+	treeInKey bool
+	raceFrom  int      // ODPOR: the first event whose races are not analysed
+	popped    []uint64 // ODPOR: threads with events undone since the last end
+	strict    bool
+	outcomes  bool
+	blocked   []ts.Obj // ODPOR: objects seen waiting, sorted
+	key       string   // everything above but popped, encoded
 }
 
 // tnode is a node of a serialized wakeup subtree: its parent's index in the
@@ -121,6 +124,7 @@ type unitResult struct {
 	blocked                       []ts.Obj
 	maxTransitions, maxExecutions int64 // the limits it ran under (0: none)
 	cancelled                     bool  // stopped by the pool, not finished
+	cut                           bool  // passed Options.UnitTransitions: to be split further
 	moves                         int   // the prefix length, for checks
 }
 
@@ -140,9 +144,11 @@ func fromBits(dst *bitset.BitSet, w []uint64) {
 	}
 }
 
-// encode sets u.key.
-func (u *unit) encode() {
-	var b []byte
+// encode sets u.key. With w, the wakeup subtree is node r's of w, written
+// straight into the key (u.tree is left empty, treeInKey set): most units
+// handed out are never explored, and a subtree can have thousands of nodes.
+func (u *unit) encode(w *wtree, r int32) {
+	b := make([]byte, 0, 64+4*len(u.prefix))
 	num := func(v int64) { b = binary.AppendVarint(b, v) }
 	step := func(st ts.Step) {
 		num(int64(st.NumAccesses()))
@@ -172,16 +178,34 @@ func (u *unit) encode() {
 		num(int64(x.out))
 		step(x.step)
 	}
-	num(int64(len(u.tree)))
-	for _, n := range u.tree {
-		num(int64(n.parent))
-		num(int64(n.x.t))
-		num(int64(n.x.out))
-		step(n.x.step)
-		if n.extra {
+	node := func(parent int32, x wev, extra bool) {
+		num(int64(parent))
+		num(int64(x.t))
+		num(int64(x.out))
+		step(x.step)
+		if extra {
 			num(1)
 		} else {
 			num(0)
+		}
+	}
+	if w != nil {
+		num(int64(w.size(r)))
+		i := int32(0)
+		var walk func(n, parent int32)
+		walk = func(n, parent int32) {
+			for c := w.nodes[n].first; c >= 0; c = w.nodes[c].next {
+				node(parent, w.nodes[c].wev, w.nodes[c].extra)
+				i++
+				walk(c, i-1)
+			}
+		}
+		walk(r, -1)
+		u.treeInKey = true
+	} else {
+		num(int64(len(u.tree)))
+		for _, n := range u.tree {
+			node(n.parent, n.x, n.extra)
 		}
 	}
 	num(int64(u.raceFrom))
@@ -210,7 +234,6 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 	}
 	u.psleep = slices.Clone(e.nextPsleep)
 	if e.mode == modeODPOR {
-		u.tree = e.wt.serialize(e.nextRoot, u.tree)
 		u.raceFrom = e.raceFrom
 		u.popped = bitsOf(&e.popped)
 		for o := range e.blockedObjs {
@@ -218,21 +241,21 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		}
 		slices.Sort(u.blocked)
 	}
-	u.encode()
+	if e.mode == modeODPOR {
+		u.encode(&e.wt, e.nextRoot)
+	} else {
+		u.encode(nil, 0)
+	}
 	return u
 }
 
-// serialize appends node r's subtree (r excluded) to dst in preorder.
-func (w *wtree) serialize(r int32, dst []tnode) []tnode {
-	var walk func(n, parent int32)
-	walk = func(n, parent int32) {
-		for c := w.nodes[n].first; c >= 0; c = w.nodes[c].next {
-			dst = append(dst, tnode{parent: parent, x: w.nodes[c].wev, extra: w.nodes[c].extra})
-			walk(c, int32(len(dst)-1))
-		}
+// size returns the number of nodes below node r.
+func (w *wtree) size(r int32) int {
+	k := 0
+	for c := w.nodes[r].first; c >= 0; c = w.nodes[c].next {
+		k += 1 + w.size(c)
 	}
-	walk(r, -1)
-	return dst
+	return k
 }
 
 // build adds the serialized subtree under node r.
@@ -251,7 +274,14 @@ func (w *wtree) build(r int32, tree []tnode) {
 // exploreUnit explores unit u of sys in mode m with a new explorer and
 // returns its result. limits are the transition and execution budgets it
 // may use (0: none).
-func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE int64, ex **explorer[S]) *unitResult {
+//
+// A positive cut stops the exploration after that many transitions, short
+// of maxT: the result is then only that the unit is too large (r.cut).
+func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE, cut int64, ex **explorer[S]) *unitResult {
+	cutting := cut > 0 && (maxT == 0 || cut < maxT)
+	if cutting {
+		maxT = cut
+	}
 	opt.Limits.Transitions, opt.Limits.Executions = maxT, maxE
 	opt.Progress = nil
 	r := &unitResult{maxTransitions: maxT, maxExecutions: maxE, moves: len(u.prefix)}
@@ -283,6 +313,11 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	r.err = err
 	l := opt.Limits
 	r.limited = err == nil && e.Stop && ((l.Transitions > 0 && res.Transitions >= l.Transitions) || (l.Executions > 0 && res.Executions >= l.Executions))
+	if cutting && r.limited && res.Transitions >= cut {
+		// Too large: the search splits it further. What it found is
+		// dropped (the search finds it again below).
+		return &unitResult{cut: true, transitions: res.Transitions, maxTransitions: maxT, maxExecutions: maxE, moves: len(u.prefix)}
+	}
 	r.stop = e.Stop && !r.limited
 	r.cancelled = err != nil && ctx.Err() != nil
 	r.raceFrom = e.raceFrom
@@ -362,7 +397,16 @@ func (e *explorer[S]) unitRoot(u *unit) {
 	e.nextRoot = -1
 	if e.mode == modeODPOR {
 		e.nextRoot = e.wt.alloc(wev{t: mv.Thread, out: mv.Outcome, step: top.steps[mv.Thread]})
-		e.wt.build(e.nextRoot, u.tree)
+		tree := u.tree
+		if u.treeInKey {
+			in, err := decodeKey([]byte(u.key), e.n)
+			if err != nil {
+				e.Fail(fmt.Errorf("por: a unit's own key does not decode: %w", err))
+				return
+			}
+			tree = in.tree
+		}
+		e.wt.build(e.nextRoot, tree)
 	}
 	top.taken = append(top.taken[:0], mv)
 	e.sched = append(e.sched[:k], mv)
@@ -414,6 +458,10 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 		return
 	}
 	r, onTrack := e.par.result(e, u)
+	if r.cut {
+		e.expand(mv)
+		return
+	}
 	changed, planOnly := e.commit(r)
 	switch {
 	case !onTrack:
@@ -427,6 +475,23 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 	// changed: start it again from here.
 	e.par.restart(e)
 }
+
+// expand explores the subtree below move mv, a unit too large
+// (Options.UnitTransitions), as the top of the search: its own units start
+// expandDepth frames further down. The serial search is the same whatever
+// the units, so the result does not change.
+func (e *explorer[S]) expand(mv ts.Move) {
+	k := e.depth - 1
+	e.par.expanded++
+	e.move(&e.stack[k], mv)
+	if e.depth == k+2 {
+		e.expanded = append(e.expanded, int32(k+1))
+	}
+	e.par.restart(e)
+}
+
+// expandDepth is how much deeper the units of a unit split further start.
+const expandDepth = 4
 
 // commit takes a unit's result as the serial search's own steps, and
 // reports whether the frames or the analysis state changed otherwise than
@@ -545,12 +610,18 @@ func trim(w []uint64) []uint64 {
 // clone returns a predictor: a copy of the coordinator e's search state
 // (its frames, events and analysis state) over system sys, with no
 // callbacks and no budgets.
-func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], ctx context.Context, gen int64, copied bool) *explorer[S] {
+// c, if not nil, is a previous predictor, stopped, whose buffers the copy
+// reuses.
+func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], ctx context.Context, gen int64, copied bool, c *explorer[S]) *explorer[S] {
 	opt := e.opt
 	opt.OnTerminal, opt.OnViolation, opt.Progress = nil, nil, nil
 	opt.Limits.Transitions, opt.Limits.Executions = 0, 0
 	res := &ts.Result{}
-	c := newExplorer(ctx, sys, model, opt, e.mode, res)
+	if c == nil {
+		c = newExplorer(ctx, sys, model, opt, e.mode, res)
+	} else {
+		c.recycle(ctx, opt, res)
+	}
 	c.role, c.split, c.par, c.gen = rolePredictor, e.split, e.par, gen
 	c.outcomes, c.strict, c.raceFrom = e.outcomes, e.strict, e.raceFrom
 	e.popped.CopyFull(&c.popped)
@@ -563,9 +634,13 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	// the predictor walks only a few units ahead, and beyond that a tree
 	// cut short only makes it guess wrong. The current path is the
 	// leftmost (a frame explores its first branch), so it is copied first.
-	var remap map[int32]int32
+	var remap []int32 // a node of e's pool to the copy's
 	if e.mode == modeODPOR && e.depth > 0 {
-		remap = make(map[int32]int32)
+		remap = e.par.remap[:0]
+		for range e.wt.nodes {
+			remap = append(remap, -1)
+		}
+		e.par.remap = remap
 		budget := e.par.cloneNodes
 		var copyTree func(n int32, depth int) int32
 		copyTree = func(n int32, depth int) int32 {
@@ -596,6 +671,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	for i := range e.depth {
 		src, dst := &e.stack[i], &c.stack[i]
 		steps, status, outs, count, taken := dst.steps, dst.status, dst.outs, dst.count, dst.taken
+		sleep, bt, psleep := dst.sleep, dst.bt, dst.psleep
 		*dst = *src
 		dst.steps, dst.status, dst.outs, dst.count = steps, status, outs, count
 		copy(dst.steps, src.steps)
@@ -603,10 +679,10 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		copy(dst.outs, src.outs)
 		copy(dst.count, src.count)
 		dst.taken = append(taken[:0], src.taken...)
-		dst.sleep, dst.bt = bitset.BitSet{}, bitset.BitSet{}
+		dst.sleep, dst.bt = sleep, bt
 		src.sleep.CopyFull(&dst.sleep)
 		src.bt.CopyFull(&dst.bt)
-		dst.psleep = slices.Clone(src.psleep)
+		dst.psleep = append(psleep[:0], src.psleep...)
 		if remap != nil {
 			dst.root = remap[src.root]
 			if src.cur >= 0 {
@@ -615,6 +691,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		}
 	}
 	c.depth = e.depth
+	c.expanded = append(c.expanded[:0], e.expanded...)
 	for len(c.evStore) < len(e.ev) {
 		c.growEvents()
 	}
@@ -788,7 +865,9 @@ type parallel[S any] struct {
 	predModel *search.Model[S]
 	copied    bool
 	forks     []ts.TransitionSystem[S]
-	inlineEx  *explorer[S] // the coordinator\'s, for the units it explores itself
+	inlineEx  *explorer[S] // the coordinator's, for the units it explores itself
+	predEx    *explorer[S] // the last predictor, stopped before the next reuses it
+	remap     []int32      // clone's buffer
 
 	// runner explores the units elsewhere (Options.Runner), in batches.
 	runner UnitRunner
@@ -801,6 +880,7 @@ type parallel[S any] struct {
 	inline, wasted               int64 // transitions the coordinator explored itself; worker transitions not used
 	emits, restarts, queuedTaken int64
 	batches, remote              int64 // batches handed to the runner; units they explored
+	expanded                     int64 // units split further
 }
 
 // runParallel runs the search of runParallel's caller with opt.Workers
@@ -861,6 +941,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-restarts"] = p.restarts
 	res.Stats["parallel-inline-transitions"] = p.inline
 	res.Stats["parallel-wasted-transitions"] = p.wasted
+	res.Stats["parallel-split-further"] = p.expanded
 	if p.runner != nil {
 		res.Stats["parallel-batches"] = p.batches
 		res.Stats["parallel-remote-units"] = p.remote
@@ -930,7 +1011,7 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 		p.queue = p.queue[1:]
 		j.running = true
 		p.mu.Unlock()
-		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, &ex)
+		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, &ex)
 		p.mu.Lock()
 		j.r = r
 		close(j.done)
@@ -979,7 +1060,7 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bool) {
 	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
 	if p.trace != nil {
-		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, &p.inlineEx)
+		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx)
 		p.trace.took(u.key, r.transitions)
 		p.units++
 		return r, true
@@ -996,10 +1077,16 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	j := p.jobs[u.key]
 	if j != nil {
 		delete(p.jobs, u.key)
-		if !j.running && j.r == nil && p.runner == nil {
+		if !j.running && j.r == nil {
+			// Still queued: taken out, so that it is not handed out again
+			// beside a new job of the same key. Without a runner the
+			// coordinator explores it itself; a runner gets it in the
+			// next batch (runBatch).
 			p.queuedTaken++
 			p.queue = slices.DeleteFunc(p.queue, func(x *job) bool { return x == j })
-			j = nil
+			if p.runner == nil {
+				j = nil
+			}
 		}
 	} else if behind {
 		p.skip[u.key] = true // the predictor is to meet it, not hand it out
@@ -1021,6 +1108,12 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	}
 	if j != nil {
 		<-j.done
+		if j.r.cut && !j.r.cancelled {
+			p.mu.Lock()
+			p.wasted += j.r.transitions
+			p.mu.Unlock()
+			return j.r, onTrack
+		}
 		if j.r.valid(j.u, u, maxT, maxE) {
 			return j.r, onTrack
 		}
@@ -1029,7 +1122,11 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		p.wasted += j.r.transitions
 		p.mu.Unlock()
 	}
-	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, &p.inlineEx)
+	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, e.opt.UnitTransitions, &p.inlineEx)
+	if r.cut {
+		p.wasted += r.transitions
+		return r, onTrack
+	}
 	p.inline += r.transitions
 	return r, onTrack
 }
@@ -1083,7 +1180,8 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 		p.pred = nil
 		return
 	}
-	c := e.clone(p.predSys, p.predModel, p.ctx, int64(gen), p.copied)
+	c := e.clone(p.predSys, p.predModel, p.ctx, int64(gen), p.copied, p.predEx)
+	p.predEx = c
 	if p.trace != nil {
 		p.trace.restart()
 		c.Drive(func() {}, c.loop, c.panicked)

@@ -73,33 +73,49 @@ var modeNames = map[mode]string{modeSleep: "sleep", modeDPOR: "dpor", modeODPOR:
 // same order.
 func TestParallelIsSerial(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		shape := tstest.GenOptions{}
-		if rapid.Bool().Draw(t, "four") {
-			shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: 3}
-		}
-		shape.CASReads = rapid.Bool().Draw(t, "casReads")
-		p := tstest.Programs(shape).Draw(t, "program")
-		m := rapid.SampledFrom([]mode{modeSleep, modeDPOR, modeODPOR}).Draw(t, "mode")
-		var opt Options
-		opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
-		opt.IgnoreDeadlocks = rapid.IntRange(0, 3).Draw(t, "ignoreDeadlocks") == 0
-		if rapid.IntRange(0, 3).Draw(t, "limited") == 0 {
-			opt.Limits.Transitions = int64(rapid.IntRange(1, 300).Draw(t, "transitions"))
-			opt.Limits.Executions = int64(rapid.IntRange(0, 30).Draw(t, "executions"))
-		}
+		p, m, opt := drawSearch(t)
 		want := runRecorded[tstest.State](p, opt, m)
 		opt.Workers = rapid.IntRange(2, 4).Draw(t, "workers")
-		opt.SplitDepth = rapid.IntRange(1, 5).Draw(t, "split")
-		opt.SplitAfter = int64(rapid.IntRange(-1, 100).Draw(t, "splitAfter"))
-		if opt.SplitAfter == 0 {
-			opt.SplitAfter = -1
-		}
+		drawSplit(t, &opt)
 		opt.inline = rapid.IntRange(0, 3).Draw(t, "inline") == 0
 		got := runRecorded[tstest.State](p, opt, m)
 		if d := want.diff(got); d != "" {
 			t.Fatalf("%s with %d workers, split %d: %s", modeNames[m], opt.Workers, opt.SplitDepth, d)
 		}
 	})
+}
+
+// drawSearch draws a random program of the whole model, a strategy and
+// options for a serial search of it.
+func drawSearch(t *rapid.T) (*tstest.Program, mode, Options) {
+	shape := tstest.GenOptions{}
+	if rapid.Bool().Draw(t, "four") {
+		shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: 3}
+	}
+	shape.CASReads = rapid.Bool().Draw(t, "casReads")
+	p := tstest.Programs(shape).Draw(t, "program")
+	m := rapid.SampledFrom([]mode{modeSleep, modeDPOR, modeODPOR}).Draw(t, "mode")
+	var opt Options
+	opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
+	opt.IgnoreDeadlocks = rapid.IntRange(0, 3).Draw(t, "ignoreDeadlocks") == 0
+	if rapid.IntRange(0, 3).Draw(t, "limited") == 0 {
+		opt.Limits.Transitions = int64(rapid.IntRange(1, 300).Draw(t, "transitions"))
+		opt.Limits.Executions = int64(rapid.IntRange(0, 30).Draw(t, "executions"))
+	}
+	return p, m, opt
+}
+
+// drawSplit draws how a split search splits: where, from when, and the
+// units split further.
+func drawSplit(t *rapid.T, opt *Options) {
+	opt.SplitDepth = rapid.IntRange(1, 5).Draw(t, "split")
+	opt.SplitAfter = int64(rapid.IntRange(-1, 100).Draw(t, "splitAfter"))
+	if opt.SplitAfter == 0 {
+		opt.SplitAfter = -1
+	}
+	if rapid.Bool().Draw(t, "splitFurther") {
+		opt.UnitTransitions = int64(rapid.IntRange(1, 40).Draw(t, "unitTransitions"))
+	}
 }
 
 func dump(r ts.Result) string {

@@ -117,7 +117,7 @@ func ExploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], u Unit)
 		return nil, err
 	}
 	var ex *explorer[S]
-	r := exploreUnit(ctx, sys, model, opt, h.mode, in, h.maxT, h.maxE, &ex)
+	r := exploreUnit(ctx, sys, model, opt, h.mode, in, h.maxT, h.maxE, h.cut, &ex)
 	if r.cancelled {
 		return nil, ctx.Err()
 	}
@@ -159,7 +159,7 @@ type unitHeader struct {
 	keepGoing, ignoreDeadlocks bool
 	terminals                  bool
 	depth                      int
-	memory, maxT, maxE         int64
+	memory, maxT, maxE, cut    int64
 }
 
 // encodeUnit returns unit u of a search with options opt and mode m, the
@@ -174,6 +174,7 @@ func encodeUnit(u *unit, opt *Options, m mode, n int, maxT, maxE int64) Unit {
 	c.num(opt.Limits.Memory)
 	c.num(maxT)
 	c.num(maxE)
+	c.num(opt.UnitTransitions)
 	c.str(u.key)
 	c.words(u.popped)
 	return Unit(c.b)
@@ -189,13 +190,13 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 	f := d.num()
 	h.keepGoing, h.ignoreDeadlocks, h.terminals = f&1 != 0, f&2 != 0, f&4 != 0
 	h.depth = int(d.num())
-	h.memory, h.maxT, h.maxE = d.num(), d.num(), d.num()
+	h.memory, h.maxT, h.maxE, h.cut = d.num(), d.num(), d.num(), d.num()
 	key := d.bytes()
 	popped := d.words()
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("trailing bytes")
 	}
-	if d.err == nil && (h.mode > modeODPOR || h.n <= 0 || h.maxT < 0 || h.maxE < 0) {
+	if d.err == nil && (h.mode > modeODPOR || h.n <= 0 || h.maxT < 0 || h.maxE < 0 || h.cut < 0) {
 		d.fail("header out of range")
 	}
 	if d.err != nil {
@@ -298,7 +299,7 @@ func encodeResult(key string, r *unitResult) UnitResult {
 		c.str(r.err.Error())
 		c.num(int64(sentinelsOf(r.err)))
 	}
-	c.flags(r.stop, r.limited, r.ended, r.strict, r.outcomes)
+	c.flags(r.stop, r.limited, r.ended, r.strict, r.outcomes, r.cut)
 	c.num(int64(r.raceFrom))
 	c.words(r.popped)
 	c.words(r.poppedRead)
@@ -362,7 +363,7 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 		r.err = &remoteError{msg: msg, is: sentinels(d.num())}
 	}
 	f := d.num()
-	r.stop, r.limited, r.ended, r.strict, r.outcomes = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0, f&16 != 0
+	r.stop, r.limited, r.ended, r.strict, r.outcomes, r.cut = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0, f&16 != 0, f&32 != 0
 	r.raceFrom = d.small()
 	r.popped, r.poppedRead = d.words(), d.words()
 	r.blocked = make([]ts.Obj, d.count())
@@ -680,11 +681,14 @@ func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
 	}
 	p.mu.Unlock()
 
-	units := make([]Unit, len(batch))
+	units := make([]Unit, 0, len(batch))
 	byKey := make(map[string]*job, len(batch))
-	for i, j := range batch {
-		units[i] = encodeUnit(j.u, &p.opt, p.mode, p.model.N, p.opt.Limits.Transitions, p.opt.Limits.Executions)
-		byKey[units[i].Key()] = j
+	for _, j := range batch {
+		u := encodeUnit(j.u, &p.opt, p.mode, p.model.N, p.opt.Limits.Transitions, p.opt.Limits.Executions)
+		if k := u.Key(); byKey[k] == nil {
+			byKey[k] = j
+			units = append(units, u)
+		}
 	}
 	results, err := p.callRunner(units)
 	p.mu.Lock()
@@ -698,9 +702,13 @@ func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
 				break
 			}
 			if j := byKey[key]; j != nil && j.r == nil {
-				j.r = r
 				p.remote++
-				close(j.done)
+				for _, x := range batch { // the jobs of one key share its result
+					if x.r == nil && x.u.key == j.u.key && slices.Equal(x.u.popped, j.u.popped) {
+						x.r = r
+						close(x.done)
+					}
+				}
 			}
 		}
 	}

@@ -31,7 +31,12 @@ type shipping[S any] struct {
 func (r *shipping[S]) RunUnits(ctx context.Context, units []Unit) ([]UnitResult, error) {
 	r.batches++
 	var out []UnitResult
+	sent := map[string]bool{}
 	for i, u := range units {
+		if sent[u.Key()] {
+			return nil, errors.New("a batch holds a unit twice")
+		}
+		sent[u.Key()] = true
 		r.units++
 		res, err := ExploreUnit(ctx, r.sys, Unit(slices.Clone(u)))
 		if err != nil {
@@ -60,20 +65,7 @@ func (r *shipping[S]) RunUnits(ctx context.Context, units []Unit) ([]UnitResult,
 // loses results, the same result, error and callbacks in the same order.
 func TestRunnerIsSerial(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		shape := tstest.GenOptions{}
-		if rapid.Bool().Draw(t, "four") {
-			shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: 3}
-		}
-		shape.CASReads = rapid.Bool().Draw(t, "casReads")
-		p := tstest.Programs(shape).Draw(t, "program")
-		m := rapid.SampledFrom([]mode{modeSleep, modeDPOR, modeODPOR}).Draw(t, "mode")
-		var opt Options
-		opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
-		opt.IgnoreDeadlocks = rapid.IntRange(0, 3).Draw(t, "ignoreDeadlocks") == 0
-		if rapid.IntRange(0, 3).Draw(t, "limited") == 0 {
-			opt.Limits.Transitions = int64(rapid.IntRange(1, 300).Draw(t, "transitions"))
-			opt.Limits.Executions = int64(rapid.IntRange(0, 30).Draw(t, "executions"))
-		}
+		p, m, opt := drawSearch(t)
 		want := runRecorded[tstest.State](p, opt, m)
 		r := &shipping[tstest.State]{sys: p,
 			reverse:   rapid.Bool().Draw(t, "reverse"),
@@ -81,11 +73,7 @@ func TestRunnerIsSerial(t *testing.T) {
 			dropEvery: rapid.IntRange(0, 3).Draw(t, "dropEvery"),
 		}
 		opt.Runner = r
-		opt.SplitDepth = rapid.IntRange(1, 5).Draw(t, "split")
-		opt.SplitAfter = int64(rapid.IntRange(-1, 100).Draw(t, "splitAfter"))
-		if opt.SplitAfter == 0 {
-			opt.SplitAfter = -1
-		}
+		drawSplit(t, &opt)
 		got := runRecorded[tstest.State](p, opt, m)
 		if d := want.diff(got); d != "" {
 			t.Fatalf("%s with a runner, split %d: %s", modeNames[m], opt.SplitDepth, d)
@@ -243,4 +231,38 @@ func FuzzExploreUnit(f *testing.F) {
 			t.Fatalf("a result that does not decode: %v", err)
 		}
 	})
+}
+
+// Units too large are split further, down several levels, locally and
+// with a runner, and the result is still the serial one.
+func TestSplitFurther(t *testing.T) {
+	ix := models.NewIndexer(14)
+	var opt Options
+	opt.KeepGoing = true
+	want, err := ODPOR(context.Background(), ix, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, remote := range []bool{false, true} {
+		o := opt
+		o.SplitDepth, o.SplitAfter, o.UnitTransitions = 4, -1, 200
+		if remote {
+			o.Runner = &shipping[models.IndexerState]{sys: models.NewIndexer(14)}
+		} else {
+			o.Workers = 2
+		}
+		got, err := ODPOR(context.Background(), ix, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Executions != want.Executions || got.Transitions != want.Transitions || got.Stats["wakeup-insertions"] != want.Stats["wakeup-insertions"] {
+			t.Fatalf("remote %v: %v; serial %v", remote, got, want)
+		}
+		further, units := got.Stats["parallel-split-further"], got.Stats["parallel-units"]
+		t.Logf("indexer-14 odpor, split 4, units of at most 200 transitions, remote %v: %d units, %d split further, %d transitions wasted of %d",
+			remote, units, further, got.Stats["parallel-wasted-transitions"], got.Transitions)
+		if further < 2 || units <= further {
+			t.Errorf("remote %v: %d units, %d split further", remote, units, further)
+		}
+	}
 }

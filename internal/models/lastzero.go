@@ -27,6 +27,9 @@ import (
 // N = 2: 35, 5; N = 3: 920, 12; N = 4: 44,300, 28; N = 5: 3,487,880, 64.
 // The default N = 5 is where plain search starts to hurt (about half a
 // minute); larger N are for the reductions.
+//
+// testdata/promela/lastzero.pml is the same system in Promela, for SPIN
+// (TestSpinStates: the same states and transitions).
 type Lastzero struct{ n int }
 
 const lastzeroMax = 20

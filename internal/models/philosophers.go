@@ -27,6 +27,9 @@ const philosophersMax = 8
 // blocked thread. Two distinct terminal states: all finished, and the
 // deadlock. Executions (transitions): 4 (18) for N = 2, 396 (1680) for
 // N = 3, 104704 (386816) for N = 4. Acyclic.
+//
+// testdata/promela/philosophers.pml is the same system in Promela, for
+// SPIN (TestSpinStates: the same states and transitions).
 type Philosophers struct{ n int }
 
 // NewPhilosophers returns n dining philosophers, 2 ≤ n ≤ 8.
