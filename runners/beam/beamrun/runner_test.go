@@ -86,38 +86,44 @@ func TestBeamIsSerial(t *testing.T) {
 	cases := []struct {
 		model, strategy string
 		split           int
+		unitTransitions int64
 		keepGoing       bool
 		short           bool
 	}{
-		{"lastzero-8", "odpor", 6, false, true},
-		{"lastzero-8", "dpor", 6, false, true},
-		{"lastzero-6", "sleep", 5, false, true},
-		{"aget-bug-3", "odpor", 8, true, true},
-		{"twophase-bug-2", "odpor", 4, false, true}, // stops at the first violation
-		{"lastzero-12", "odpor", 10, false, false},
-		{"indexer-16", "odpor", 0, false, false},
-		{"bluetooth-3", "odpor", 8, true, false},
+		{"lastzero-8", "odpor", 6, 0, false, true},
+		{"lastzero-8", "dpor", 6, 0, false, true},
+		{"lastzero-6", "sleep", 5, 0, false, true},
+		{"aget-bug-3", "odpor", 8, 0, true, true},
+		{"twophase-bug-2", "odpor", 4, 0, false, true}, // stops at the first violation
+		{"lastzero-8", "odpor", 3, 1000, false, true},  // large units split further
+		{"lastzero-12", "odpor", 10, 0, false, false},
+		{"indexer-16", "odpor", 0, 0, false, false},
+		{"indexer-16", "odpor", 0, 5000, false, false},
+		{"bluetooth-3", "odpor", 8, 0, true, false},
 	}
 	for _, c := range cases {
 		if testing.Short() && !c.short {
 			continue
 		}
-		t.Run(c.model+"/"+c.strategy, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/%d", c.model, c.strategy, c.unitTransitions), func(t *testing.T) {
 			var opt por.Options
 			opt.KeepGoing = c.keepGoing
 			want := search(t, c.model, c.strategy, opt)
 			r := newRunner(t, c.model)
-			opt.Runner, opt.SplitDepth, opt.SplitAfter = r, c.split, -1
+			opt.Runner, opt.SplitDepth, opt.SplitAfter, opt.UnitTransitions = r, c.split, -1, c.unitTransitions
 			got := search(t, c.model, c.strategy, opt)
 			if d := want.diff(got); d != "" {
 				t.Fatalf("on Beam: %s", d)
 			}
 			l := r.Load()
-			t.Logf("%d executions, %d terminal states, %d violations; %d rounds, %d units sent (%d B), %d explored (results %d B); the search took %d units, explored %d itself",
+			t.Logf("%d executions, %d terminal states, %d violations; %d rounds, %d units sent (%d B), %d explored (results %d B); the search took %d units, explored %d itself, split %d further",
 				got.res.Executions, len(got.terminals), got.res.Violations, l.Rounds, l.Sent, l.UnitBytes, len(l.Units), l.ResultBytes,
-				got.res.Stats["parallel-units"], got.res.Stats["parallel-misses"]+got.res.Stats["parallel-reruns"])
+				got.res.Stats["parallel-units"], got.res.Stats["parallel-misses"]+got.res.Stats["parallel-reruns"], got.res.Stats["parallel-split-further"])
 			if l.Rounds == 0 || len(l.Units) == 0 || got.res.Stats["parallel-remote-units"] == 0 {
 				t.Fatalf("no unit explored on Beam: %+v", got.res.Stats)
+			}
+			if c.unitTransitions > 0 && got.res.Stats["parallel-split-further"] == 0 {
+				t.Errorf("no unit split further at %d transitions", c.unitTransitions)
 			}
 			if l.Duplicates != 0 {
 				t.Errorf("%d duplicates without retries", l.Duplicates)
