@@ -177,6 +177,9 @@ func (r *Runner) RunUnits(ctx context.Context, units []por.Unit) ([]por.UnitResu
 		return nil, fmt.Errorf("beamrun: round %d (%d units): %w", round, len(units), err)
 	}
 	results, loads, dups, err := r.read(ctx, file, round)
+	if err == nil && !r.opt.Keep {
+		err = remove(ctx, file)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("beamrun: round %d: %w", round, err)
 	}
@@ -231,13 +234,18 @@ func (r *Runner) read(ctx context.Context, file string, round int) (results []po
 		loads = append(loads, UnitLoad{Round: round, Transitions: res.Transitions(),
 			Elapsed: time.Duration(rec.Elapsed), Worker: rec.Worker, Bundle: rec.Bundle})
 	}
-	if !r.opt.Keep {
-		if rm, ok := fs.(filesystem.Remover); ok {
-			f.Close()
-			if err := rm.Remove(ctx, file); err != nil {
-				return nil, nil, 0, err
-			}
-		}
-	}
 	return results, loads, dups, nil
+}
+
+// remove removes a round's file, where its filesystem can.
+func remove(ctx context.Context, file string) error {
+	fs, err := filesystem.New(ctx, file)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	if rm, ok := fs.(filesystem.Remover); ok {
+		return rm.Remove(ctx, file)
+	}
+	return nil
 }

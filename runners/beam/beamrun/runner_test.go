@@ -140,7 +140,11 @@ func TestRetriedUnitCountedOnce(t *testing.T) {
 	defer func() { duplicate = false }()
 	const model = "lastzero-6"
 	want := search(t, model, "odpor", por.Options{})
-	r := newRunner(t, model)
+	dir := t.TempDir()
+	r, err := New(Options{System: model, Output: dir, Execute: prism.Execute})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var opt por.Options
 	opt.Runner, opt.SplitDepth, opt.SplitAfter = r, 5, -1
 	got := search(t, model, "odpor", opt)
@@ -150,6 +154,9 @@ func TestRetriedUnitCountedOnce(t *testing.T) {
 	l := r.Load()
 	if l.Duplicates != len(l.Units) || l.Duplicates == 0 {
 		t.Fatalf("%d results dropped as duplicates, want one per unit explored (%d)", l.Duplicates, len(l.Units))
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%d files left in the output directory after %d rounds, want none", len(left), l.Rounds)
 	}
 	// One round by hand: each unit's result comes back once.
 	target, _ := cli.Lookup(model)
@@ -222,5 +229,28 @@ func TestUnitOfAnotherSystem(t *testing.T) {
 	_, err := r.RunUnits(context.Background(), rec.batches[0])
 	if err == nil || !strings.Contains(err.Error(), "round 1") || !strings.Contains(err.Error(), "malformed unit") {
 		t.Fatalf("units of lastzero-6 on lastzero-5: %v, want the round's error naming the bad unit", err)
+	}
+}
+
+// A round's file with a line that is not a record, or a record that holds
+// no unit result, is an error naming the line.
+func TestBadResultFile(t *testing.T) {
+	r := newRunner(t, "lastzero-4")
+	dir := t.TempDir()
+	for _, c := range []struct{ content, want string }{
+		{"{\"result\":\"AAEC\"}\n", "line 1 holds no unit result"},
+		{"not json\n", "line 1: invalid character"},
+	} {
+		file := dir + "/round.jsonl"
+		if err := os.WriteFile(file, []byte(c.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _, _, err := r.read(context.Background(), file, 1)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error saying %q", c.content, err, c.want)
+		}
+	}
+	if _, _, _, err := r.read(context.Background(), dir+"/none.jsonl", 1); err == nil {
+		t.Error("a missing round file read without error")
 	}
 }
