@@ -76,6 +76,11 @@ type unit struct {
 	sleep  []ts.Tid    // asleep at the root with every outcome
 	psleep []wev       // ODPOR: single outcomes asleep at the root
 	tree   []tnode     // ODPOR: the wakeup subtree at the root, in preorder
+	// rootHash is, for a system with Hash and a search with a Runner, the
+	// hash of the state the prefix's last move is taken from: a worker
+	// checks it to refuse a unit of another system.
+	rootHash   uint64
+	rootHashed bool
 	// treeInKey: the subtree is only in key (see encode); unitRoot reads it
 	// from there.
 	treeInKey bool
@@ -240,6 +245,9 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 			u.blocked = append(u.blocked, o)
 		}
 		slices.Sort(u.blocked)
+	}
+	if e.par != nil && e.par.runner != nil && e.m.Hasher != nil {
+		u.rootHash, u.rootHashed = e.m.Hasher.Hash(e.stack[k].state), true
 	}
 	if e.mode == modeODPOR {
 		u.encode(&e.wt, e.nextRoot)
