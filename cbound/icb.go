@@ -86,7 +86,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if m.Hasher != nil {
 		e.terminals = make(map[uint64]struct{})
 		if !opt.NoCache && !opt.SyncOnly {
-			e.cache = newItemCache(e.n)
+			e.cache = newItemCache()
 		}
 	}
 	addSystemStats := search.SystemStats(sys)
@@ -100,42 +100,6 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	}
 	addSystemStats(&res)
 	return res, err
-}
-
-// itemCache is the set of visited work items: (the hash of a state, the
-// thread that moved last). It keeps a set of hashes per last thread, so that
-// each is a Go map of uint64 keys, the fastest kind.
-type itemCache struct {
-	byLast []map[uint64]struct{} // byLast[last+1]
-	n      int
-}
-
-func newItemCache(threads int) *itemCache {
-	return &itemCache{byLast: make([]map[uint64]struct{}, threads+1)}
-}
-
-func (c *itemCache) has(h uint64, last ts.Tid) bool {
-	_, ok := c.byLast[last+1][h] // a nil map has nothing
-	return ok
-}
-
-// add adds an item that is not in the cache.
-func (c *itemCache) add(h uint64, last ts.Tid) {
-	m := c.byLast[last+1]
-	if m == nil {
-		m = make(map[uint64]struct{})
-		c.byLast[last+1] = m
-	}
-	m[h] = struct{}{}
-	c.n++
-}
-
-// len is the number of items in the cache; 0 for no cache.
-func (c *itemCache) len() int {
-	if c == nil {
-		return 0
-	}
-	return c.n
 }
 
 // schedNode is a link of a schedule shared by queued items: the move of the
@@ -664,10 +628,12 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 	// thread) was looked at then, and its threads' answers are the same.
 	var h uint64
 	hashed := false
+	slot := 0
 	if e.cache != nil {
 		e.current = -1
 		h, hashed = e.m.Hasher.Hash(s), true
-		if e.cache.has(h, last) {
+		var found bool
+		if slot, found = e.cache.find(h, last); found {
 			return
 		}
 	}
@@ -678,7 +644,7 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		return
 	}
 	if e.cache != nil {
-		e.cache.add(h, last)
+		e.cache.insert(slot, h, last)
 	}
 	terminal := c.Enabled == 0
 	if terminal && !hashed && e.terminals != nil {
@@ -834,7 +800,7 @@ func (e *icb[S]) memoryOK() bool {
 	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
-		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(e.cache.len()+len(e.terminals))*48
+		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + e.cache.bytes() + int64(len(e.terminals))*48
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // the message below is for a search that stops
 	}
