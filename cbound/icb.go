@@ -76,6 +76,14 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs, flat: flat.Is[S]()}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.States = func() int64 { return int64(e.cache.len()) }
+	if !dfs {
+		// Room for the first iterations' items: growing from nothing
+		// costs a small search more than the room does.
+		const room = 128
+		e.queue, e.next = make([]icbItem, 0, room), make([]icbItem, 0, room)
+		e.queueFrom, e.nextFrom = make([]icbOrigin[S], 0, room/4), make([]icbOrigin[S], 0, room/4)
+		e.nodes = make([]schedNode, 0, room)
+	}
 	if opt.SyncOnly {
 		e.det = hb.NewDetector(e.n)
 		// A step that writes what the invariant reads is a scheduling
@@ -103,12 +111,13 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 }
 
 // schedNode is a link of a schedule shared by queued items: the move of the
-// last transition, its step, and the node of the prefix before it.
+// last transition and the node of the prefix before it. (Its step, which
+// only sync-only mode reads, is in icb.nodeSteps: nodes hold no pointer,
+// which the garbage collector need not scan.)
 type schedNode struct {
 	parent int32
 	depth  int32 // the schedule's length
 	mv     ts.Move
-	step   ts.Step
 }
 
 const (
@@ -169,6 +178,7 @@ type icb[S any] struct {
 	// The states the items of queue and next start from.
 	queueFrom, nextFrom []icbOrigin[S]
 	nodes               []schedNode
+	nodeSteps           []ts.Step  // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
 	cache               *itemCache // nil: no cache
 	terminals           map[uint64]struct{}
 
@@ -180,7 +190,7 @@ type icb[S any] struct {
 	frameOuts   []int
 	frameTaken  []ts.Move
 	sched       ts.Schedule // the path to the state being visited or on top
-	steps       []ts.Step   // the step of each transition of sched
+	steps       []ts.Step   // sync-only mode: the step of each transition of sched
 	baseNode    int32       // schedule node of the running item's state
 
 	// An item's schedule is built only when the search goes on from the
@@ -274,7 +284,7 @@ func (e *icb[S]) again() {
 	e.restarts++
 	e.wasted = e.res.Transitions
 	e.res.Executions, e.res.Coverage = 0, e.res.Coverage[:0]
-	e.queue, e.next, e.nodes, e.queueAt = e.queue[:0], e.next[:0], e.nodes[:0], 0
+	e.queue, e.next, e.nodes, e.nodeSteps, e.queueAt = e.queue[:0], e.next[:0], e.nodes[:0], e.nodeSteps[:0], 0
 	e.queueFrom, e.nextFrom = e.queueFrom[:0], e.nextFrom[:0]
 	e.byBound = e.byBound[:0]
 	e.c = 0
@@ -368,12 +378,16 @@ func (e *icb[S]) materialize() {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
 	for n := e.baseNode; n != noNode; n = e.nodes[n].parent {
 		e.sched = append(e.sched, e.nodes[n].mv)
-		e.steps = append(e.steps, e.nodes[n].step)
+		if e.opt.SyncOnly {
+			e.steps = append(e.steps, e.nodeSteps[n])
+		}
 	}
 	slices.Reverse(e.sched)
 	slices.Reverse(e.steps)
 	e.sched = append(e.sched, e.lazyMove)
-	e.steps = append(e.steps, e.lazyStep)
+	if e.opt.SyncOnly {
+		e.steps = append(e.steps, e.lazyStep)
+	}
 }
 
 // pathLen is the length of the schedule to the state being visited.
@@ -445,7 +459,9 @@ func (e *icb[S]) loop() {
 		t := mv.Thread
 		top.taken = append(top.taken, mv)
 		e.sched = append(e.sched[:top.pathLen], mv)
-		e.steps = append(e.steps[:top.pathLen], top.steps[t])
+		if e.opt.SyncOnly {
+			e.steps = append(e.steps[:top.pathLen], top.steps[t])
+		}
 		e.current, e.pushing = t, true
 		child := e.apply(top.state, mv)
 		e.res.Transitions++
@@ -605,7 +621,10 @@ func (e *icb[S]) nodeOf(i int) int32 {
 	if i > 0 {
 		parent = e.nodeOf(i - 1)
 	}
-	e.nodes = append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1], step: f.in})
+	e.nodes = append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1]})
+	if e.opt.SyncOnly {
+		e.nodeSteps = append(e.nodeSteps, f.in)
+	}
 	f.node = int32(len(e.nodes) - 1)
 	return f.node
 }
@@ -800,7 +819,7 @@ func (e *icb[S]) memoryOK() bool {
 	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
-		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + e.cache.bytes() + int64(len(e.terminals))*48
+		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.bytes() + int64(len(e.terminals))*48
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // the message below is for a search that stops
 	}
