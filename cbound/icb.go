@@ -126,13 +126,43 @@ const (
 )
 
 // icbItem is a preemption waiting for the next iteration: at the state of
-// origin (reached by the schedule of node), take move mv, whose step was
-// step.
+// origin (reached by the schedule of node), take thread's move of outcome
+// out, whose step was step. It holds no pointer, so that the queues, the
+// search's largest slices, need no scanning by the garbage collector.
 type icbItem struct {
 	origin int32 // the index of the state in its queue's origins
 	node   int32
-	mv     ts.Move
-	step   ts.Step
+	thread int32
+	out    int32
+	step   packedStep
+}
+
+func (it *icbItem) move() ts.Move { return ts.Move{Thread: ts.Tid(it.thread), Outcome: int(it.out)} }
+
+// packedStep is a step in a form that holds no pointer: a step of one
+// access in place, a step of several by its index in icb.wideSteps.
+type packedStep struct {
+	obj  ts.Obj
+	op   ts.Op
+	sync bool
+	wide int32 // -1 for a step of one access
+}
+
+// pack returns st's packed form.
+func (e *icb[S]) pack(st ts.Step) packedStep {
+	if len(st.Also) == 0 {
+		return packedStep{obj: st.Obj, op: st.Op, sync: st.Sync, wide: -1}
+	}
+	e.wideSteps = append(e.wideSteps, st)
+	return packedStep{wide: int32(len(e.wideSteps) - 1)}
+}
+
+// unpack returns the step p packs.
+func (e *icb[S]) unpack(p packedStep) ts.Step {
+	if p.wide >= 0 {
+		return e.wideSteps[p.wide]
+	}
+	return ts.Step{Obj: p.obj, Op: p.op, Sync: p.sync}
 }
 
 // icbOrigin is a state that queued items start from, kept once for all the
@@ -179,6 +209,7 @@ type icb[S any] struct {
 	queueFrom, nextFrom []icbOrigin[S]
 	nodes               []schedNode
 	nodeSteps           []ts.Step  // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
+	wideSteps           []ts.Step  // the steps of several accesses that queued items hold
 	cache               *itemCache // nil: no cache
 	terminals           map[uint64]struct{}
 
@@ -285,6 +316,7 @@ func (e *icb[S]) again() {
 	e.wasted = e.res.Transitions
 	e.res.Executions, e.res.Coverage = 0, e.res.Coverage[:0]
 	e.queue, e.next, e.nodes, e.nodeSteps, e.queueAt = e.queue[:0], e.next[:0], e.nodes[:0], e.nodeSteps[:0], 0
+	e.wideSteps = e.wideSteps[:0]
 	e.queueFrom, e.nextFrom = e.queueFrom[:0], e.nextFrom[:0]
 	e.byBound = e.byBound[:0]
 	e.c = 0
@@ -321,41 +353,43 @@ func (e *icb[S]) root() {
 func (e *icb[S]) runItem(it *icbItem, from *icbOrigin[S]) {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
 	e.baseNode, e.depth = it.node, 0
-	e.lazy, e.lazyMove, e.lazyStep = true, it.mv, it.step
+	mv, step := it.move(), e.unpack(it.step)
+	e.lazy, e.lazyMove, e.lazyStep = true, mv, step
 	if e.budgetSpent() {
 		return
 	}
-	e.current, e.pushing = it.mv.Thread, true
-	child := e.apply(from.state, it.mv)
+	e.current, e.pushing = mv.Thread, true
+	child := e.apply(from.state, mv)
 	e.res.Transitions++
-	if !e.itemUnchanged(it, from) {
+	if !e.itemUnchanged(mv.Thread, step, from) {
 		return
 	}
-	e.visit(child, it.mv.Thread, it.step)
+	e.visit(child, mv.Thread, step)
 	e.current, e.pushing = -1, false
 }
 
-// itemUnchanged checks that taking an item's move left the item's state
-// alone: the same hash, or else the same step for the item's thread.
-func (e *icb[S]) itemUnchanged(it *icbItem, from *icbOrigin[S]) bool {
+// itemUnchanged checks that taking an item's move (of thread t, whose step
+// was queued) left the item's state alone: the same hash, or else the same
+// step for the item's thread.
+func (e *icb[S]) itemUnchanged(t ts.Tid, queued ts.Step, from *icbOrigin[S]) bool {
 	e.current = -1
 	if from.hashed {
 		if h := e.m.Hasher.Hash(from.state); h != from.hash {
 			e.materialize()
 			path := e.sched[:len(e.sched)-1]
-			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
+			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: path.Clone(),
 				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", from.hash, h)})
 			return false
 		}
 	}
-	e.current = it.mv.Thread
-	step, st := e.m.Next(from.state, it.mv.Thread)
+	e.current = t
+	step, st := e.m.Next(from.state, t)
 	e.current = -1
-	if st != ts.Enabled || !step.Equal(it.step) {
+	if st != ts.Enabled || !step.Equal(queued) {
 		e.materialize()
 		path := e.sched[:len(e.sched)-1]
-		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
-			Detail: fmt.Sprintf("thread %d's next step at the state before its transition changed from %v to %v %v (an Apply that modified its argument, or a Next that is not a function of the state)", it.mv.Thread, it.step, step, st)})
+		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: path.Clone(),
+			Detail: fmt.Sprintf("thread %d's next step at the state before its transition changed from %v to %v %v (an Apply that modified its argument, or a Next that is not a function of the state)", t, queued, step, st)})
 		return false
 	}
 	return true
@@ -532,8 +566,9 @@ func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
 			e.nextFrom = append(e.nextFrom, icbOrigin[S]{state: top.state, hash: top.hash, hashed: top.hashed})
 			origin = int32(len(e.nextFrom) - 1)
 		}
+		step := e.pack(top.steps[u])
 		for c := range top.outs[u] {
-			e.next = append(e.next, icbItem{origin: origin, node: node, mv: ts.Move{Thread: u, Outcome: c}, step: top.steps[u]})
+			e.next = append(e.next, icbItem{origin: origin, node: node, thread: int32(u), out: int32(c), step: step})
 		}
 	}
 }
@@ -819,7 +854,7 @@ func (e *icb[S]) memoryOK() bool {
 	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
-		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.bytes() + int64(len(e.terminals))*48
+		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps)+cap(e.wideSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.bytes() + int64(len(e.terminals))*48
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // the message below is for a search that stops
 	}
