@@ -235,11 +235,7 @@ func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
 	e.pendingStep = st
 	for a := range st.NumAccesses() {
 		acc := st.At(a)
-		j, ok := e.objLast[acc.Obj]
-		if !ok {
-			continue
-		}
-		for ; j >= 0; j = e.ev[j].prevOn(acc.Obj) {
+		for j := e.objLast.get(acc.Obj); j >= 0; j = e.ev[j].prevOn(acc.Obj) {
 			x := &e.ev[j]
 			op, _ := x.step.OpOn(acc.Obj)
 			if x.t != p && op == ts.Read && acc.Op == ts.Read {

@@ -115,7 +115,7 @@ type explorer[S any] struct {
 	evStore        []event // backing store of ev, whose slots keep their clocks
 	sched          ts.Schedule
 	thrLast        []int32
-	objLast        map[ts.Obj]int32
+	objLast        lastTable
 	held           [][]ts.Obj
 	zero           hb.VC
 
@@ -137,6 +137,9 @@ type explorer[S any] struct {
 	replays     int64
 	infeasible  int64               // wakeup-tree branches found not enabled
 	blockedObjs map[ts.Obj]struct{} // objects of steps seen waiting
+	// blockedIn marks small objects put in blockedObjs by blockObj, so that
+	// the check on every state where a thread waits costs no hashing.
+	blockedIn bitset.BitSet
 	popped      bitset.BitSet       // threads with events undone since the last end
 	strict      bool                // a check has failed: weak initials by initials only
 
@@ -272,8 +275,7 @@ func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], mod
 	for i := range e.thrLast {
 		e.thrLast[i] = -1
 	}
-	if e.objLast == nil {
-		e.objLast = make(map[ts.Obj]int32)
+	if e.blockedObjs == nil {
 		e.blockedObjs = make(map[ts.Obj]struct{})
 	}
 	if m == modeSDPOR {
@@ -299,8 +301,10 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	}
 	e.sched = old.sched[:0]
 	e.objLast, e.blockedObjs = old.objLast, old.blockedObjs
-	clear(e.objLast)
+	e.objLast.reset()
 	clear(e.blockedObjs)
+	e.blockedIn = old.blockedIn
+	e.blockedIn.ClearAll()
 	e.nextSleep, e.nextPsleep = old.nextSleep, old.nextPsleep[:0]
 	e.nextSleep.ClearAll()
 	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]}
@@ -561,6 +565,9 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	e.ev = e.evStore[:i+1]
 	x := &e.ev[i]
 	x.t, x.out, x.step = t, out, st
+	if e.mode == modeSleep {
+		return // sleep sets need no happens-before
+	}
 	x.prevThread = e.thrLast[t]
 	if p := x.prevThread; p >= 0 {
 		x.n = e.ev[p].n + 1
@@ -574,10 +581,7 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	x.held = append(x.held[:0], e.held[t]...)
 	for a := range st.NumAccesses() {
 		acc := st.At(a)
-		prev, ok := e.objLast[acc.Obj]
-		if !ok {
-			prev = -1
-		}
+		prev := e.objLast.get(acc.Obj)
 		x.prev = append(x.prev, prev)
 		for j := prev; j >= 0; j = e.ev[j].prevOn(acc.Obj) {
 			y := &e.ev[j]
@@ -589,7 +593,7 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 				break // everything earlier on the object happens before y
 			}
 		}
-		e.objLast[acc.Obj] = int32(i)
+		e.objLast.set(acc.Obj, int32(i))
 		switch acc.Op {
 		case ts.Acquire:
 			e.held[t] = append(e.held[t], acc.Obj)
@@ -603,9 +607,13 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 // popEvent removes the last event of the execution.
 func (e *explorer[S]) popEvent() {
 	i := len(e.ev) - 1
+	if e.mode == modeSleep {
+		e.ev = e.ev[:i]
+		return
+	}
 	x := &e.ev[i]
 	for a := range x.step.NumAccesses() {
-		e.objLast[x.step.At(a).Obj] = x.prev[a]
+		e.objLast.set(x.step.At(a).Obj, x.prev[a])
 	}
 	e.thrLast[x.t] = x.prevThread
 	e.held[x.t] = append(e.held[x.t][:0], x.held...)
@@ -772,12 +780,14 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		f.sleep.InPlaceUnion(&e.nextSleep)
 		f.psleep = append(f.psleep, e.nextPsleep...)
 	}
-	if k > 0 {
-		prev := &e.stack[e.depth-1]
-		copy(f.count, prev.count)
-		f.count[last]++
-	} else {
-		clear(f.count)
+	if e.mode == modeDPOR || e.mode == modeSDPOR { // for markE
+		if k > 0 {
+			prev := &e.stack[e.depth-1]
+			copy(f.count, prev.count)
+			f.count[last]++
+		} else {
+			clear(f.count)
+		}
 	}
 	switch e.mode {
 	case modeSleep, modeDPOR, modeSDPOR:
@@ -860,7 +870,7 @@ func (e *explorer[S]) asleep(f *frame[S], t ts.Tid, c int) bool {
 // thread would mask could be missed.
 func (e *explorer[S]) failureRaces(f *frame[S]) {
 	k := int32(len(e.ev)) - 1
-	if k < 0 {
+	if k < 0 || e.mode == modeSleep {
 		return
 	}
 	last := e.ev[k].t
