@@ -140,8 +140,8 @@ type explorer[S any] struct {
 	// blockedIn marks small objects put in blockedObjs by blockObj, so that
 	// the check on every state where a thread waits costs no hashing.
 	blockedIn bitset.BitSet
-	popped      bitset.BitSet       // threads with events undone since the last end
-	strict      bool                // a check has failed: weak initials by initials only
+	popped    bitset.BitSet // threads with events undone since the last end
+	strict    bool          // a check has failed: weak initials by initials only
 
 	// SDPOR
 	visited map[uint64]uint8 // 1 on the stack, 2 explored, 3 explored and failing
