@@ -137,11 +137,11 @@ type explorer[S any] struct {
 	replays     int64
 	infeasible  int64               // wakeup-tree branches found not enabled
 	blockedObjs map[ts.Obj]struct{} // objects of steps seen waiting
+	popped      bitset.BitSet       // threads with events undone since the last end
+	strict      bool                // a check has failed: weak initials by initials only
 	// blockedIn marks small objects put in blockedObjs by blockObj, so that
 	// the check on every state where a thread waits costs no hashing.
 	blockedIn bitset.BitSet
-	popped    bitset.BitSet // threads with events undone since the last end
-	strict    bool          // a check has failed: weak initials by initials only
 
 	// SDPOR
 	visited map[uint64]uint8 // 1 on the stack, 2 explored, 3 explored and failing
