@@ -48,6 +48,7 @@ type event struct {
 	clock      hb.VC   // happens-before clock: clock[u] events of u happen before or are this one
 	prev       []int32 // prev[i]: the previous event on the object of the step's i-th access, or -1
 	prevThread int32   // the thread's previous event, or -1
+	id         uint64  // DPOR: a number no other event of the search has had (see backtrackAll)
 	held       []ts.Obj
 }
 
@@ -148,6 +149,8 @@ type explorer[S any] struct {
 	graph   opGraph
 
 	init        bitset.BitSet // initials, reused
+	ruled       []ruled       // DPOR, SDPOR: per thread, see backtrackAll
+	ids         uint64        // the events' ids so far
 	firstN      []uint32      // per thread, its first event's number in a notdep sequence
 	pendingStep ts.Step       // the step backtrackAt is reversing
 
@@ -311,6 +314,11 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.popped, e.poppedRead, e.init, e.inE = old.popped, old.poppedRead, old.init, old.inE
+	e.ids = old.ids // ids stay unique across the pool's searches
+	if len(old.ruled) == e.n {
+		e.ruled = old.ruled
+		clear(e.ruled)
+	}
 	e.popped.ClearAll()
 	e.poppedRead.ClearAll()
 }
@@ -568,6 +576,8 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	if e.mode == modeSleep {
 		return // sleep sets need no happens-before
 	}
+	e.ids++
+	x.id = e.ids
 	x.prevThread = e.thrLast[t]
 	if p := x.prevThread; p >= 0 {
 		x.n = e.ev[p].n + 1
