@@ -257,11 +257,6 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 // insert inserts w into frame i's wakeup tree (see insertAt) and reports
 // whether the tree changed.
 func (e *explorer[S]) insert(i int, w []wev) bool {
-	// The descent below removes events from w in place: work on a copy,
-	// so that the caller's sequence (insertReversal reuses it for the next
-	// outcome) stays whole.
-	w = append(e.insBuf[:0], w...)
-	e.insBuf = w
 	f := &e.stack[i]
 	e.insPath = e.insPath[:0]
 	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
@@ -274,6 +269,11 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 			return false
 		}
 	}
+	// The descent below removes events from w in place: work on a copy,
+	// so that the caller's sequence (insertReversal reuses it for the next
+	// outcome) stays whole.
+	w = append(e.insBuf[:0], w...)
+	e.insBuf = w
 	node := f.root
 	level := 0
 	for {
