@@ -356,7 +356,7 @@ func (e *explorer[S]) recycle(ctx context.Context, opt Options, res *ts.Result) 
 		init: old.init, firstN: old.firstN, inE: old.inE, poppedRead: old.poppedRead,
 	}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: res}
-	clear(e.objLast)
+	e.objLast.reset()
 	clear(e.blockedObjs)
 	e.popped.ClearAll()
 	e.poppedRead.ClearAll()
@@ -726,9 +726,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		}
 	}
 	copy(c.thrLast, e.thrLast)
-	for o, j := range e.objLast {
-		c.objLast[o] = j
-	}
+	e.objLast.copyTo(&c.objLast)
 	for t := range e.held {
 		c.held[t] = slices.Clone(e.held[t])
 	}
