@@ -76,6 +76,14 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs, flat: flat.Is[S]()}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.States = func() int64 { return int64(e.cache.len()) }
+	if !dfs {
+		// Room for the first iterations' items: growing from nothing
+		// costs a small search more than the room does.
+		const room = 128
+		e.queue, e.next = make([]icbItem, 0, room), make([]icbItem, 0, room)
+		e.queueFrom, e.nextFrom = make([]icbOrigin[S], 0, room/4), make([]icbOrigin[S], 0, room/4)
+		e.nodes = make([]schedNode, 0, room)
+	}
 	if opt.SyncOnly {
 		e.det = hb.NewDetector(e.n)
 		// A step that writes what the invariant reads is a scheduling
@@ -86,7 +94,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if m.Hasher != nil {
 		e.terminals = make(map[uint64]struct{})
 		if !opt.NoCache && !opt.SyncOnly {
-			e.cache = newItemCache(e.n)
+			e.cache = newItemCache()
 		}
 	}
 	addSystemStats := search.SystemStats(sys)
@@ -102,49 +110,14 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	return res, err
 }
 
-// itemCache is the set of visited work items: (the hash of a state, the
-// thread that moved last). It keeps a set of hashes per last thread, so that
-// each is a Go map of uint64 keys, the fastest kind.
-type itemCache struct {
-	byLast []map[uint64]struct{} // byLast[last+1]
-	n      int
-}
-
-func newItemCache(threads int) *itemCache {
-	return &itemCache{byLast: make([]map[uint64]struct{}, threads+1)}
-}
-
-func (c *itemCache) has(h uint64, last ts.Tid) bool {
-	_, ok := c.byLast[last+1][h] // a nil map has nothing
-	return ok
-}
-
-// add adds an item that is not in the cache.
-func (c *itemCache) add(h uint64, last ts.Tid) {
-	m := c.byLast[last+1]
-	if m == nil {
-		m = make(map[uint64]struct{})
-		c.byLast[last+1] = m
-	}
-	m[h] = struct{}{}
-	c.n++
-}
-
-// len is the number of items in the cache; 0 for no cache.
-func (c *itemCache) len() int {
-	if c == nil {
-		return 0
-	}
-	return c.n
-}
-
 // schedNode is a link of a schedule shared by queued items: the move of the
-// last transition, its step, and the node of the prefix before it.
+// last transition and the node of the prefix before it. (Its step, which
+// only sync-only mode reads, is in icb.nodeSteps: nodes hold no pointer,
+// which the garbage collector need not scan.)
 type schedNode struct {
 	parent int32
 	depth  int32 // the schedule's length
 	mv     ts.Move
-	step   ts.Step
 }
 
 const (
@@ -153,13 +126,43 @@ const (
 )
 
 // icbItem is a preemption waiting for the next iteration: at the state of
-// origin (reached by the schedule of node), take move mv, whose step was
-// step.
+// origin (reached by the schedule of node), take thread's move of outcome
+// out, whose step was step. It holds no pointer, so that the queues, the
+// search's largest slices, need no scanning by the garbage collector.
 type icbItem struct {
 	origin int32 // the index of the state in its queue's origins
 	node   int32
-	mv     ts.Move
-	step   ts.Step
+	thread int32
+	out    int32
+	step   packedStep
+}
+
+func (it *icbItem) move() ts.Move { return ts.Move{Thread: ts.Tid(it.thread), Outcome: int(it.out)} }
+
+// packedStep is a step in a form that holds no pointer: a step of one
+// access in place, a step of several by its index in icb.wideSteps.
+type packedStep struct {
+	obj  ts.Obj
+	op   ts.Op
+	sync bool
+	wide int32 // -1 for a step of one access
+}
+
+// pack returns st's packed form.
+func (e *icb[S]) pack(st ts.Step) packedStep {
+	if len(st.Also) == 0 {
+		return packedStep{obj: st.Obj, op: st.Op, sync: st.Sync, wide: -1}
+	}
+	e.wideSteps = append(e.wideSteps, st)
+	return packedStep{wide: int32(len(e.wideSteps) - 1)}
+}
+
+// unpack returns the step p packs.
+func (e *icb[S]) unpack(p packedStep) ts.Step {
+	if p.wide >= 0 {
+		return e.wideSteps[p.wide]
+	}
+	return ts.Step{Obj: p.obj, Op: p.op, Sync: p.sync}
 }
 
 // icbOrigin is a state that queued items start from, kept once for all the
@@ -205,6 +208,8 @@ type icb[S any] struct {
 	// The states the items of queue and next start from.
 	queueFrom, nextFrom []icbOrigin[S]
 	nodes               []schedNode
+	nodeSteps           []ts.Step  // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
+	wideSteps           []ts.Step  // the steps of several accesses that queued items hold
 	cache               *itemCache // nil: no cache
 	terminals           map[uint64]struct{}
 
@@ -216,7 +221,7 @@ type icb[S any] struct {
 	frameOuts   []int
 	frameTaken  []ts.Move
 	sched       ts.Schedule // the path to the state being visited or on top
-	steps       []ts.Step   // the step of each transition of sched
+	steps       []ts.Step   // sync-only mode: the step of each transition of sched
 	baseNode    int32       // schedule node of the running item's state
 
 	// An item's schedule is built only when the search goes on from the
@@ -310,7 +315,8 @@ func (e *icb[S]) again() {
 	e.restarts++
 	e.wasted = e.res.Transitions
 	e.res.Executions, e.res.Coverage = 0, e.res.Coverage[:0]
-	e.queue, e.next, e.nodes, e.queueAt = e.queue[:0], e.next[:0], e.nodes[:0], 0
+	e.queue, e.next, e.nodes, e.nodeSteps, e.queueAt = e.queue[:0], e.next[:0], e.nodes[:0], e.nodeSteps[:0], 0
+	e.wideSteps = e.wideSteps[:0]
 	e.queueFrom, e.nextFrom = e.queueFrom[:0], e.nextFrom[:0]
 	e.byBound = e.byBound[:0]
 	e.c = 0
@@ -347,41 +353,43 @@ func (e *icb[S]) root() {
 func (e *icb[S]) runItem(it *icbItem, from *icbOrigin[S]) {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
 	e.baseNode, e.depth = it.node, 0
-	e.lazy, e.lazyMove, e.lazyStep = true, it.mv, it.step
+	mv, step := it.move(), e.unpack(it.step)
+	e.lazy, e.lazyMove, e.lazyStep = true, mv, step
 	if e.budgetSpent() {
 		return
 	}
-	e.current, e.pushing = it.mv.Thread, true
-	child := e.apply(from.state, it.mv)
+	e.current, e.pushing = mv.Thread, true
+	child := e.apply(from.state, mv)
 	e.res.Transitions++
-	if !e.itemUnchanged(it, from) {
+	if !e.itemUnchanged(mv.Thread, step, from) {
 		return
 	}
-	e.visit(child, it.mv.Thread, it.step)
+	e.visit(child, mv.Thread, step)
 	e.current, e.pushing = -1, false
 }
 
-// itemUnchanged checks that taking an item's move left the item's state
-// alone: the same hash, or else the same step for the item's thread.
-func (e *icb[S]) itemUnchanged(it *icbItem, from *icbOrigin[S]) bool {
+// itemUnchanged checks that taking an item's move (of thread t, whose step
+// was queued) left the item's state alone: the same hash, or else the same
+// step for the item's thread.
+func (e *icb[S]) itemUnchanged(t ts.Tid, queued ts.Step, from *icbOrigin[S]) bool {
 	e.current = -1
 	if from.hashed {
 		if h := e.m.Hasher.Hash(from.state); h != from.hash {
 			e.materialize()
 			path := e.sched[:len(e.sched)-1]
-			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
+			e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: path.Clone(),
 				Detail: fmt.Sprintf("the state before its transition changed (hash %#x, now %#x)", from.hash, h)})
 			return false
 		}
 	}
-	e.current = it.mv.Thread
-	step, st := e.m.Next(from.state, it.mv.Thread)
+	e.current = t
+	step, st := e.m.Next(from.state, t)
 	e.current = -1
-	if st != ts.Enabled || !step.Equal(it.step) {
+	if st != ts.Enabled || !step.Equal(queued) {
 		e.materialize()
 		path := e.sched[:len(e.sched)-1]
-		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: it.mv.Thread, Schedule: path.Clone(),
-			Detail: fmt.Sprintf("thread %d's next step at the state before its transition changed from %v to %v %v (an Apply that modified its argument, or a Next that is not a function of the state)", it.mv.Thread, it.step, step, st)})
+		e.Fail(&ts.SystemError{Err: ts.ErrMutated, Thread: t, Schedule: path.Clone(),
+			Detail: fmt.Sprintf("thread %d's next step at the state before its transition changed from %v to %v %v (an Apply that modified its argument, or a Next that is not a function of the state)", t, queued, step, st)})
 		return false
 	}
 	return true
@@ -404,12 +412,16 @@ func (e *icb[S]) materialize() {
 	e.sched, e.steps = e.sched[:0], e.steps[:0]
 	for n := e.baseNode; n != noNode; n = e.nodes[n].parent {
 		e.sched = append(e.sched, e.nodes[n].mv)
-		e.steps = append(e.steps, e.nodes[n].step)
+		if e.opt.SyncOnly {
+			e.steps = append(e.steps, e.nodeSteps[n])
+		}
 	}
 	slices.Reverse(e.sched)
 	slices.Reverse(e.steps)
 	e.sched = append(e.sched, e.lazyMove)
-	e.steps = append(e.steps, e.lazyStep)
+	if e.opt.SyncOnly {
+		e.steps = append(e.steps, e.lazyStep)
+	}
 }
 
 // pathLen is the length of the schedule to the state being visited.
@@ -481,7 +493,9 @@ func (e *icb[S]) loop() {
 		t := mv.Thread
 		top.taken = append(top.taken, mv)
 		e.sched = append(e.sched[:top.pathLen], mv)
-		e.steps = append(e.steps[:top.pathLen], top.steps[t])
+		if e.opt.SyncOnly {
+			e.steps = append(e.steps[:top.pathLen], top.steps[t])
+		}
 		e.current, e.pushing = t, true
 		child := e.apply(top.state, mv)
 		e.res.Transitions++
@@ -552,8 +566,9 @@ func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
 			e.nextFrom = append(e.nextFrom, icbOrigin[S]{state: top.state, hash: top.hash, hashed: top.hashed})
 			origin = int32(len(e.nextFrom) - 1)
 		}
+		step := e.pack(top.steps[u])
 		for c := range top.outs[u] {
-			e.next = append(e.next, icbItem{origin: origin, node: node, mv: ts.Move{Thread: u, Outcome: c}, step: top.steps[u]})
+			e.next = append(e.next, icbItem{origin: origin, node: node, thread: int32(u), out: int32(c), step: step})
 		}
 	}
 }
@@ -641,7 +656,10 @@ func (e *icb[S]) nodeOf(i int) int32 {
 	if i > 0 {
 		parent = e.nodeOf(i - 1)
 	}
-	e.nodes = append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1], step: f.in})
+	e.nodes = append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1]})
+	if e.opt.SyncOnly {
+		e.nodeSteps = append(e.nodeSteps, f.in)
+	}
 	f.node = int32(len(e.nodes) - 1)
 	return f.node
 }
@@ -664,10 +682,12 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 	// thread) was looked at then, and its threads' answers are the same.
 	var h uint64
 	hashed := false
+	slot := 0
 	if e.cache != nil {
 		e.current = -1
 		h, hashed = e.m.Hasher.Hash(s), true
-		if e.cache.has(h, last) {
+		var found bool
+		if slot, found = e.cache.find(h, last); found {
 			return
 		}
 	}
@@ -678,7 +698,7 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		return
 	}
 	if e.cache != nil {
-		e.cache.add(h, last)
+		e.cache.insert(slot, h, last)
 	}
 	terminal := c.Enabled == 0
 	if terminal && !hashed && e.terminals != nil {
@@ -834,7 +854,7 @@ func (e *icb[S]) memoryOK() bool {
 	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
-		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(e.cache.len()+len(e.terminals))*48
+		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps)+cap(e.wideSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.bytes() + int64(len(e.terminals))*48
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // the message below is for a search that stops
 	}

@@ -162,6 +162,12 @@
 // in user code becomes a violation of kind ts.Panic; every violation is
 // replayed (ts.Confirm) before it is reported.
 //
+// A serial search takes its working memory (frames, events with their
+// vector clocks, wakeup-tree nodes, scratch buffers) from the last finished
+// search of the same state type, kept in a sync.Pool without the states,
+// so that a search of a few hundred transitions allocates a few times, not
+// per transition; Limits.Memory counts what the search itself uses.
+//
 // # Parallel search
 //
 // With Options.Workers above 1, Sleep, DPOR and ODPOR split their search

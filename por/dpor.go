@@ -57,13 +57,56 @@ func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 
 // backtrackAll applies the backtrack rule at the state of frame f, which
 // follows the events e.ev, for every thread that has not finished.
+//
+// A state's rule mostly repeats its parent's: a thread that did not move
+// has the same step, clock and locks, and races with the same events, plus
+// the one just taken. So each thread keeps (ruled) how far the rule has
+// settled for it: applying it again to an event where it last found E in
+// the backtrack set, added a thread of E, or added every enabled thread
+// (E empty) changes nothing while that event, its thread's step and clock
+// stay (the frame's backtrack set only grows, its sleep set is fixed until
+// the event is undone). Only where all of E was asleep does the rule read
+// the execution after the event (the initials), which grows: those events
+// are ruled on again.
 func (e *explorer[S]) backtrackAll(f *frame[S]) {
+	k := int32(len(e.ev))
+	if len(e.ruled) != e.n {
+		// A new explorer, or a copy or recycled one (parallel.go), whose
+		// events may carry ids from elsewhere.
+		e.ruled = make([]ruled, e.n)
+		for i := range e.ev {
+			e.ids = max(e.ids, e.ev[i].id)
+		}
+	}
 	for p := range ts.Tid(e.n) {
 		if f.status[p] == ts.Finished {
 			continue
 		}
-		e.racesOf(p, f.steps[p], e.clockOf(p), e.held[p])
+		r := &e.ruled[p]
+		id := uint64(0)
+		if j := e.thrLast[p]; j >= 0 {
+			id = e.ev[j].id
+		}
+		from := int32(0)
+		if r.id == id && r.upTo > 0 && r.upTo <= k && e.ev[r.upTo-1].id == r.upToID && r.step.Equal(f.steps[p]) {
+			from = r.from // the events below are those ruled on then
+		}
+		r.from = e.racesFrom(p, f.steps[p], e.clockOf(p), e.held[p], from)
+		r.id, r.step, r.upTo = id, f.steps[p], k
+		if k > 0 {
+			r.upToID = e.ev[k-1].id
+		}
 	}
+}
+
+// ruled is how far the backtrack rule has settled for a thread's next step
+// (see backtrackAll): for every event below from, with the thread's last
+// event id (0 for none) and step step, over the execution of upTo events,
+// the last of which had id upToID.
+type ruled struct {
+	id, upToID uint64
+	step       ts.Step
+	from, upTo int32
 }
 
 // backtrackAt adds to the backtrack set of pre(S,i) a thread that lets p's
@@ -78,7 +121,10 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 // first; if all of E is asleep, nothing is needed when one of them is an
 // initial of the reversal v = notdep(i,S).p (its sleep then covers v), and
 // otherwise, as when E is empty, every enabled thread is added.
-func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) {
+//
+// It reports whether the rule is settled: applying it again, with the same
+// execution up to i and the same step and clock of p, would change nothing.
+func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) bool {
 	e.markE(i, p, cp)
 	if int(i) < e.base {
 		// A unit's worker: the frame is the coordinator's. What the rule
@@ -87,12 +133,14 @@ func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) {
 		// the coordinator takes the unit's result (parallel.go).
 		init := e.initials(i, p, cp, e.pendingStep)
 		e.log = append(e.log, logOp{kind: opBacktrack, frame: i, t: p, inE: bitsOf(&e.inE), init: bitsOf(init)})
-		return
+		return false
 	}
 	f := &e.stack[i]
 	if e.scanE(f, p, &e.inE) {
 		e.backtrackInitials(f, e.initials(i, p, cp, e.pendingStep))
+		return false
 	}
+	return true
 }
 
 // markE sets e.inE to E, the threads enabled at frame i that are p or have
@@ -232,14 +280,18 @@ func (e *explorer[S]) addBacktrack(f *frame[S], q ts.Tid) {
 // write that happens before p, since everything before it on the object does
 // too.
 func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
+	e.racesFrom(p, st, cp, hp, 0)
+}
+
+// racesFrom is racesOf for the transitions from event from on, and returns
+// the first of them on which the rule is not settled (see backtrackAt), or
+// the length of the execution.
+func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, from int32) int32 {
 	e.pendingStep = st
+	open := int32(len(e.ev))
 	for a := range st.NumAccesses() {
 		acc := st.At(a)
-		j, ok := e.objLast[acc.Obj]
-		if !ok {
-			continue
-		}
-		for ; j >= 0; j = e.ev[j].prevOn(acc.Obj) {
+		for j := e.objLast.get(acc.Obj); j >= from; j = e.ev[j].prevOn(acc.Obj) {
 			x := &e.ev[j]
 			op, _ := x.step.OpOn(acc.Obj)
 			if x.t != p && op == ts.Read && acc.Op == ts.Read {
@@ -251,9 +303,10 @@ func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
 				}
 				continue
 			}
-			if x.t != p && e.coEnabled(j, st, hp) {
-				e.backtrackAt(j, p, cp)
+			if x.t != p && e.coEnabled(j, st, hp) && !e.backtrackAt(j, p, cp) {
+				open = min(open, j)
 			}
 		}
 	}
+	return open
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/bits-and-blooms/bitset"
@@ -47,6 +48,7 @@ type event struct {
 	clock      hb.VC   // happens-before clock: clock[u] events of u happen before or are this one
 	prev       []int32 // prev[i]: the previous event on the object of the step's i-th access, or -1
 	prevThread int32   // the thread's previous event, or -1
+	id         uint64  // DPOR: a number no other event of the search has had (see backtrackAll)
 	held       []ts.Obj
 }
 
@@ -99,20 +101,24 @@ type explorer[S any] struct {
 	n        int
 	maxDepth int
 	flat     bool // states hold no references: Apply cannot modify them (package flat)
+	typed    bool // flat is known (an explorer from the pool knows it from its last search)
 	// outcomes: some enabled transition seen so far has several outcomes
 	// (a system that implements ts.Chooser but never offers a choice, as a
 	// wrapper standing in for one, is analysed as one without).
 	outcomes bool
 
-	stack   []frame[S]
-	depth   int
-	ev      []event // ev[i] leads from stack[i] to stack[i+1]; len(ev) == depth-1 between steps
-	evStore []event // backing store of ev, whose slots keep their clocks
-	sched   ts.Schedule
-	thrLast []int32
-	objLast map[ts.Obj]int32
-	held    [][]ts.Obj
-	zero    hb.VC
+	stack []frame[S]
+	depth int
+	// frames and events count the frames and event slots this search has
+	// used, by chunks: what the memory budget counts.
+	frames, events int
+	ev             []event // ev[i] leads from stack[i] to stack[i+1]; len(ev) == depth-1 between steps
+	evStore        []event // backing store of ev, whose slots keep their clocks
+	sched          ts.Schedule
+	thrLast        []int32
+	objLast        lastTable
+	held           [][]ts.Obj
+	zero           hb.VC
 
 	nextSleep  bitset.BitSet // the sleep set of the state being visited
 	nextPsleep []wev         // ODPOR: its single outcomes asleep
@@ -134,12 +140,17 @@ type explorer[S any] struct {
 	blockedObjs map[ts.Obj]struct{} // objects of steps seen waiting
 	popped      bitset.BitSet       // threads with events undone since the last end
 	strict      bool                // a check has failed: weak initials by initials only
+	// blockedIn marks small objects put in blockedObjs by blockObj, so that
+	// the check on every state where a thread waits costs no hashing.
+	blockedIn bitset.BitSet
 
 	// SDPOR
 	visited map[uint64]uint8 // 1 on the stack, 2 explored, 3 explored and failing
 	graph   opGraph
 
 	init        bitset.BitSet // initials, reused
+	ruled       []ruled       // DPOR, SDPOR: per thread, see backtrackAll
+	ids         uint64        // the events' ids so far
 	firstN      []uint32      // per thread, its first event's number in a notdep sequence
 	pendingStep ts.Step       // the step backtrackAt is reversing
 
@@ -200,35 +211,122 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		}
 		return runParallel(ctx, sys, model, opt, m, &res)
 	}
-	e := newExplorer(ctx, sys, model, opt, m, &res)
+	e := pooled[S]()
+	e.start(ctx, sys, model, opt, m, &res)
 	addSystemStats := search.SystemStats(sys)
 	err = e.Drive(e.root, e.loop, e.panicked)
 	e.finish(err == nil)
 	addSystemStats(&res)
-	return res, e.Err
+	err = e.Err
+	release(e)
+	return res, err
+}
+
+// explorers keeps the explorers of finished serial searches, one sync.Pool
+// per state type (keyed by a nil *S), so that the next search takes over
+// their frames, events, clocks, wakeup-tree pool and scratch buffers: a
+// search of a few hundred transitions otherwise spends much of its time
+// growing them (and the garbage collector, collecting them).
+var explorers sync.Map
+
+func pooled[S any]() *explorer[S] {
+	var key any = (*S)(nil)
+	p, ok := explorers.Load(key)
+	if !ok {
+		p, _ = explorers.LoadOrStore(key, new(sync.Pool))
+	}
+	if e, ok := p.(*sync.Pool).Get().(*explorer[S]); ok {
+		return e
+	}
+	return new(explorer[S])
+}
+
+// release hands e, whose search is over, back to the pool, without what
+// belongs to the caller: the states, the system, the context and options.
+func release[S any](e *explorer[S]) {
+	var zero S
+	for i := range e.stack {
+		e.stack[i].state = zero
+	}
+	old := *e
+	*e = explorer[S]{}
+	e.keep(&old)
+	p, _ := explorers.Load(any((*S)(nil)))
+	p.(*sync.Pool).Put(e)
 }
 
 // newExplorer returns an explorer of sys in mode m that fills res.
 func newExplorer[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) *explorer[S] {
-	e := &explorer[S]{m: model, sys: sys, ctx: ctx, opt: opt, res: res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1, flat: flat.Is[S]()}
+	e := new(explorer[S])
+	e.start(ctx, sys, model, opt, m, res)
+	return e
+}
+
+// start makes e, new or released (release), ready for a search of sys in
+// mode m that fills res.
+func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) {
+	old := *e
+	*e = explorer[S]{m: model, sys: sys, ctx: ctx, opt: opt, res: res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: res}
 	n := model.N
 	e.n = n
-	e.zero = hb.NewVC(n)
-	e.thrLast = make([]int32, n)
-	e.firstN = make([]uint32, n)
-	e.held = make([][]ts.Obj, n)
-	e.objLast = make(map[ts.Obj]int32)
-	e.blockedObjs = make(map[ts.Obj]struct{})
+	e.keep(&old)
+	if !old.typed {
+		e.flat = flat.Is[S]()
+	}
+	e.typed = true
+	if e.zero == nil {
+		e.zero = hb.NewVC(n)
+		e.thrLast = make([]int32, n)
+		e.firstN = make([]uint32, n)
+		e.held = make([][]ts.Obj, n)
+	}
 	for i := range e.thrLast {
 		e.thrLast[i] = -1
+	}
+	if e.blockedObjs == nil {
+		e.blockedObjs = make(map[ts.Obj]struct{})
 	}
 	if m == modeSDPOR {
 		e.visited = make(map[uint64]uint8)
 		e.graph.init()
 		e.States = func() int64 { return int64(len(e.visited)) }
 	}
-	return e
+}
+
+// keep moves into e, set up for a search of e.n threads (or, with n zero,
+// released), the buffers of old, an explorer of the same state type whose
+// search is over: emptied, and those sized by the thread count only if it
+// is the same.
+func (e *explorer[S]) keep(old *explorer[S]) {
+	e.flat, e.typed = old.flat, old.typed
+	if e.n == 0 || e.n == old.n {
+		e.n = old.n
+		e.stack, e.evStore, e.ev = old.stack, old.evStore, old.evStore[:0]
+		e.zero, e.thrLast, e.firstN, e.held = old.zero, old.thrLast, old.firstN, old.held
+		for t := range e.held {
+			e.held[t] = e.held[t][:0]
+		}
+	}
+	e.sched = old.sched[:0]
+	e.objLast, e.blockedObjs = old.objLast, old.blockedObjs
+	e.objLast.reset()
+	clear(e.blockedObjs)
+	e.blockedIn = old.blockedIn
+	e.blockedIn.ClearAll()
+	e.nextSleep, e.nextPsleep = old.nextSleep, old.nextPsleep[:0]
+	e.nextSleep.ClearAll()
+	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]}
+	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
+	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
+	e.popped, e.poppedRead, e.init, e.inE = old.popped, old.poppedRead, old.init, old.inE
+	e.ids = old.ids // ids stay unique across the pool's searches
+	if len(old.ruled) == e.n {
+		e.ruled = old.ruled
+		clear(e.ruled)
+	}
+	e.popped.ClearAll()
+	e.poppedRead.ClearAll()
 }
 
 // finish fills the result's figures once the search is over, checking the
@@ -475,12 +573,20 @@ func (e *explorer[S]) growEvents() {
 // write follows the last write and every read since).
 func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	i := len(e.ev)
-	if i == len(e.evStore) {
+	for i >= e.events {
+		e.events += chunk // counted as frames are (visit)
+	}
+	for len(e.evStore) < e.events {
 		e.growEvents()
 	}
 	e.ev = e.evStore[:i+1]
 	x := &e.ev[i]
 	x.t, x.out, x.step = t, out, st
+	if e.mode == modeSleep {
+		return // sleep sets need no happens-before
+	}
+	e.ids++
+	x.id = e.ids
 	x.prevThread = e.thrLast[t]
 	if p := x.prevThread; p >= 0 {
 		x.n = e.ev[p].n + 1
@@ -494,10 +600,7 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	x.held = append(x.held[:0], e.held[t]...)
 	for a := range st.NumAccesses() {
 		acc := st.At(a)
-		prev, ok := e.objLast[acc.Obj]
-		if !ok {
-			prev = -1
-		}
+		prev := e.objLast.get(acc.Obj)
 		x.prev = append(x.prev, prev)
 		for j := prev; j >= 0; j = e.ev[j].prevOn(acc.Obj) {
 			y := &e.ev[j]
@@ -509,7 +612,7 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 				break // everything earlier on the object happens before y
 			}
 		}
-		e.objLast[acc.Obj] = int32(i)
+		e.objLast.set(acc.Obj, int32(i))
 		switch acc.Op {
 		case ts.Acquire:
 			e.held[t] = append(e.held[t], acc.Obj)
@@ -523,9 +626,13 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 // popEvent removes the last event of the execution.
 func (e *explorer[S]) popEvent() {
 	i := len(e.ev) - 1
+	if e.mode == modeSleep {
+		e.ev = e.ev[:i]
+		return
+	}
 	x := &e.ev[i]
 	for a := range x.step.NumAccesses() {
-		e.objLast[x.step.At(a).Obj] = x.prev[a]
+		e.objLast.set(x.step.At(a).Obj, x.prev[a])
 	}
 	e.thrLast[x.t] = x.prevThread
 	e.held[x.t] = append(e.held[x.t][:0], x.held...)
@@ -594,8 +701,16 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", k)})
 		return false
 	}
-	if e.depth == len(e.stack) {
-		e.growStack()
+	if e.depth >= e.frames {
+		// A chunk of frames more than this search has used: the stack may
+		// have them already (an explorer from the pool), but the memory
+		// budget counts what the search uses, whatever the pool holds.
+		for e.depth >= e.frames {
+			e.frames += chunk
+		}
+		for len(e.stack) < e.frames {
+			e.growStack()
+		}
 		if !e.memoryOK() {
 			return false
 		}
@@ -684,12 +799,14 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		f.sleep.InPlaceUnion(&e.nextSleep)
 		f.psleep = append(f.psleep, e.nextPsleep...)
 	}
-	if k > 0 {
-		prev := &e.stack[e.depth-1]
-		copy(f.count, prev.count)
-		f.count[last]++
-	} else {
-		clear(f.count)
+	if e.mode == modeDPOR || e.mode == modeSDPOR { // for markE
+		if k > 0 {
+			prev := &e.stack[e.depth-1]
+			copy(f.count, prev.count)
+			f.count[last]++
+		} else {
+			clear(f.count)
+		}
 	}
 	switch e.mode {
 	case modeSleep, modeDPOR, modeSDPOR:
@@ -772,7 +889,7 @@ func (e *explorer[S]) asleep(f *frame[S], t ts.Tid, c int) bool {
 // thread would mask could be missed.
 func (e *explorer[S]) failureRaces(f *frame[S]) {
 	k := int32(len(e.ev)) - 1
-	if k < 0 {
+	if k < 0 || e.mode == modeSleep {
 		return
 	}
 	last := e.ev[k].t
@@ -834,8 +951,11 @@ func (e *explorer[S]) memoryOK() bool {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(frame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+4) + 2*(n+63)/8
 	eventBytes := int64(unsafe.Sizeof(event{})) + 4*n + 16
-	used := int64(cap(e.stack))*frameBytes + int64(cap(e.evStore))*eventBytes +
-		int64(cap(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) +
+	used := int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
+		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) +
 		int64(len(e.visited))*24 + int64(len(e.graph.ops))*64 + int64(len(e.graph.edges))*24
-	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d events, %d wakeup nodes, %d states", len(e.stack), len(e.evStore), len(e.wt.nodes), len(e.visited)))
+	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
+		return true // without the message's cost
+	}
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d events, %d wakeup nodes, %d states", e.frames, e.events, len(e.wt.nodes), len(e.visited)))
 }

@@ -257,11 +257,6 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 // insert inserts w into frame i's wakeup tree (see insertAt) and reports
 // whether the tree changed.
 func (e *explorer[S]) insert(i int, w []wev) bool {
-	// The descent below removes events from w in place: work on a copy,
-	// so that the caller's sequence (insertReversal reuses it for the next
-	// outcome) stays whole.
-	w = append(e.insBuf[:0], w...)
-	e.insBuf = w
 	f := &e.stack[i]
 	e.insPath = e.insPath[:0]
 	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
@@ -274,6 +269,11 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 			return false
 		}
 	}
+	// The descent below removes events from w in place: work on a copy,
+	// so that the caller's sequence (insertReversal reuses it for the next
+	// outcome) stays whole.
+	w = append(e.insBuf[:0], w...)
+	e.insBuf = w
 	node := f.root
 	level := 0
 	for {
@@ -377,11 +377,7 @@ func (e *explorer[S]) chainStart(o ts.Obj, k int32) int32 {
 	if k >= 0 {
 		return e.ev[k].prevOn(o)
 	}
-	j, ok := e.objLast[o]
-	if !ok {
-		return -1
-	}
-	return j
+	return e.objLast.get(o)
 }
 
 // reverse inserts the wakeup sequences that reverse the races of thread p's
@@ -658,7 +654,7 @@ func (e *explorer[S]) pending(f *frame[S], ends bool) {
 		st := f.status[p]
 		if st.Waiting() {
 			for a := range f.steps[p].NumAccesses() {
-				e.blockedObjs[f.steps[p].At(a).Obj] = struct{}{}
+				e.blockObj(f.steps[p].At(a).Obj)
 			}
 		}
 		if st == ts.Finished || (!ends && (st == ts.Enabled || !e.strict)) {
@@ -723,11 +719,27 @@ func (e *explorer[S]) mayBlock(st ts.Step) bool {
 		if acc.Op == ts.Acquire && !st.Single() {
 			return true
 		}
-		if _, ok := e.blockedObjs[acc.Obj]; ok {
+		if e.blockedIn.Test(uint(acc.Obj)) {
 			return true
+		}
+		if len(e.blockedObjs) > 0 {
+			if _, ok := e.blockedObjs[acc.Obj]; ok {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// blockObj adds o to the objects of steps seen waiting.
+func (e *explorer[S]) blockObj(o ts.Obj) {
+	if o >= 0 && o < denseObjs {
+		if e.blockedIn.Test(uint(o)) {
+			return
+		}
+		e.blockedIn.Set(uint(o))
+	}
+	e.blockedObjs[o] = struct{}{}
 }
 
 // seeBlocked records the objects of the blocked threads' steps at frame f
@@ -748,7 +760,7 @@ func (e *explorer[S]) seeBlocked(f *frame[S]) {
 			acc := st.At(a)
 			if acc.Op == ts.Write || (acc.Op == ts.Read && !acc.Sync) {
 				for b := range st.NumAccesses() {
-					e.blockedObjs[st.At(b).Obj] = struct{}{}
+					e.blockObj(st.At(b).Obj)
 				}
 				break
 			}
@@ -767,7 +779,7 @@ func (e *explorer[S]) seeBlocked(f *frame[S]) {
 func (e *explorer[S]) learnBlocked(f *frame[S], p ts.Tid) {
 	st := f.steps[p]
 	for a := range st.NumAccesses() {
-		e.blockedObjs[st.At(a).Obj] = struct{}{}
+		e.blockObj(st.At(a).Obj)
 	}
 	e.reverse(p, 0, f.outs[p], st, e.clockOf(p), -1, int32(len(e.ev)))
 }

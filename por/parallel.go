@@ -76,6 +76,11 @@ type unit struct {
 	sleep  []ts.Tid    // asleep at the root with every outcome
 	psleep []wev       // ODPOR: single outcomes asleep at the root
 	tree   []tnode     // ODPOR: the wakeup subtree at the root, in preorder
+	// rootHash is, for a system with Hash and a search with a Runner, the
+	// hash of the state the prefix's last move is taken from: a worker
+	// checks it to refuse a unit of another system.
+	rootHash   uint64
+	rootHashed bool
 	// treeInKey: the subtree is only in key (see encode); unitRoot reads it
 	// from there.
 	treeInKey bool
@@ -241,6 +246,9 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		}
 		slices.Sort(u.blocked)
 	}
+	if e.par != nil && e.par.runner != nil && e.m.Hasher != nil {
+		u.rootHash, u.rootHashed = e.m.Hasher.Hash(e.stack[k].state), true
+	}
 	if e.mode == modeODPOR {
 		u.encode(&e.wt, e.nextRoot)
 	} else {
@@ -348,7 +356,7 @@ func (e *explorer[S]) recycle(ctx context.Context, opt Options, res *ts.Result) 
 		init: old.init, firstN: old.firstN, inE: old.inE, poppedRead: old.poppedRead,
 	}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: res}
-	clear(e.objLast)
+	e.objLast.reset()
 	clear(e.blockedObjs)
 	e.popped.ClearAll()
 	e.poppedRead.ClearAll()
@@ -718,9 +726,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		}
 	}
 	copy(c.thrLast, e.thrLast)
-	for o, j := range e.objLast {
-		c.objLast[o] = j
-	}
+	e.objLast.copyTo(&c.objLast)
 	for t := range e.held {
 		c.held[t] = slices.Clone(e.held[t])
 	}

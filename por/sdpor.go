@@ -2,6 +2,7 @@ package por
 
 import (
 	"context"
+	"slices"
 
 	"github.com/weftlab/weft/ts"
 )
@@ -72,11 +73,20 @@ type opGraph struct {
 	ids   map[uint64]int32 // by fingerprint, then by fingerprint+1, ... on a collision
 	ops   []opKey
 	adj   [][]int32
-	edges map[uint64]struct{}
-	seen  []uint32 // BFS marks, by generation
+	edges map[uint64]struct{} // the edges of the operations with more than smallAdj
+	seen  []uint32            // BFS marks, by generation
 	gen   uint32
 	queue []int32
+	// at[d*n+t] is the operation of thread t's next step at the frame of
+	// depth d (-1: finished), for the frames on the stack: a thread that
+	// did not move keeps its step, and its operation is found by comparing
+	// the step with the parent's, not by a lookup.
+	at []int32
 }
+
+// smallAdj is the out-degree up to which an operation's edges are found by
+// scanning its adjacency list; above it, by the edges map.
+const smallAdj = 16
 
 func (g *opGraph) init() {
 	g.ids = make(map[uint64]int32)
@@ -103,49 +113,86 @@ func (g *opGraph) id(k opKey) int32 {
 	return i
 }
 
+func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
+
 func (g *opGraph) edge(a, b int32) {
-	k := uint64(uint32(a))<<32 | uint64(uint32(b))
-	if _, ok := g.edges[k]; ok {
-		return
+	adj := g.adj[a]
+	if len(adj) <= smallAdj {
+		if slices.Contains(adj, b) {
+			return
+		}
+		if len(adj) == smallAdj { // from now on the map answers for a
+			for _, c := range adj {
+				g.edges[edgeKey(a, c)] = struct{}{}
+			}
+			g.edges[edgeKey(a, b)] = struct{}{}
+		}
+	} else {
+		k := edgeKey(a, b)
+		if _, ok := g.edges[k]; ok {
+			return
+		}
+		g.edges[k] = struct{}{}
 	}
-	g.edges[k] = struct{}{}
-	g.adj[a] = append(g.adj[a], b)
+	g.adj[a] = append(adj, b)
 }
 
 // recordEdges adds the edges from the operation that reached the state of
-// frame f to every unfinished thread's next operation there.
-func recordEdges[S any](e *explorer[S], f *frame[S]) {
+// frame f (the frame of depth e.depth) to every unfinished thread's next
+// operation there, and returns those operations, by thread (-1: finished).
+func recordEdges[S any](e *explorer[S], f *frame[S]) []int32 {
+	g := &e.graph
+	n, d := e.n, e.depth
+	if need := (d + 1) * n; len(g.at) < need {
+		g.at = append(g.at, make([]int32, need-len(g.at))...)
+	}
+	at := g.at[d*n : (d+1)*n]
+	var parent []int32
+	var pf *frame[S]
+	if d > 0 {
+		parent, pf = g.at[(d-1)*n:d*n], &e.stack[d-1]
+	}
+	for t := range ts.Tid(n) {
+		switch {
+		case f.status[t] == ts.Finished:
+			at[t] = -1
+		case parent != nil && parent[t] >= 0 && f.steps[t].Equal(pf.steps[t]):
+			at[t] = parent[t]
+		default:
+			at[t] = g.id(opKey{t, f.steps[t]})
+		}
+	}
 	k := len(e.ev)
 	if k == 0 {
-		for t := range ts.Tid(e.n) {
-			if f.status[t] != ts.Finished {
-				e.graph.id(opKey{t, f.steps[t]})
-			}
-		}
-		return
+		return at
 	}
 	x := &e.ev[k-1]
-	from := e.graph.id(opKey{x.t, x.step})
-	for t := range ts.Tid(e.n) {
-		if f.status[t] != ts.Finished {
-			e.graph.edge(from, e.graph.id(opKey{t, f.steps[t]}))
+	var from int32
+	if parent != nil && parent[x.t] >= 0 && pf.steps[x.t].Equal(x.step) {
+		from = parent[x.t]
+	} else {
+		from = g.id(opKey{x.t, x.step})
+	}
+	for _, to := range at {
+		if to >= 0 {
+			g.edge(from, to)
 		}
 	}
+	return at
 }
 
 // revisit handles a state met again (its frame f holds its steps and
 // statuses): the backtrack rule for every operation of the summary.
 func (e *explorer[S]) revisit(f *frame[S]) {
 	e.revisits++
-	recordEdges(e, f)
+	at := recordEdges(e, f)
 	g := &e.graph
 	g.gen++
 	g.queue = g.queue[:0]
-	for t := range ts.Tid(e.n) {
-		if f.status[t] == ts.Finished {
+	for _, i := range at {
+		if i < 0 {
 			continue
 		}
-		i := g.id(opKey{t, f.steps[t]})
 		if g.seen[i] != g.gen {
 			g.seen[i] = g.gen
 			g.queue = append(g.queue, i)
@@ -163,7 +210,7 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 		op := g.ops[i]
 		cp := e.clockOf(op.t)
 		var held []ts.Obj
-		if f.status[op.t] != ts.Finished && f.steps[op.t].Equal(op.step) {
+		if at[op.t] == i {
 			held = e.held[op.t] // the thread's next step: its locks are known
 		}
 		e.racesOf(op.t, op.step, cp, held)

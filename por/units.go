@@ -113,7 +113,7 @@ func ExploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], u Unit)
 	if err := opt.validate(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadUnit, err)
 	}
-	if err := checkPrefix(sys, model, in.prefix); err != nil {
+	if err := checkPrefix(sys, model, in); err != nil {
 		return nil, err
 	}
 	var ex *explorer[S]
@@ -126,9 +126,17 @@ func ExploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], u Unit)
 
 // checkPrefix reports a prefix that does not run on sys: a unit of another
 // system.
-func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], prefix ts.Schedule) error {
+func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *unit) error {
 	s := sys.Init()
-	for i, mv := range prefix {
+	for i, mv := range u.prefix {
+		if i == len(u.prefix)-1 && u.rootHashed {
+			if model.Hasher == nil {
+				return fmt.Errorf("%w: the unit is of a system with Hash, this one has none", ErrBadUnit)
+			}
+			if h := model.Hasher.Hash(s); h != u.rootHash {
+				return fmt.Errorf("%w: the unit's prefix reaches a state of hash %#x here, %#x where the search made it: another system", ErrBadUnit, h, u.rootHash)
+			}
+		}
 		if int(mv.Thread) >= model.N {
 			return fmt.Errorf("%w: move %d of the unit's prefix is thread %d, the system has %d", ErrBadUnit, i, mv.Thread, model.N)
 		}
@@ -175,6 +183,10 @@ func encodeUnit(u *unit, opt *Options, m mode, n int, maxT, maxE int64) Unit {
 	c.num(maxT)
 	c.num(maxE)
 	c.num(opt.UnitTransitions)
+	c.flags(u.rootHashed)
+	if u.rootHashed {
+		c.b = binary.LittleEndian.AppendUint64(c.b, u.rootHash)
+	}
 	c.str(u.key)
 	c.words(u.popped)
 	return Unit(c.b)
@@ -191,6 +203,16 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 	h.keepGoing, h.ignoreDeadlocks, h.terminals = f&1 != 0, f&2 != 0, f&4 != 0
 	h.depth = int(d.num())
 	h.memory, h.maxT, h.maxE, h.cut = d.num(), d.num(), d.num(), d.num()
+	var rootHash uint64
+	hashed := d.num()&1 != 0
+	if hashed {
+		if len(d.b) < 8 {
+			d.fail("cut short")
+		} else {
+			rootHash = binary.LittleEndian.Uint64(d.b)
+			d.b = d.b[8:]
+		}
+	}
 	key := d.bytes()
 	popped := d.words()
 	if d.err == nil && len(d.b) != 0 {
@@ -207,6 +229,7 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 		return h, nil, err
 	}
 	u.popped = popped
+	u.rootHash, u.rootHashed = rootHash, hashed
 	return h, u, nil
 }
 

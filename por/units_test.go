@@ -154,6 +154,7 @@ func TestRunnerBadInput(t *testing.T) {
 	}
 	three := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Mod: 2, Code: [][]tstest.Instr{{tstest.Store(0, 1)}, {tstest.Store(0, 0)}, {tstest.Store(0, 1)}}}
 	other := &tstest.Program{Vars: []tstest.Var{{Name: "x"}}, Mod: 2, Code: [][]tstest.Instr{{}, {}}}
+	otherInit := &tstest.Program{Vars: []tstest.Var{{Name: "x", Init: 1}}, Mod: 2, Code: p.Code}
 	for name, c := range map[string]struct {
 		sys  ts.TransitionSystem[tstest.State]
 		u    Unit
@@ -165,6 +166,7 @@ func TestRunnerBadInput(t *testing.T) {
 		"extra bytes":  {p, append(slices.Clone(unit), 0), "trailing"},
 		"more threads": {three, unit, "2 threads, this one has 3"},
 		"other system": {other, unit, "not enabled"},
+		"other start":  {otherInit, unit, "another system"},
 	} {
 		_, err := ExploreUnit(ctx, c.sys, c.u)
 		if !errors.Is(err, ErrBadUnit) || !strings.Contains(err.Error(), c.want) {

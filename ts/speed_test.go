@@ -133,3 +133,41 @@ func TestCountedViolationConfirmed(t *testing.T) {
 		t.Fatalf("got %+v, %v; want 2 violations, the first with its trace", res, err)
 	}
 }
+
+// failingGrid is grid whose every terminal state fails its check, counting
+// the calls of Apply.
+type failingGrid struct {
+	grid
+	applies *int64
+}
+
+func (f failingGrid) Apply(s gridState, t ts.Tid) gridState {
+	*f.applies++
+	return f.grid.Apply(s, t)
+}
+
+func (f failingGrid) Check(s gridState) error {
+	for t := range f.threads {
+		if int(s.pc[t]) < f.steps {
+			return nil
+		}
+	}
+	return errors.New("end")
+}
+
+// The replays that confirm the violations a search only counts go on from
+// the part of the schedule the last one shares (the state type is flat):
+// they take no more transitions than the search, plus one execution for the
+// first violation's full replay and one for the first shared replay.
+func TestCountedViolationsReplayShared(t *testing.T) {
+	var applies int64
+	g := grid{3, 2, 1}
+	res, err := ts.Explore(ctx, failingGrid{g, &applies}, ts.Options{KeepGoing: true})
+	if err != nil || res.Violations != 90 {
+		t.Fatalf("got %d violations, %v; want 90", res.Violations, err)
+	}
+	depth := int64(g.threads * g.steps)
+	if want := 2*res.Transitions + 2*depth; applies > want {
+		t.Errorf("%d calls of Apply for %d transitions, want at most %d", applies, res.Transitions, want)
+	}
+}

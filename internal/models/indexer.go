@@ -154,7 +154,7 @@ func (m *Indexer) Check(s IndexerState) error {
 }
 
 func (m *Indexer) Hash(s IndexerState) uint64 {
-	h := hashInts(0, s.Table[:]...)
+	h := hashInt8s(0, s.Table[:])
 	for _, th := range s.Th {
 		h = hashInts(h, th.M, th.H)
 	}

@@ -123,9 +123,9 @@ func (m *Lastzero) Hash(s LastzeroState) uint64 {
 		found = 1
 	}
 	h := hashInts(0, s.I, found)
-	h = hashInts(h, s.Array[:]...)
-	h = hashInts(h, s.PC[:]...)
-	return hashInts(h, s.R[:]...)
+	h = hashInt8s(h, s.Array[:])
+	h = hashInt8s(h, s.PC[:])
+	return hashInt8s(h, s.R[:])
 }
 
 func (m *Lastzero) Describe(s LastzeroState, t ts.Tid) string {

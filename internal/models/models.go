@@ -38,3 +38,21 @@ func hashInts[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~ui
 	}
 	return mix(h, uint64(len(xs)))
 }
+
+// hashInt8s is hashInts for int8 fields, eight to a step: the bundled
+// models keep their states in int8 arrays, and a search that stores states
+// hashes every one it reaches.
+func hashInt8s(h uint64, xs []int8) uint64 {
+	i := 0
+	for ; i+8 <= len(xs); i += 8 {
+		w := uint64(uint8(xs[i])) | uint64(uint8(xs[i+1]))<<8 | uint64(uint8(xs[i+2]))<<16 | uint64(uint8(xs[i+3]))<<24 |
+			uint64(uint8(xs[i+4]))<<32 | uint64(uint8(xs[i+5]))<<40 | uint64(uint8(xs[i+6]))<<48 | uint64(uint8(xs[i+7]))<<56
+		h = (h ^ w) * 0x100000001b3
+		h ^= h >> 29
+	}
+	for ; i < len(xs); i++ {
+		h = (h ^ uint64(uint8(xs[i]))) * 0x100000001b3
+		h ^= h >> 29
+	}
+	return mix(h, uint64(len(xs)))
+}

@@ -113,7 +113,7 @@ func (p *Philosophers) Apply(s PhilosophersState, t ts.Tid) PhilosophersState {
 }
 
 func (p *Philosophers) Hash(s PhilosophersState) uint64 {
-	return hashInts(hashInts(0, s.pc[:p.n]...), s.owner[:p.n]...)
+	return hashInt8s(hashInt8s(0, s.pc[:p.n]), s.owner[:p.n])
 }
 
 func (p *Philosophers) Describe(s PhilosophersState, t ts.Tid) string {

@@ -516,8 +516,8 @@ func (m *WSQ) Check(s WSQState) error {
 
 func (m *WSQ) Hash(s WSQState) uint64 {
 	h := hashInts(0, s.H, s.T, s.L, s.Start, s.Fail, s.FailTid, s.FailArg)
-	h = hashInts(h, s.Tasks[:]...)
-	h = hashInts(h, s.Taken[:]...)
+	h = hashInt8s(h, s.Tasks[:])
+	h = hashInt8s(h, s.Taken[:])
 	for _, th := range s.Th {
 		h = hashInts(h, th.Op, th.PC, th.R, th.V, th.X, th.Got)
 	}

@@ -161,22 +161,27 @@ func (m *Model[S]) Look(s S, steps []ts.Step, status []ts.Status, outs []int, cu
 	for t := range ts.Tid(len(status)) {
 		*current = t
 		step, st := m.Sys.Next(s, t)
-		if err := validate(t, step, st); err != nil {
+		if !st.Valid() || st != ts.Finished && !step.Valid() {
 			*current = -1
-			return c, err
+			return c, validate(t, step, st)
 		}
-		steps[t], status[t], outs[t] = m.Inv.Mark(step), st, 1
+		if m.Inv != nil {
+			step = m.Inv.Mark(step)
+		}
+		steps[t], status[t] = step, st
+		k := 1
 		if m.Chooser != nil && st != ts.Finished {
-			if outs[t] = m.Chooser.Outcomes(s, t); outs[t] < 1 {
+			if k = m.Chooser.Outcomes(s, t); k < 1 {
 				*current = -1
 				return c, &ts.SystemError{Err: ts.ErrBadStep, Thread: t,
-					Detail: fmt.Sprintf("Outcomes returned %d, want at least 1", outs[t])}
+					Detail: fmt.Sprintf("Outcomes returned %d, want at least 1", k)}
 			}
 		}
+		outs[t] = k
 		switch st {
 		case ts.Enabled:
 			c.Enabled++
-			c.Moves += outs[t]
+			c.Moves += k
 		case ts.Blocked:
 			c.Blocked++
 		case ts.Idle:
