@@ -243,5 +243,9 @@
 // the transitions spent finding them large are in
 // parallel-wasted-transitions). Where the units start never changes the
 // serial search, so it never changes the result (property-tested with the
-// rest).
+// rest). What the dropped unit explored is lost, and with a Runner each
+// level costs rounds: measured on indexer-16 with the Beam runner, a
+// budget of 5,000 transitions took 69 rounds instead of 31 and wasted
+// 184,000 transitions, so it pays only where a few units are far larger
+// than the rest.
 package por
