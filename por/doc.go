@@ -196,9 +196,9 @@
 // and ODPOR plan a branch when their analysis finds a race, often in the
 // unit just before. With the predictor's copy of the wakeup trees kept to
 // a few thousand nodes (a whole copy on every restart costs more than it
-// saves), measured on 2 cores: 1.3x on indexer-16 (odpor and dpor), 1.45x
-// on indexer-17, and slower than one goroutine on lastzero, whose units
-// are small. A search splits only after Options.SplitAfter transitions
+// saves), measured on 2 cores with 2 workers: 1.5x to 1.6x on indexer-16
+// (odpor and dpor), 1.3x to 1.45x on indexer-17, and no faster than one
+// goroutine on lastzero-12, whose units are small. A search splits only after Options.SplitAfter transitions
 // (50,000 by default). SDPOR refuses a worker count above 1. A system that
 // cannot be used from several goroutines implements ts.Forker.
 //
