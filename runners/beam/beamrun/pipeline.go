@@ -28,7 +28,7 @@ func init() {
 // are separate stages: prism, which puts every element of a stage that is
 // ready in one bundle, runs them as concurrent bundles; a cluster runner
 // spreads each shard's units by the reshuffle's keys as well.
-func pipeline(units []por.Unit, system, file string, shards int) *beam.Pipeline {
+func pipeline(units []por.Unit, system, file string, shards int, twice bool) *beam.Pipeline {
 	p, s := beam.NewPipelineWithRoot()
 	shards = max(1, min(shards, len(units)))
 	in := make([][][]byte, shards)
@@ -38,7 +38,7 @@ func pipeline(units []por.Unit, system, file string, shards int) *beam.Pipeline 
 	outs := make([]beam.PCollection, shards)
 	for i := range in {
 		col := beam.Reshuffle(s, beam.CreateList(s, in[i]))
-		outs[i] = beam.ParDo(s, &exploreFn{System: system}, col)
+		outs[i] = beam.ParDo(s, &exploreFn{System: system, Twice: twice}, col)
 	}
 	textio.Write(s, file, beam.Flatten(s, outs...))
 	return p
@@ -58,6 +58,9 @@ type record struct {
 // on each.
 type exploreFn struct {
 	System string `json:"system"`
+	// Twice writes every result twice, as a sink that a retried bundle
+	// writes again would (tests only: Options.twice).
+	Twice bool `json:"twice,omitempty"`
 
 	explore ExploreFunc
 	worker  string
@@ -66,11 +69,6 @@ type exploreFn struct {
 
 // bundles numbers the bundles a worker process starts.
 var bundles atomic.Int64
-
-// duplicate makes every unit's result written twice, as a sink that a
-// retried bundle writes again would (tests only; a worker in another
-// process never sees it set).
-var duplicate bool
 
 func (f *exploreFn) Setup() error {
 	explore, err := lookup(f.System)
@@ -99,7 +97,7 @@ func (f *exploreFn) ProcessElement(ctx context.Context, u []byte, emit func(stri
 		return err
 	}
 	emit(string(line))
-	if duplicate {
+	if f.Twice {
 		emit(string(line))
 	}
 	return nil

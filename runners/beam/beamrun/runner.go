@@ -53,6 +53,10 @@ type Options struct {
 	// Keep keeps each round's result file; by default it is removed once
 	// read, where the filesystem can remove files.
 	Keep bool
+
+	// twice writes every result twice, as a retried bundle's sink would
+	// (tests).
+	twice bool
 }
 
 func (o Options) validate() error {
@@ -173,7 +177,7 @@ func (r *Runner) RunUnits(ctx context.Context, units []por.Unit) ([]por.UnitResu
 	r.mu.Unlock()
 
 	file := fmt.Sprintf("%s-round-%d.jsonl", r.prefix, round)
-	if _, err := r.opt.Execute(ctx, pipeline(units, r.opt.System, file, r.opt.Shards)); err != nil {
+	if _, err := r.opt.Execute(ctx, pipeline(units, r.opt.System, file, r.opt.Shards, r.opt.twice)); err != nil {
 		return nil, fmt.Errorf("beamrun: round %d (%d units): %w", round, len(units), err)
 	}
 	results, loads, dups, err := r.read(ctx, file, round)

@@ -136,12 +136,10 @@ func TestBeamIsSerial(t *testing.T) {
 // the runner hands one result per unit to the search, and the search's
 // result is the serial one.
 func TestRetriedUnitCountedOnce(t *testing.T) {
-	duplicate = true
-	defer func() { duplicate = false }()
 	const model = "lastzero-6"
 	want := search(t, model, "odpor", por.Options{})
 	dir := t.TempDir()
-	r, err := New(Options{System: model, Output: dir, Execute: prism.Execute})
+	r, err := New(Options{System: model, Output: dir, Execute: prism.Execute, twice: true})
 	if err != nil {
 		t.Fatal(err)
 	}
