@@ -226,7 +226,9 @@
 // have, it waits for the predictor to walk all it can and sends every unit
 // handed out and not yet explored, the needed one with them. A batch is a
 // round trip, so what matters on a cluster is the rounds: a unit whose
-// input the predictor guessed wrong costs one. A runner may answer out of
+// input the predictor guessed wrong costs one. How many there are depends
+// on timing (how far the predictor has walked when a result is needed);
+// the result never does. A runner may answer out of
 // order, twice (a retried unit is counted once, by Unit.Key) or not at all
 // (the search explores a unit left without a result itself, when it needs
 // it). Result.Stats adds parallel-batches and parallel-remote-units
