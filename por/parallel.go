@@ -343,30 +343,10 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 // recycle makes e, whose search is over, ready for another of the same
 // system and mode with options opt filling res, keeping its buffers.
 func (e *explorer[S]) recycle(ctx context.Context, opt Options, res *ts.Result) {
-	old := e
-	*e = explorer[S]{
-		m: old.m, sys: old.sys, ctx: ctx, opt: opt, res: res, mode: old.mode, n: old.n,
-		maxDepth: opt.Limits.MaxDepth(), current: -1, flat: old.flat,
-		stack: old.stack, evStore: old.evStore, ev: old.evStore[:0], sched: old.sched[:0],
-		thrLast: old.thrLast, objLast: old.objLast, held: old.held, zero: old.zero,
-		nextSleep: old.nextSleep, nextPsleep: old.nextPsleep[:0],
-		wt:     wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]},
-		seqBuf: old.seqBuf[:0], insBuf: old.insBuf[:0], cands: old.cands[:0], reinsert: old.reinsert[:0],
-		replaySched: old.replaySched[:0], blockedObjs: old.blockedObjs, popped: old.popped,
-		init: old.init, firstN: old.firstN, inE: old.inE, poppedRead: old.poppedRead,
-	}
-	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: res}
-	e.objLast.reset()
-	clear(e.blockedObjs)
-	e.popped.ClearAll()
-	e.poppedRead.ClearAll()
-	e.nextSleep.ClearAll()
-	for i := range e.thrLast {
-		e.thrLast[i] = -1
-	}
-	for t := range e.held {
-		e.held[t] = e.held[t][:0]
-	}
+	e.start(ctx, e.sys, e.m, opt, e.mode, res)
+	// Its events may come from another explorer (clone): backtrackAll
+	// starts its record over, above their ids.
+	e.ruled = nil
 }
 
 // unitRoot sets up a unit's search: the frames of its prefix, replayed from
