@@ -178,19 +178,23 @@
 // goroutine and takes each unit's result in order, doing to the frames
 // above the unit what the unit's analysis did to them (a backtrack point,
 // a wakeup sequence) at the point where the serial search would have: a
-// unit's exploration reads nothing of those frames but the states and steps
-// of its prefix, and nothing else touches them while it runs. Workers
-// explore the units a predictor (a copy of the search that walks ahead as
-// if no unit planned anything) expects next, and a result is used only if
-// its input is the one the serial search has when it gets there;
-// otherwise the search explores the unit itself. So the result is the
+// unit's exploration reads nothing of those frames but the states, steps
+// and sleep sets of its prefix (which stay as they are while it runs), and
+// nothing else touches them meanwhile. Workers explore the units a
+// predictor (a copy of the search that walks ahead as if no unit planned
+// anything) expects next, and a result is used only if its input is the
+// one the serial search has when it gets there; otherwise the search
+// explores the unit itself. The search's goroutine is one of the Workers:
+// it explores the units it needs that no other has started, and queued
+// ones while it waits for a result. So the result is the
 // serial search's whatever the worker count: the same executions in the
 // same order, the same figures, callbacks and first violation, under limits
 // and KeepGoing too (property-tested on random programs of the whole
 // model, with the split depth and the point of splitting drawn).
 // Result.Stats gains parallel-* figures: units, misses (units the search
-// explored itself), restarts of the predictor, and the transitions
-// explored by the search itself or wasted by workers.
+// explored itself), restarts of the predictor, the transitions explored by
+// the search itself or wasted by workers, and logged (what the units did to
+// the frames above them, taken in order).
 //
 // What it gains is bounded by how early each unit's input is known: DPOR
 // and ODPOR plan a branch when their analysis finds a race, often in the
@@ -223,12 +227,12 @@
 // it.
 //
 // The search hands the runner batches: when it needs a result it does not
-// have, it waits for the predictor to walk all it can and sends every unit
+// have, it lets the predictor walk all it can and sends every unit
 // handed out and not yet explored, the needed one with them. A batch is a
 // round trip, so what matters on a cluster is the rounds: a unit whose
-// input the predictor guessed wrong costs one. How many there are depends
-// on timing (how far the predictor has walked when a result is needed);
-// the result never does. A runner may answer out of
+// input the predictor guessed wrong costs one. How many there are does not
+// depend on timing (the predictor walks only when the search lets it), so
+// a search sends the same batches every time. A runner may answer out of
 // order, twice (a retried unit is counted once, by Unit.Key) or not at all
 // (the search explores a unit left without a result itself, when it needs
 // it). Result.Stats adds parallel-batches and parallel-remote-units

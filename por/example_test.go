@@ -117,11 +117,10 @@ func ExampleExploreUnit() {
 	}
 	fmt.Println("alone:", alone)
 	fmt.Println("split:", split)
-	// How many round trips it takes depends on how far the predictor has
-	// walked when a result is needed: Stats["parallel-batches"] says.
-	fmt.Println("units:", split.Stats["parallel-units"])
+	// Each batch is a round trip to the runner.
+	fmt.Println("units:", split.Stats["parallel-units"], "in", split.Stats["parallel-batches"], "batches")
 	// Output:
 	// alone: no violation: 704 executions, 7039 transitions
 	// split: no violation: 704 executions, 7039 transitions
-	// units: 26
+	// units: 26 in 10 batches
 }

@@ -247,11 +247,31 @@ func (e *explorer[S]) addOutcomes(f *frame[S], node int32, t ts.Tid) {
 func (e *explorer[S]) insertAt(i int, w []wev) {
 	if i < e.base {
 		// A unit's worker: the frame is the coordinator's, which inserts
-		// w when it takes the unit's result, as this search would now.
-		e.log = append(e.log, logOp{kind: opInsert, frame: int32(i), strict: e.strict, w: slices.Clone(w)})
+		// w when it takes the unit's result, as this search would now,
+		// unless the frame's sleep set (part of the unit's input) rejects
+		// it.
+		if !e.asleepIn(&e.stack[i], w) {
+			e.log = append(e.log, logOp{kind: opInsert, frame: int32(i), strict: e.strict, w: slices.Clone(w)})
+		}
 		return
 	}
 	e.insert(i, w)
+}
+
+// asleepIn reports whether an event asleep at frame f is a weak initial of
+// w, which then plans nothing new there.
+func (e *explorer[S]) asleepIn(f *frame[S], w []wev) bool {
+	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
+		if weakInitial(ts.Tid(u), anyOutcome, f.steps[u], w, e.strict) {
+			return true
+		}
+	}
+	for _, x := range f.psleep {
+		if weakInitial(x.t, x.out, x.step, w, e.strict) {
+			return true
+		}
+	}
+	return false
 }
 
 // insert inserts w into frame i's wakeup tree (see insertAt) and reports
@@ -259,15 +279,8 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 func (e *explorer[S]) insert(i int, w []wev) bool {
 	f := &e.stack[i]
 	e.insPath = e.insPath[:0]
-	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
-		if weakInitial(ts.Tid(u), anyOutcome, f.steps[u], w, e.strict) {
-			return false
-		}
-	}
-	for _, x := range f.psleep {
-		if weakInitial(x.t, x.out, x.step, w, e.strict) {
-			return false
-		}
+	if e.asleepIn(f, w) {
+		return false
 	}
 	// The descent below removes events from w in place: work on a copy,
 	// so that the caller's sequence (insertReversal reuses it for the next

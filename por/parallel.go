@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"sync"
@@ -41,6 +42,13 @@ import (
 // that point, and explores the unit itself otherwise. When a result changes
 // the coordinator's frames, the predictor starts again from a new copy.
 // Results that miss or go stale cost time, never a different answer.
+//
+// The predictor is a coroutine of the coordinator: it walks only when the
+// coordinator resumes it (pump), before each result it takes, until it is
+// a window of units ahead. The coordinator explores too (the units it
+// needs that no worker has started, and queued ones while it waits), so
+// Workers goroutines explore in all; a predictor on a goroutine of its own
+// waited for a core behind them, and the workers idled meanwhile.
 
 // role is what an explorer does in a search.
 type role uint8
@@ -89,7 +97,19 @@ type unit struct {
 	strict    bool
 	outcomes  bool
 	blocked   []ts.Obj // ODPOR: objects seen waiting, sorted
-	key       string   // everything above but popped, encoded
+	// above holds, for ODPOR, the sleep set of each frame of the prefix,
+	// which stays as it is while the unit is explored: a worker drops the
+	// wakeup sequences it would log for a frame whose sleep set rejects
+	// them (most of them), as the coordinator's insert would.
+	above []frameSleep
+	key   string // everything above but popped, encoded
+}
+
+// frameSleep is a frame's sleep set: the threads asleep with every outcome,
+// and single outcomes asleep.
+type frameSleep struct {
+	sleep  []ts.Tid
+	psleep []wev
 }
 
 // tnode is a node of a serialized wakeup subtree: its parent's index in the
@@ -149,10 +169,12 @@ func fromBits(dst *bitset.BitSet, w []uint64) {
 	}
 }
 
-// encode sets u.key. With w, the wakeup subtree is node r's of w, written
-// straight into the key (u.tree is left empty, treeInKey set): most units
-// handed out are never explored, and a subtree can have thousands of nodes.
-func (u *unit) encode(w *wtree, r int32) {
+// encode sets u.key. With w, the wakeup subtree is node r's of w, and the
+// prefix frames' sleep sets are above's (one call per frame), written
+// straight into the key (u.tree and u.above are left empty, treeInKey set):
+// most units handed out are never explored, and a subtree can have
+// thousands of nodes.
+func (u *unit) encode(w *wtree, r int32, above func(i int) (*bitset.BitSet, []wev)) {
 	b := make([]byte, 0, 64+4*len(u.prefix))
 	num := func(v int64) { b = binary.AppendVarint(b, v) }
 	step := func(st ts.Step) {
@@ -226,6 +248,39 @@ func (u *unit) encode(w *wtree, r int32) {
 	for _, o := range u.blocked {
 		num(int64(o))
 	}
+	sleepSet := func(sleep []ts.Tid, psleep []wev) {
+		num(int64(len(sleep)))
+		for _, t := range sleep {
+			num(int64(t))
+		}
+		num(int64(len(psleep)))
+		for _, x := range psleep {
+			num(int64(x.t))
+			num(int64(x.out))
+			step(x.step)
+		}
+	}
+	if above != nil {
+		num(int64(len(u.prefix)))
+		for i := range u.prefix {
+			bits, psleep := above(i)
+			num(int64(bits.Count()))
+			for t, ok := bits.NextSet(0); ok; t, ok = bits.NextSet(t + 1) {
+				num(int64(t))
+			}
+			num(int64(len(psleep)))
+			for _, x := range psleep {
+				num(int64(x.t))
+				num(int64(x.out))
+				step(x.step)
+			}
+		}
+	} else {
+		num(int64(len(u.above)))
+		for _, a := range u.above {
+			sleepSet(a.sleep, a.psleep)
+		}
+	}
 	u.key = string(b)
 }
 
@@ -250,9 +305,9 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		u.rootHash, u.rootHashed = e.m.Hasher.Hash(e.stack[k].state), true
 	}
 	if e.mode == modeODPOR {
-		u.encode(&e.wt, e.nextRoot)
+		u.encode(&e.wt, e.nextRoot, func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep })
 	} else {
-		u.encode(nil, 0)
+		u.encode(nil, 0, nil)
 	}
 	return u
 }
@@ -371,6 +426,7 @@ func (e *explorer[S]) unitRoot(u *unit) {
 		s = e.m.Apply(s, mv)
 		last = mv.Thread
 	}
+	e.setAbove(k, u.above)
 	// pushEvent lowered nothing: the analysis state is the input's.
 	e.raceFrom = u.raceFrom
 	fromBits(&e.popped, u.popped)
@@ -393,12 +449,29 @@ func (e *explorer[S]) unitRoot(u *unit) {
 				return
 			}
 			tree = in.tree
+			e.setAbove(k, in.above)
 		}
 		e.wt.build(e.nextRoot, tree)
 	}
 	top.taken = append(top.taken[:0], mv)
 	e.sched = append(e.sched[:k], mv)
 	e.move(top, mv)
+}
+
+// setAbove sets the sleep sets of frames 0 to k, a unit's prefix, to
+// above's, for insertAt's filter; none known rejects nothing.
+func (e *explorer[S]) setAbove(k int, above []frameSleep) {
+	for i := 0; i <= k; i++ {
+		f := &e.stack[i]
+		f.sleep.ClearAll()
+		f.psleep = f.psleep[:0]
+		if len(above) == k+1 {
+			for _, t := range above[i].sleep {
+				f.sleep.Set(uint(t))
+			}
+			f.psleep = append(f.psleep, above[i].psleep...)
+		}
+	}
 }
 
 // pushPrefix pushes a frame for state s of a unit's prefix, reached by
@@ -488,6 +561,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	before := e.backtracks
 	strict := e.strict
 	e.plans = e.plans[:0]
+	e.par.logged += int64(len(r.log))
 	e.recording = e.mode == modeODPOR
 	defer func() { e.recording = false }()
 	for i := range r.log {
@@ -764,7 +838,7 @@ func (e *explorer[S]) replan(x *plan) bool {
 func (p *parallel[S]) forward(plans []plan) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.pred == nil || p.predEnded || p.needRestart {
+	if p.predNext == nil || p.predEnded || p.needRestart {
 		return false
 	}
 	p.plans = append(p.plans, plans...)
@@ -843,7 +917,11 @@ type parallel[S any] struct {
 	genNow atomic.Int64
 	done   bool
 	wg     sync.WaitGroup
-	pred   chan struct{} // closed when the current predictor has stopped
+	// The current predictor, a coroutine (see pump): next resumes it, stop
+	// ends it; yield, called by the predictor, hands control back.
+	predNext  func()
+	predStop  func()
+	predYield func(struct{}) bool
 
 	// The predictor's system and model (one predictor runs at a time), and
 	// whether the goroutines have copies of the system (ts.Forker).
@@ -867,6 +945,7 @@ type parallel[S any] struct {
 	emits, restarts, queuedTaken int64
 	batches, remote              int64 // batches handed to the runner; units they explored
 	expanded                     int64 // units split further
+	logged                       int64 // log operations taken from results
 }
 
 // runParallel runs the search of runParallel's caller with opt.Workers
@@ -875,7 +954,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	pctx, cancel := context.WithCancel(ctx)
 	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 8 * opt.Workers, keep: 64 * opt.Workers, cloneNodes: cloneNodes}
 	p.cond = sync.NewCond(&p.mu)
-	local := opt.Workers
+	local := opt.Workers - 1 // the coordinator explores too (wait)
 	if opt.Runner != nil {
 		// No goroutines explore: a batch is a round trip, so the predictor
 		// walks as far as it can and every unit it hands out is kept.
@@ -928,6 +1007,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-inline-transitions"] = p.inline
 	res.Stats["parallel-wasted-transitions"] = p.wasted
 	res.Stats["parallel-split-further"] = p.expanded
+	res.Stats["parallel-logged"] = p.logged
 	if p.runner != nil {
 		res.Stats["parallel-batches"] = p.batches
 		res.Stats["parallel-remote-units"] = p.remote
@@ -993,27 +1073,64 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 			p.mu.Unlock()
 			return
 		}
-		j := p.queue[0]
-		p.queue = p.queue[1:]
-		j.running = true
+		j := p.dequeue()
 		p.mu.Unlock()
-		r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, &ex)
-		p.mu.Lock()
-		j.r = r
-		close(j.done)
-		p.cond.Broadcast()
-		p.mu.Unlock()
+		p.explore(j, sys, model, &ex)
 	}
 }
 
-// emit hands unit u out (the predictor's call), waiting while the
-// predictor is far enough ahead of the coordinator. It reports false when a
-// newer predictor has taken over or the search is over.
+// dequeue takes the first unit of the queue, which must not be empty
+// (p.mu held).
+func (p *parallel[S]) dequeue() *job {
+	j := p.queue[0]
+	p.queue = p.queue[1:]
+	j.running = true
+	return j
+}
+
+// explore explores job j's unit on sys with explorer *ex (reused from unit
+// to unit), as a worker.
+func (p *parallel[S]) explore(j *job, sys ts.TransitionSystem[S], model *search.Model[S], ex **explorer[S]) {
+	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, ex)
+	p.mu.Lock()
+	j.r = r
+	close(j.done)
+	p.cond.Broadcast()
+	p.mu.Unlock()
+}
+
+// wait waits for job j's result on coordinator e's goroutine, exploring
+// units of the queue meanwhile: the coordinator is one of the workers, so
+// that Workers goroutines explore, not one more than the cores asked for.
+func (p *parallel[S]) wait(e *explorer[S], j *job) {
+	p.mu.Lock()
+	for j.r == nil {
+		if len(p.queue) > 0 && !p.done {
+			k := p.dequeue()
+			p.mu.Unlock()
+			p.explore(k, e.sys, e.m, &p.inlineEx)
+			p.mu.Lock()
+			continue
+		}
+		p.cond.Wait()
+	}
+	p.mu.Unlock()
+}
+
+// emit hands unit u out (the predictor's call), first handing control
+// back to the coordinator while the predictor is far enough ahead of it. It
+// reports false when a newer predictor has taken over or the search is
+// over.
 func (p *parallel[S]) emit(u *unit, gen int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for len(p.emitted)-p.taken >= p.window && p.gen == gen && !p.done {
-		p.cond.Wait()
+	for p.full() && p.gen == gen && !p.done && p.predYield != nil {
+		p.mu.Unlock()
+		more := p.predYield(struct{}{})
+		p.mu.Lock()
+		if !more {
+			return false
+		}
 	}
 	if p.gen != gen || p.done {
 		return false
@@ -1039,6 +1156,28 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 	return true
 }
 
+// full reports whether the predictor is far enough ahead (p.mu held): the
+// window of units handed out and not taken is full, or a runner's batch is.
+func (p *parallel[S]) full() bool {
+	return len(p.emitted)-p.taken >= p.window || (p.runner != nil && len(p.queue) >= runnerBatch)
+}
+
+// pump lets the predictor walk until it is far enough ahead or has walked
+// all it saw. The predictor is a coroutine of the coordinator (iter.Pull):
+// it walks only when resumed here, so it never waits for a core behind the
+// goroutines that explore (its walk is a few percent of the work, but the
+// workers starve without it), and what it hands out does not depend on
+// timing.
+func (p *parallel[S]) pump() {
+	p.mu.Lock()
+	next := p.predNext
+	resume := next != nil && !p.predEnded && !p.needRestart && !p.full()
+	p.mu.Unlock()
+	if resume {
+		next()
+	}
+}
+
 // result returns the result of unit u for the coordinator e, and whether
 // the predictor is still on the coordinator's track: a worker's result, if
 // one has the same input and it holds at this point, else the
@@ -1051,11 +1190,11 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		p.units++
 		return r, true
 	}
+	p.pump()
 	p.mu.Lock()
 	p.units++
 	i := p.taken
 	p.taken++
-	p.cond.Broadcast()
 	behind := i >= len(p.emitted)
 	// Behind a predictor that is still walking is on track; behind one
 	// that has walked all it saw is not: it must start again from here.
@@ -1093,7 +1232,11 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		}
 	}
 	if j != nil {
-		<-j.done
+		if p.runner == nil {
+			p.wait(e, j)
+		} else {
+			<-j.done
+		}
 		if j.r.cut && !j.r.cancelled {
 			p.mu.Lock()
 			p.wasted += j.r.transitions
@@ -1156,14 +1299,9 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 			}
 		}
 	}
-	p.cond.Broadcast()
-	prev := p.pred
 	p.mu.Unlock()
-	if prev != nil {
-		<-prev
-	}
+	p.stopPredictor()
 	if e.depth == 0 || e.Stop || p.opt.inline {
-		p.pred = nil
 		return
 	}
 	c := e.clone(p.predSys, p.predModel, p.ctx, int64(gen), p.copied, p.predEx)
@@ -1171,21 +1309,34 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	if p.trace != nil {
 		p.trace.restart()
 		c.Drive(func() {}, c.loop, c.panicked)
-		p.pred = nil
 		return
 	}
-	done := make(chan struct{})
-	p.pred = done
-	go func() {
-		defer close(done)
+	next, stop := iter.Pull(func(yield func(struct{}) bool) {
+		p.predYield = yield
 		c.Drive(func() {}, c.loop, c.panicked)
 		p.mu.Lock()
 		if p.gen == gen {
 			p.predEnded = true
-			p.cond.Broadcast() // a coordinator may wait for a batch (runBatch)
 		}
 		p.mu.Unlock()
-	}()
+	})
+	p.mu.Lock()
+	p.predNext, p.predStop = func() { next() }, stop
+	p.mu.Unlock()
+	p.pump()
+}
+
+// stopPredictor stops the current predictor, if any: resumed with its
+// yield returning false, it stops at once.
+func (p *parallel[S]) stopPredictor() {
+	p.mu.Lock()
+	stop := p.predStop
+	p.predNext, p.predStop = nil, nil
+	p.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	p.predYield = nil
 }
 
 // close stops the predictor and the workers and waits for them.
@@ -1193,12 +1344,9 @@ func (p *parallel[S]) close() {
 	p.mu.Lock()
 	p.done = true
 	p.cond.Broadcast()
-	prev := p.pred
 	p.mu.Unlock()
 	p.cancel()
-	if prev != nil {
-		<-prev
-	}
+	p.stopPredictor()
 	p.wg.Wait()
 	for _, j := range p.jobs {
 		if j.r != nil {

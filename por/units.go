@@ -156,7 +156,7 @@ func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *u
 }
 
 const (
-	unitMagic   = "weft-por-unit/1"
+	unitMagic   = "weft-por-unit/2"
 	resultMagic = "weft-por-result/1"
 )
 
@@ -266,6 +266,23 @@ func decodeKey(key []byte, n int) (*unit, error) {
 	u.blocked = make([]ts.Obj, d.count())
 	for i := range u.blocked {
 		u.blocked[i] = d.obj()
+	}
+	if k := d.count(); k > 0 {
+		if k != len(u.prefix) {
+			d.fail("sleep sets for another number of frames than the prefix's")
+		}
+		u.above = make([]frameSleep, k)
+		for i := range u.above {
+			a := &u.above[i]
+			a.sleep = make([]ts.Tid, d.count())
+			for j := range a.sleep {
+				a.sleep[j] = d.tid(n)
+			}
+			a.psleep = make([]wev, d.count())
+			for j := range a.psleep {
+				a.psleep[j] = wev{t: d.tid(n), out: d.small(), step: d.step()}
+			}
+		}
 	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("trailing bytes in the unit's input")
@@ -686,11 +703,9 @@ const runnerBatch = 1 << 14
 // now (need, if the predictor handed it out). It returns u's job with its
 // result, or nil if the runner gave none; an error if the runner failed.
 func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
+	// A batch is a round trip: first the units the predictor expects.
+	p.pump()
 	p.mu.Lock()
-	// A batch is a round trip: wait for the units the predictor expects.
-	for p.pred != nil && !p.predEnded && !p.needRestart && len(p.queue) < runnerBatch && !p.done {
-		p.cond.Wait()
-	}
 	batch := p.queue
 	p.queue = nil
 	if need == nil {

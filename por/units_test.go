@@ -104,11 +104,15 @@ func TestRunnerRounds(t *testing.T) {
 	units, remote, batches := got.Stats["parallel-units"], got.Stats["parallel-remote-units"], got.Stats["parallel-batches"]
 	t.Logf("lastzero-9 odpor, split 8: %d units, %d explored by the runner in %d batches (%d sent), %d by the search itself, %d transitions wasted",
 		units, remote, batches, r.units, got.Stats["parallel-misses"], got.Stats["parallel-wasted-transitions"])
-	if batches != int64(r.batches) || batches == 0 || remote == 0 || remote > int64(r.units) {
-		t.Errorf("batches %d (runner saw %d), remote units %d of %d sent", batches, r.batches, remote, r.units)
+	// A worker logs no wakeup sequence that the sleep set of its frame
+	// rejects (1,061 operations would go back otherwise).
+	if n := got.Stats["parallel-logged"]; n != 651 {
+		t.Errorf("%d operations logged, want 651", n)
 	}
-	if batches >= units {
-		t.Errorf("%d batches for %d units: one round trip per unit", batches, units)
+	// The predictor walks only when the search lets it (a coroutine), so
+	// the batches do not depend on timing.
+	if units != 64 || remote != 64 || batches != 19 || r.batches != 19 || r.units != 64 {
+		t.Errorf("%d units, %d explored remotely, %d batches (runner saw %d with %d units); want 64, 64, 19 (19, 64)", units, remote, batches, r.batches, r.units)
 	}
 }
 
