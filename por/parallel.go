@@ -199,12 +199,15 @@ func (u *unit) encode(w *wtree, r int32, above func(i int) (*bitset.BitSet, []we
 	for _, t := range u.sleep {
 		num(int64(t))
 	}
-	num(int64(len(u.psleep)))
-	for _, x := range u.psleep {
-		num(int64(x.t))
-		num(int64(x.out))
-		step(x.step)
+	psleepOf := func(psleep []wev) {
+		num(int64(len(psleep)))
+		for _, x := range psleep {
+			num(int64(x.t))
+			num(int64(x.out))
+			step(x.step)
+		}
 	}
+	psleepOf(u.psleep)
 	node := func(parent int32, x wev, extra bool) {
 		num(int64(parent))
 		num(int64(x.t))
@@ -248,18 +251,6 @@ func (u *unit) encode(w *wtree, r int32, above func(i int) (*bitset.BitSet, []we
 	for _, o := range u.blocked {
 		num(int64(o))
 	}
-	sleepSet := func(sleep []ts.Tid, psleep []wev) {
-		num(int64(len(sleep)))
-		for _, t := range sleep {
-			num(int64(t))
-		}
-		num(int64(len(psleep)))
-		for _, x := range psleep {
-			num(int64(x.t))
-			num(int64(x.out))
-			step(x.step)
-		}
-	}
 	if above != nil {
 		num(int64(len(u.prefix)))
 		for i := range u.prefix {
@@ -268,17 +259,16 @@ func (u *unit) encode(w *wtree, r int32, above func(i int) (*bitset.BitSet, []we
 			for t, ok := bits.NextSet(0); ok; t, ok = bits.NextSet(t + 1) {
 				num(int64(t))
 			}
-			num(int64(len(psleep)))
-			for _, x := range psleep {
-				num(int64(x.t))
-				num(int64(x.out))
-				step(x.step)
-			}
+			psleepOf(psleep)
 		}
 	} else {
 		num(int64(len(u.above)))
 		for _, a := range u.above {
-			sleepSet(a.sleep, a.psleep)
+			num(int64(len(a.sleep)))
+			for _, t := range a.sleep {
+				num(int64(t))
+			}
+			psleepOf(a.psleep)
 		}
 	}
 	u.key = string(b)
