@@ -149,7 +149,9 @@
 // Memory: the table keeps a state stored by cb-por1, or a predecessor stored
 // by Mark, as the state it extends or precedes plus one event, in about 50
 // bytes (hb.EntryBytes; a state cb-por1 stores by an event of several
-// accesses or with an outcome keeps 8 bytes more a word of it), and each
+// accesses or with an outcome keeps 8 bytes more a word of it; one state in
+// 9 or fewer is kept as a copy, which shortens comparisons, at most 32
+// bytes a state more), and each
 // terminal state cb-por2 reaches as a copy of its events (8 bytes an access,
 // and one for an outcome); the memo keeps at most about Options.MemoCost
 // (an entry costs 16 bytes of key and 8 bytes for every 16 threads at bound
