@@ -282,24 +282,27 @@ func (m *memo) begin(cur *hb.State, x2 uint64) {
 
 // remove takes thread u's last event off the scratch state, keeping x2.
 func (m *memo) remove(u ts.Tid) hb.Event {
+	h := m.x.Hash()
 	e := m.x.Remove(u)
-	m.x2 ^= fp2(m.x.EventHash(e))
+	m.x2 ^= fp2(h ^ m.x.Hash()) // the event's hash, without hashing it again
 	return e
 }
 
 // add puts event e of thread u, whose step is st, back on the scratch state.
 func (m *memo) add(u ts.Tid, e hb.Event, st ts.Step) {
+	h := m.x.Hash()
 	if got := m.x.AddOutcome(u, st, e.Outcome); e.More > 0 && got != e {
 		panic("cbound: an event put back differs from the one removed") // a bug here, not the user's
 	}
-	m.x2 ^= fp2(m.x.EventHash(e))
+	m.x2 ^= fp2(h ^ m.x.Hash())
 }
 
 // addStep adds thread u's next event, the accesses st with outcome c, to the
 // scratch state.
 func (m *memo) addStep(u ts.Tid, st ts.Step, c int) hb.Event {
+	h := m.x.Hash()
 	e := m.x.AddOutcome(u, st, c)
-	m.x2 ^= fp2(m.x.EventHash(e))
+	m.x2 ^= fp2(h ^ m.x.Hash())
 	return e
 }
 

@@ -537,8 +537,9 @@ func (e *hbSearch[S]) push(s S, mv ts.Move, step ts.Step) {
 		}
 	}
 	if t >= 0 {
+		h := e.cur.Hash()
 		ev := e.cur.AddOutcome(t, step, mv.Outcome)
-		e.curH2 ^= fp2(e.cur.EventHash(ev))
+		e.curH2 ^= fp2(h ^ e.cur.Hash())
 		f.n = int32(ev.N)
 		e.tpos[t] = append(e.tpos[t], int32(e.depth))
 		e.sched = sched

@@ -60,4 +60,5 @@ table x-bare "Time over the bare loop's" "%.1fx"
 table allocs/transition "Allocations per transition (the whole search's, setup and confirmed violations included)" "%.3f"
 table transitions/s "Millions of transitions per second" "%.2f" 1e6
 table transitions/op "Transitions per search" "%.0f"
-table replayed/taken "Transitions cb-por replays to find enabled sets at prefixes, over those it takes" "%.3f" 1 "cb-por1 cb-por2 icb-por"
+table replayed/taken "Transitions cb-por replays at prefixes (counted in the transitions above), over those it takes" "%.3f" 1 "cb-por1 cb-por2 icb-por"
+table audited/taken "Of those, transitions that audit statuses read off the stack, over those it takes" "%.3f" 1 "cb-por1 cb-por2 icb-por"
