@@ -20,9 +20,10 @@ package cbound
 // Invariant: every prefix the recursion visits is a prefix of the search's
 // current HB state (the top of its stack), so whether a thread is enabled
 // there is read off the stack (derive.go) and, where the stack does not
-// decide it and it changes the value asked, computed by replaying the
-// path's events that belong to the prefix from the deepest stack state
-// they extend, then cached by HB state.
+// decide it and it changes the value asked, found at the least prefix
+// that decides it (derive.go's statusAt), read off the stack there or
+// computed by replaying the path's events that belong to that prefix from
+// the deepest stack state they extend, then cached by HB state.
 //
 // Memoization: one entry per HB state x holds CB(x, t) for every thread t,
 // computed at once from the same subproblems (V(u) = CB(x - u, u) + [u in
@@ -182,6 +183,9 @@ type memo struct {
 	enReplays, enReplaySteps   int64
 	enHits                     int64
 	derived                    int64 // statuses at prefixes read off the stack
+	knownHits                  int64 // of which learned from an earlier replay
+	auditSteps                 int64 // replayed transitions that audit a derived status
+	auditing                   bool
 }
 
 // newMemo returns the memo of a search of n threads whose memo may keep cost
@@ -253,6 +257,7 @@ func (m *memo) begin(cur *hb.State, x2 uint64) {
 	m.x.CopyFrom(cur)
 	m.x2 = x2
 	m.val = m.val[:0]
+	m.auditing = false // an audit that stopped the search may have left it set
 	switch {
 	case m.keep:
 		m.cb.rotate()
@@ -277,24 +282,27 @@ func (m *memo) begin(cur *hb.State, x2 uint64) {
 
 // remove takes thread u's last event off the scratch state, keeping x2.
 func (m *memo) remove(u ts.Tid) hb.Event {
+	h := m.x.Hash()
 	e := m.x.Remove(u)
-	m.x2 ^= fp2(m.x.EventHash(e))
+	m.x2 ^= fp2(h ^ m.x.Hash()) // the event's hash, without hashing it again
 	return e
 }
 
 // add puts event e of thread u, whose step is st, back on the scratch state.
 func (m *memo) add(u ts.Tid, e hb.Event, st ts.Step) {
+	h := m.x.Hash()
 	if got := m.x.AddOutcome(u, st, e.Outcome); e.More > 0 && got != e {
 		panic("cbound: an event put back differs from the one removed") // a bug here, not the user's
 	}
-	m.x2 ^= fp2(m.x.EventHash(e))
+	m.x2 ^= fp2(h ^ m.x.Hash())
 }
 
 // addStep adds thread u's next event, the accesses st with outcome c, to the
 // scratch state.
 func (m *memo) addStep(u ts.Tid, st ts.Step, c int) hb.Event {
+	h := m.x.Hash()
 	e := m.x.AddOutcome(u, st, c)
-	m.x2 ^= fp2(m.x.EventHash(e))
+	m.x2 ^= fp2(h ^ m.x.Hash())
 	return e
 }
 
@@ -318,6 +326,8 @@ func (m *memo) stats(into map[string]int64) {
 	into["enabled.replays"] = m.enReplays
 	into["enabled.replay_transitions"] = m.enReplaySteps
 	into["enabled.derived"] = m.derived
+	into["enabled.learned"] = m.knownHits
+	into["enabled.audit_transitions"] = m.auditSteps
 	into["cb.memo_bytes"] = m.bytes()
 }
 
@@ -346,8 +356,8 @@ func (e *hbSearch[S]) cbWithin(t ts.Tid) bool {
 // every value is monotone in each status and in each subproblem's value, so
 // lo and hi bound it. Most questions are whether a value passes the bound,
 // which the bounds usually answer without replaying anything (cbWithin); an
-// exact value (cbExact) asks its subproblems' exact values and replays x
-// only if a status not decided changes the value asked.
+// exact value (cbExact) asks its subproblems' exact values and finds a
+// status not decided (statusAt) only if it changes the value asked.
 
 // cbRange returns bounds lo <= CB(x, t) <= hi for the scratch state x (where
 // t is enabled and x is a prefix of the current state). It leaves x as it
@@ -388,11 +398,10 @@ func (e *hbSearch[S]) cbExact(t ts.Tid) int32 {
 	e.cbRow(base, m.row, false)
 	e.cbRow(base, m.row2, true)
 	if m.row[t] != m.row2[t] {
-		// a status the stack does not decide changes the value: replay x
-		en, _ := e.enabledAt()
+		// a status the stack does not decide changes the value
 		for i := base; i < len(m.val); i += 4 {
 			if m.val[i+3] == 2 {
-				m.val[i+3] = b2i(en.Test(uint(m.val[i])))
+				m.val[i+3] = b2i(e.statusAt(ts.Tid(m.val[i])))
 			}
 		}
 	}
@@ -605,10 +614,12 @@ func (e *hbSearch[S]) enabledAt() (*bitset.BitSet, bool) {
 	key := memoKey{x.Hash(), m.x2, -1}
 	if v, ok := m.en.get(key); ok {
 		m.enHits++
+		e.learn(v.en)
 		return v.en, v.bad
 	}
 	v := e.replayPrefix(p)
 	m.en.put(key, v)
+	e.learn(v.en)
 	return v.en, v.bad
 }
 
@@ -678,6 +689,9 @@ func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 		s = e.m.Apply(s, mv)
 		e.res.Transitions++
 		m.enReplaySteps++
+		if m.auditing {
+			m.auditSteps++
+		}
 	}
 	en := bitset.New(uint(e.n))
 	e.current = -1

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bits-and-blooms/bitset"
 
+	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -30,8 +31,9 @@ import (
 // at frame j. When B is empty and the path has u's next transition, x with
 // the transitions that transition depends on is a prefix of the path where
 // u takes it: u is enabled at x. Otherwise (a Dependent transition of x
-// comes after one missing from x) the status is not decided here, and x is
-// replayed as before.
+// comes after one missing from x) the status is not decided here: it is
+// looked up under its key (known), or, where it matters, found at the
+// least prefix that decides it (statusAt).
 //
 // A thread Finished at the top with no further transition is Finished at
 // x: Finished is having no next step, and the step depends only on the
@@ -140,7 +142,10 @@ func (e *hbSearch[S]) derive(u ts.Tid) (enabled, ok bool) {
 	a := e.memo.derived
 	e.memo.derived++
 	if a < 16 || a&(a-1) == 0 || e.opt.auditDerive {
-		if en, _ := e.enabledAt(); en.Test(uint(u)) != enabled {
+		e.memo.auditing = true
+		en, _ := e.enabledAt()
+		e.memo.auditing = false
+		if en.Test(uint(u)) != enabled {
 			if err := e.mutated(); err != nil {
 				e.Fail(err) // an Apply modified a state on the stack
 				panic(errStop)
@@ -187,10 +192,163 @@ func (e *hbSearch[S]) derive0(u ts.Tid) (enabled, ok bool) {
 	if b < 0 {
 		return st == ts.Enabled, true
 	}
-	if j := max(a, lo); j < b {
+	j := max(a, lo)
+	if j < b {
 		return e.frames[j].status[u] == ts.Enabled, true
 	}
+	return e.known(u, k, j, row)
+}
+
+// A status the stack does not decide is still a function of few events.
+// With k, row, a and j as in derive0, let z be the least prefix of the path
+// that holds u's first k transitions and the Dependent transitions A of x
+// (the positions row & inX, all at most j). x holds z, and x's other
+// events are neither u's nor Dependent with s_u (a Dependent transition
+// after r comes after u's next, which x does not hold), so u's status at x
+// is its status at z: a function of (u, k, A) and of the path up to
+// position j. A status learned by a replay (learn) is kept under that key
+// in frame j, and read back for every prefix x with the same key while
+// frame j is on the stack (push empties a frame's): the prefixes Mark and
+// the CB recursion visit share few such keys, so most undecided statuses
+// are replayed once a key rather than once a prefix.
+
+// knownStatus is a status learned under the key (thread, k, A): A's words
+// are frame.knownBits[off : off+depWords(j)].
+type knownStatus struct {
+	u       int32
+	k       int32
+	off     int32
+	enabled bool
+}
+
+// known looks thread u's status up under its key at x: k events of u, row
+// its Dependent transitions, j the key's frame.
+func (e *hbSearch[S]) known(u ts.Tid, k, j int, row []uint64) (enabled, ok bool) {
+	f := &e.frames[j]
+	w := depWords(j)
+next:
+	for _, s := range f.known {
+		if s.u != int32(u) || s.k != int32(k) {
+			continue
+		}
+		bits := f.knownBits[s.off : int(s.off)+w]
+		for i, b := range bits {
+			if row[i]&e.inX[i] != b {
+				continue next
+			}
+		}
+		e.memo.knownHits++
+		return s.enabled, true
+	}
 	return false, false
+}
+
+// learn keeps, for every thread whose status at the scratch state x the
+// stack does not decide, its status in en (E(x), just replayed or found in
+// the memo) under its key (known).
+func (e *hbSearch[S]) learn(en *bitset.BitSet) {
+	if !e.canDerive() {
+		return
+	}
+	e.prepX()
+	x := e.memo.x
+	for u := range ts.Tid(e.n) {
+		k := x.ThreadLen(u)
+		pos := e.tpos[u]
+		r := e.depth - 1
+		if k < len(pos) {
+			r = int(pos[k]) - 1
+		}
+		f := &e.frames[r]
+		if f.status[u] == ts.Finished {
+			continue
+		}
+		if !f.depOK {
+			e.ensureDep(r)
+		}
+		lo := 0
+		if k > 0 {
+			lo = int(pos[k-1])
+		}
+		w := depWords(r)
+		row := f.dep[int(u)*w : (int(u)+1)*w]
+		a, b := 0, -1
+		for i, d := range row {
+			if in := d & e.inX[i]; in != 0 {
+				a = i*64 + 63 - bits.LeadingZeros64(in)
+			}
+			if out := d &^ e.inX[i]; out != 0 && b < 0 {
+				b = i*64 + bits.TrailingZeros64(out)
+			}
+		}
+		j := max(a, lo)
+		if b < 0 || j < b {
+			continue // decided by the stack
+		}
+		if _, ok := e.known(u, k, j, row); ok {
+			continue
+		}
+		g := &e.frames[j]
+		off := len(g.knownBits)
+		for i := range depWords(j) {
+			g.knownBits = append(g.knownBits, row[i]&e.inX[i])
+		}
+		g.known = append(g.known, knownStatus{u: int32(u), k: int32(k), off: int32(off), enabled: en.Test(uint(u))})
+	}
+}
+
+// statusAt reports whether thread u is enabled at the scratch state x where
+// the stack does not decide it, without replaying x: u's status at x is its
+// status at z, the least prefix of x that holds u's events and the events
+// of x Dependent with u's next step (see known). z is found by taking off
+// x, while there is one, a last event of another thread that is not
+// Dependent with that step; its status there is read off the stack, or
+// found in the memo, or z is replayed and kept in the memo, where the other
+// prefixes with the same z find it (as their statuses, the stack's, do not
+// depend on the events taken off). x is then put back, e.inX describing it.
+func (e *hbSearch[S]) statusAt(u ts.Tid) bool {
+	if !e.canDerive() {
+		en, _ := e.enabledAt()
+		return en.Test(uint(u))
+	}
+	m := e.memo
+	x := m.x
+	su := e.stepAt(u)
+	base := len(e.zOff)
+	for more := true; more; {
+		more = false
+		x.Frontier(&e.zfr)
+		for w, ok := e.zfr.NextSet(0); ok; w, ok = e.zfr.NextSet(w + 1) {
+			v := ts.Tid(w)
+			if v == u {
+				continue
+			}
+			p := e.tpos[v][x.ThreadLen(v)-1] // the path position of v's last event in x
+			if ts.Dependent(e.frames[p-1].steps[v], su) {
+				continue
+			}
+			e.zOff = append(e.zOff, zEvent{v, m.remove(v)})
+			more = true
+		}
+	}
+	e.prepX()
+	en, ok := e.derive(u)
+	if !ok {
+		set, _ := e.enabledAt()
+		en = set.Test(uint(u))
+	}
+	for i := len(e.zOff) - 1; i >= base; i-- {
+		e.readd(e.zOff[i].t, e.zOff[i].ev)
+	}
+	e.zOff = e.zOff[:base]
+	e.prepX()
+	return en
+}
+
+// zEvent is an event statusAt took off the scratch state.
+type zEvent struct {
+	t  ts.Tid
+	ev hb.Event
 }
 
 // enabledIn reports whether thread u is enabled at the scratch state x: derived
@@ -201,6 +359,7 @@ func (e *hbSearch[S]) enabledIn(u ts.Tid, derivable bool) bool {
 		if en, ok := e.derive(u); ok {
 			return en
 		}
+		return e.statusAt(u)
 	}
 	en, _ := e.enabledAt()
 	return en.Test(uint(u))

@@ -99,20 +99,31 @@
 // transitions Dependent with each frame's next steps are bit sets over the
 // path's positions, computed once per frame. Where the stack does not
 // decide a status (a Dependent transition of x comes after one missing
-// from x), and that status changes the answer asked (whether CB(x, t)
-// passes the bound, an exact CB(x, t), or Mark's test for that thread), x
-// is replayed: every
-// linearization of x reaches the same state of a system that keeps the
-// ts.TransitionSystem contract, so the path's transitions that belong to x
-// are taken from the deepest state on the search stack that x extends, and
-// the enabled set found is cached with the CB values. The first 16 statuses
-// a search derives, and then one at every power of two, are replayed too
-// and compared (a system whose independent steps change each other's status
-// is reported with ts.ErrNondeterministic, an Apply that modified its
-// argument with ts.ErrMutated). Replayed transitions count in
-// Result.Transitions (and in Stats["enabled.replay_transitions"]; the
-// statuses derived in Stats["enabled.derived"]). Value-dependent steps
-// (below) and prefixes whose Check result is needed are always replayed.
+// from x), u's status at x is still its status at z, the least prefix of
+// x that holds u's events and x's transitions Dependent with u's next step
+// (x adds to z only transitions of other threads that are not Dependent
+// with it): a status found once is kept under z's key (u, its events, the
+// Dependent transitions) while the stack keeps the transitions z is made
+// of (Stats["enabled.learned"] counts those read back). Where that status
+// changes the answer asked (whether CB(x, t) passes the bound, an exact
+// CB(x, t), or Mark's test for that thread) and is not known, z is made
+// from x by taking off last events of other threads not Dependent with
+// u's next step, and u's status is read off the stack at z, or found in
+// the cache of enabled sets, or z is replayed: every linearization of z
+// reaches the same state of a system that keeps the ts.TransitionSystem
+// contract, so the path's transitions that belong to z are taken from the
+// deepest state on the search stack that z extends, and the enabled set
+// found is cached with the CB values. (Replaying x itself, before, took
+// 5.7 replayed transitions per transition taken on lastzero-7 at bound 2
+// with cb-por2; z, 0.37.) The first 16 statuses a search derives, and then
+// one at every power of two, are replayed at x too and compared (a system
+// whose independent steps change each other's status is reported with
+// ts.ErrNondeterministic, an Apply that modified its argument with
+// ts.ErrMutated). Replayed transitions count in Result.Transitions (and in
+// Stats["enabled.replay_transitions"], those of audits also in
+// Stats["enabled.audit_transitions"]; the statuses derived in
+// Stats["enabled.derived"]). Value-dependent steps (below) and prefixes
+// whose Check result is needed are always replayed at x.
 //
 // # What cb-por1 and cb-por2 preserve
 //
@@ -138,7 +149,9 @@
 // Memory: the table keeps a state stored by cb-por1, or a predecessor stored
 // by Mark, as the state it extends or precedes plus one event, in about 50
 // bytes (hb.EntryBytes; a state cb-por1 stores by an event of several
-// accesses or with an outcome keeps 8 bytes more a word of it), and each
+// accesses or with an outcome keeps 8 bytes more a word of it; one state in
+// 9 or fewer is kept as a copy, which shortens comparisons, at most 32
+// bytes a state more), and each
 // terminal state cb-por2 reaches as a copy of its events (8 bytes an access,
 // and one for an outcome); the memo keeps at most about Options.MemoCost
 // (an entry costs 16 bytes of key and 8 bytes for every 16 threads at bound

@@ -98,6 +98,10 @@ type hbFrame[S any] struct {
 	// threads' transitions Dependent with u's next step here (derive.go)
 	dep   []uint64
 	depOK bool
+	// statuses learned from replays at prefixes the stack does not decide,
+	// valid while this frame is on the stack (derive.go)
+	known     []knownStatus
+	knownBits []uint64
 }
 
 type hbSearch[S any] struct {
@@ -128,6 +132,8 @@ type hbSearch[S any] struct {
 	replaying     bool
 	inX           []uint64      // the path positions in the scratch state (derive.go)
 	enX, undX     bitset.BitSet // E(x) derived, and the threads not decided (enabledSet)
+	zOff          []zEvent      // the events statusAt took off the scratch state
+	zfr           bitset.BitSet // statusAt's frontier scratch
 	ownFinish     bool          // no thread was seen turning Finished on another's transition
 
 	current  ts.Tid  // thread whose user code runs, or -1
@@ -520,6 +526,7 @@ func (e *hbSearch[S]) push(s S, mv ts.Move, step ts.Step) {
 	f.u, f.oc, f.cbU = -1, 0, -1
 	f.taken = f.taken[:0]
 	f.depOK = false
+	f.known, f.knownBits = f.known[:0], f.knownBits[:0]
 	f.en.ClearAll()
 	for u, st := range f.status {
 		if st == ts.Enabled {
@@ -530,8 +537,9 @@ func (e *hbSearch[S]) push(s S, mv ts.Move, step ts.Step) {
 		}
 	}
 	if t >= 0 {
+		h := e.cur.Hash()
 		ev := e.cur.AddOutcome(t, step, mv.Outcome)
-		e.curH2 ^= fp2(e.cur.EventHash(ev))
+		e.curH2 ^= fp2(h ^ e.cur.Hash())
 		f.n = int32(ev.N)
 		e.tpos[t] = append(e.tpos[t], int32(e.depth))
 		e.sched = sched

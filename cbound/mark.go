@@ -138,10 +138,8 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 				if in {
 					continue
 				}
-				if pass == 1 {
-					if rep, _ := e.enabledAt(); !rep.Test(u) {
-						break // v is not enabled at x after all
-					}
+				if pass == 1 && !e.statusAt(v) {
+					break // v is not enabled at x after all
 				}
 				return false
 			}

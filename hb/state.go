@@ -209,6 +209,40 @@ func (s *State) addWord(t ts.Tid, w word) bool {
 	return got == w
 }
 
+// addWordUnhashed is addWord without the update of the state's hash, for a
+// caller that puts the hash back itself (Table.equal).
+func (s *State) addWordUnhashed(t ts.Tid, w word) bool {
+	got := s.access(w.op(), w.obj())
+	s.grow(int(t) + 1)
+	s.seqs[t] = append(s.seqs[t], got)
+	s.nev[t]++
+	s.total++
+	return got == w
+}
+
+// dropLast removes thread t's last event, which is maximal, as Remove does
+// but, for an event of one word, without the update of the state's hash,
+// for a caller that puts the hash back itself (Table.equal).
+func (s *State) dropLast(t ts.Tid) {
+	seq := s.seqs[t]
+	k := len(seq) - 1
+	w := seq[k]
+	if !w.first() {
+		s.Remove(t)
+		return
+	}
+	i, _ := s.idx.lookup(w.obj())
+	info := &s.objs[i]
+	if w.op() == W {
+		info.readers = info.readers[:len(info.readers)-1]
+	} else {
+		info.readers[len(info.readers)-1]--
+	}
+	s.seqs[t] = seq[:k]
+	s.nev[t]--
+	s.total--
+}
+
 // added counts the event whose words ws were just appended to thread t's
 // sequence, and returns it.
 func (s *State) added(t ts.Tid, ws []word) Event {

@@ -21,7 +21,10 @@ import (
 // state (Algorithm 2's Mark), keeps memory linear in the number of states
 // rather than in the sum of their lengths. Comparing a state with a stored
 // one walks its chain of differences back to a copy, one event a step, so it
-// costs what comparing the copies would.
+// costs what comparing the copies would; a state that would be kept more
+// than 8 differences (and a quarter of its events) from a copy is kept as a
+// copy, which adds at most 32 bytes a state, amortized, and keeps the walks
+// short.
 //
 // Each stored state gets a dense id, 0, 1, 2, ... in insertion order, so a
 // strategy can keep what it knows about a state in a slice indexed by id.
@@ -54,6 +57,25 @@ type tableEntry struct {
 	t     int32
 	kind  uint8
 	multi bool
+	chain uint16 // entries to follow to a full copy
+}
+
+// maxChain caps the chain of differences a comparison walks: a state that
+// would be kept further than maxChain entries, and a quarter of its events,
+// from a full copy is kept as one. Comparing a state with a stored one costs
+// a step of the chain (an event taken off or put back) per entry on the way;
+// a copy costs 8 bytes an event, so that copies add at most 32 bytes a
+// state, amortized (a quarter of the events' 8 bytes).
+const maxChain = 8
+
+// chained reports whether a state of n events kept as a difference from
+// entry ref would be too far from a copy (maxChain).
+func (tb *Table) chained(ref, n int) bool {
+	if ref < 0 || ref >= len(tb.entries) {
+		return false // the Insert* method panics
+	}
+	c := int(tb.entries[ref].chain)
+	return c >= maxChain && c >= n/4
 }
 
 type undoStep struct {
@@ -108,6 +130,11 @@ func (tb *Table) Insert(s *State) (id int, added bool) {
 	if id, ok := tb.Lookup(s); ok {
 		return id, false
 	}
+	return tb.insertFull(s), true
+}
+
+// insertFull adds a copy of s, which the table does not hold.
+func (tb *Table) insertFull(s *State) int {
 	off := len(tb.words)
 	n := len(s.seqs)
 	for n > 0 && len(s.seqs[n-1]) == 0 {
@@ -120,7 +147,7 @@ func (tb *Table) Insert(s *State) (id int, added bool) {
 	for _, seq := range s.seqs[:n] {
 		tb.words = append(tb.words, seq...)
 	}
-	return tb.add(s, tableEntry{ref: int32(off), kind: entryFull}), true
+	return tb.add(s, tableEntry{ref: int32(off), kind: entryFull})
 }
 
 // InsertAdded adds s, which is the stored state ref with thread t's last
@@ -129,6 +156,9 @@ func (tb *Table) Insert(s *State) (id int, added bool) {
 func (tb *Table) InsertAdded(s *State, ref int, t ts.Tid) (id int, added bool) {
 	if id, ok := tb.Lookup(s); ok {
 		return id, false
+	}
+	if tb.chained(ref, s.total) {
+		return tb.insertFull(s), true
 	}
 	seq := s.seqs[t]
 	n := int(s.nev[t])
@@ -150,6 +180,9 @@ func (tb *Table) InsertAdded(s *State, ref int, t ts.Tid) (id int, added bool) {
 func (tb *Table) InsertRemoved(s *State, ref int, e Event) (id int, added bool) {
 	if id, ok := tb.Lookup(s); ok {
 		return id, false
+	}
+	if tb.chained(ref, s.total) {
+		return tb.insertFull(s), true
 	}
 	tb.checkRef(ref, s.hash^s.keys.event(e))
 	if e.rest == 0 {
@@ -236,6 +269,12 @@ func (tb *Table) add(s *State, x tableEntry) int {
 		tb.seed = s.seed
 	}
 	x.hash = s.hash
+	if x.kind != entryFull {
+		x.chain = tb.entries[x.ref].chain
+		if x.chain < 1<<16-1 {
+			x.chain++
+		}
+	}
 	id := len(tb.entries)
 	tb.entries = append(tb.entries, x)
 	if 2*len(tb.entries) > len(tb.slots) {
@@ -273,16 +312,19 @@ func (tb *Table) checkSeed(s *State) {
 // equal reports whether entry i holds the events of s. Along a chain of
 // differences it turns s into the state each entry refers to (removing an
 // added event, adding a removed one), compares the copy at the chain's end,
-// and undoes its changes to s.
+// and undoes its changes to s. Only the first entry's hash, which the index
+// matched, is compared: the changes leave s's hash alone (it is put back at
+// the end), so that a step of the chain costs no hashing, and the events
+// compared decide.
 func (tb *Table) equal(i int, s *State) bool {
+	if tb.entries[i].hash != s.hash {
+		return false
+	}
+	saved := s.hash
 	undo := tb.undo[:0]
 	same := true
 	for same {
 		e := &tb.entries[i]
-		if e.hash != s.hash {
-			same = false
-			break
-		}
 		t := ts.Tid(e.t)
 		switch e.kind {
 		case entryFull:
@@ -295,14 +337,14 @@ func (tb *Table) equal(i int, s *State) bool {
 				same = false
 				break
 			}
-			s.Remove(t)
+			s.dropLast(t)
 			undo = append(undo, undoStep{t: e.t, removed: true, multi: e.multi, w: e.w})
 		case entryRemoved:
 			// s = ref - the event iff adding it as t's next makes ref.
 			if e.multi {
 				same = s.addWords(t, tb.span(e.w))
 			} else {
-				same = s.addWord(t, e.w)
+				same = s.addWordUnhashed(t, e.w)
 			}
 			undo = append(undo, undoStep{t: e.t, multi: e.multi, w: e.w})
 		}
@@ -315,14 +357,15 @@ func (tb *Table) equal(i int, s *State) bool {
 		u := undo[k]
 		switch {
 		case !u.removed:
-			s.Remove(ts.Tid(u.t))
+			s.dropLast(ts.Tid(u.t))
 		case u.multi:
 			s.addWords(ts.Tid(u.t), tb.span(u.w))
 		default:
-			s.addWord(ts.Tid(u.t), u.w)
+			s.addWordUnhashed(ts.Tid(u.t), u.w)
 		}
 	}
 	tb.undo = undo[:0]
+	s.hash = saved
 	return same
 }
 
