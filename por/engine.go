@@ -765,7 +765,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 			recordEdges(e, f)
 		}
 	case modeODPOR:
-		e.pending(f, ends)
+		e.pending(f, ends, c.Blocked+c.Idle > 0)
 	}
 	if failed != nil {
 		e.failureRaces(f)
