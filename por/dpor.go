@@ -60,14 +60,24 @@ func DPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (
 //
 // A state's rule mostly repeats its parent's: a thread that did not move
 // has the same step, clock and locks, and races with the same events, plus
-// the one just taken. So each thread keeps (ruled) how far the rule has
-// settled for it: applying it again to an event where it last found E in
-// the backtrack set, added a thread of E, or added every enabled thread
-// (E empty) changes nothing while that event, its thread's step and clock
-// stay (the frame's backtrack set only grows, its sleep set is fixed until
-// the event is undone). Only where all of E was asleep does the rule read
-// the execution after the event (the initials), which grows: those events
-// are ruled on again.
+// the one just taken. So each thread keeps a record (ruled) of where the
+// rule is not settled yet: applying it again to an event where it last found
+// E in the backtrack set, added a thread of E, added every enabled thread,
+// or found asleep an initial of the reversal that stays one, changes nothing
+// while that event, the thread's step and clock stay (the frame's backtrack
+// set only grows, its sleep set is fixed until the event is undone, and the
+// reversal only grows at its end). The record holds over the prefix of the
+// execution it shares with the current one, which event ids tell (see
+// sharedPrefix): after a backtrack, only the events of the new branch are
+// ruled on, with the open ones.
+//
+// Two cases stay open. Where all of E is asleep and p itself, asleep, is
+// the only sleeping initial of the reversal, by its pending step, p stops
+// being one when the execution grows by an event of the reversal dependent
+// with its step: only the new events are looked at (breaksSelf) until then.
+// Where the rule added the reversal's first enabled initial, it is applied
+// again at every state, as it is to the coordinator's frames in a unit's
+// worker (which logs it).
 func (e *explorer[S]) backtrackAll(f *frame[S]) {
 	k := int32(len(e.ev))
 	if len(e.ruled) != e.n {
@@ -87,27 +97,123 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 		if j := e.thrLast[p]; j >= 0 {
 			id = e.ev[j].id
 		}
-		from := int32(0)
-		if r.id == id && r.upTo > 0 && r.upTo <= k && e.ev[r.upTo-1].id == r.upToID && r.step.Equal(f.steps[p]) {
-			from = r.from // the events below are those ruled on then
+		st := f.steps[p]
+		m := int32(0) // the events below m are ruled on in r
+		if r.madeAt > 0 && r.id == id && r.step.Equal(st) {
+			m = e.sharedPrefix(r.upTo, r.madeAt)
 		}
-		r.from = e.racesFrom(p, f.steps[p], e.clockOf(p), e.held[p], from)
-		r.id, r.step, r.upTo = id, f.steps[p], k
-		if k > 0 {
-			r.upToID = e.ev[k-1].id
+		if m == r.upTo && len(r.open) == 0 && !e.touchedFrom(st, m) {
+			continue // nothing new: the record stands as it is
 		}
+		cp, hp := e.clockOf(p), e.held[p]
+		e.pendingStep = st
+		n := 0
+		for _, o := range r.open {
+			if o.j >= m {
+				continue // undone
+			}
+			if o.checked >= 0 && !e.breaksSelf(o.j, st, min(o.checked, m), k) {
+				o.checked = k
+				r.open[n] = o
+				n++
+				continue
+			}
+			switch e.backtrackAt(o.j, p, cp) {
+			case ruleSelf:
+				r.open[n] = openRule{j: o.j, checked: k}
+				n++
+			case ruleOpen:
+				r.open[n] = openRule{j: o.j, checked: -1}
+				n++
+			}
+		}
+		r.open = r.open[:n]
+		e.racesFrom(p, st, cp, hp, m, r)
+		r.id, r.madeAt, r.step, r.upTo = id, e.ids, st, k
 	}
 }
 
-// ruled is how far the backtrack rule has settled for a thread's next step
-// (see backtrackAll): for every event below from, with the thread's last
-// event id (0 for none) and step step, over the execution of upTo events,
-// the last of which had id upToID.
+// ruled is a thread's record of the backtrack rule (see backtrackAll): with
+// its last event id (0 for none) and step step, over the execution of upTo
+// events made when the events' ids went up to madeAt (0: no record), the
+// rule is settled for every event but those of open.
 type ruled struct {
-	id, upToID uint64
+	id, madeAt uint64
 	step       ts.Step
-	from, upTo int32
+	upTo       int32
+	open       []openRule
 }
+
+// openRule is an event on which a thread's rule is not settled: applied
+// again at every state (checked -1), or settled while no event from checked
+// on breaks its thread's place among the reversal's initials (breaksSelf).
+type openRule struct {
+	j, checked int32
+}
+
+// resetRuled forgets the records of a search that is over, keeping their
+// buffers.
+func resetRuled(rs []ruled) {
+	for i := range rs {
+		rs[i] = ruled{open: rs[i].open[:0]}
+	}
+}
+
+// sharedPrefix returns how many events the current execution shares with
+// the one of upTo events that ran when the ids went up to madeAt: those with
+// ids up to madeAt, since an event still on the stack was there all along
+// and ids grow along the stack.
+func (e *explorer[S]) sharedPrefix(upTo int32, madeAt uint64) int32 {
+	n := min(upTo, int32(len(e.ev)))
+	if n == 0 || e.ev[n-1].id <= madeAt {
+		return n
+	}
+	lo, hi := int32(0), n-1 // ev[hi].id > madeAt
+	for lo < hi {
+		mid := int32(uint32(lo+hi) >> 1)
+		if e.ev[mid].id <= madeAt {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// touchedFrom reports whether an object of step st has an event from event
+// m on.
+func (e *explorer[S]) touchedFrom(st ts.Step, m int32) bool {
+	for a := range st.NumAccesses() {
+		if e.objLast.get(st.At(a).Obj) >= m {
+			return true
+		}
+	}
+	return false
+}
+
+// breaksSelf reports whether an event of the reversal of event i, among
+// events from to k, is dependent with step st of thread p, which moved
+// before from: p's pending step then stops being an initial of the
+// reversal (see initials).
+func (e *explorer[S]) breaksSelf(i int32, st ts.Step, from, k int32) bool {
+	xi := &e.ev[i]
+	for j := from; j < k; j++ {
+		y := &e.ev[j]
+		if y.clock[xi.t] < xi.n && ts.Dependent(y.step, st) {
+			return true
+		}
+	}
+	return false
+}
+
+// rule is how far backtrackAt settled the rule on an event.
+type rule uint8
+
+const (
+	ruleSettled rule = iota // applying it again changes nothing
+	ruleOpen                // apply it again at the next state
+	ruleSelf                // settled while p stays an initial (breaksSelf)
+)
 
 // backtrackAt adds to the backtrack set of pre(S,i) a thread that lets p's
 // step (whose thread has clock cp) come before transition i.
@@ -122,9 +228,10 @@ type ruled struct {
 // initial of the reversal v = notdep(i,S).p (its sleep then covers v), and
 // otherwise, as when E is empty, every enabled thread is added.
 //
-// It reports whether the rule is settled: applying it again, with the same
-// execution up to i and the same step and clock of p, would change nothing.
-func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) bool {
+// It reports how far the rule is settled: whether applying it again, with
+// the execution up to i and the step and clock of p the same, could change
+// anything.
+func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) rule {
 	e.markE(i, p, cp)
 	if int(i) < e.base {
 		// A unit's worker: the frame is the coordinator's. What the rule
@@ -133,14 +240,28 @@ func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) bool {
 		// the coordinator takes the unit's result (parallel.go).
 		init := e.initials(i, p, cp, e.pendingStep)
 		e.log = append(e.log, logOp{kind: opBacktrack, frame: i, t: p, inE: bitsOf(&e.inE), init: bitsOf(init)})
-		return false
+		return ruleOpen
 	}
 	f := &e.stack[i]
-	if e.scanE(f, p, &e.inE) {
-		e.backtrackInitials(f, e.initials(i, p, cp, e.pendingStep))
-		return false
+	if !e.scanE(f, p, &e.inE) {
+		return ruleSettled
 	}
-	return true
+	init := e.initials(i, p, cp, e.pendingStep)
+	switch e.backtrackInitials(f, init) {
+	case ts.Tid(-1):
+		return ruleSettled // every enabled thread is in the backtrack set
+	case -2:
+		return ruleOpen // a later state's reversal may have another first initial
+	}
+	// An initial is asleep. The reversal only grows at its end, which keeps
+	// the initials it has but p's pending step: unless it is the only one
+	// asleep, that settles the rule.
+	for u, ok := init.NextSet(0); ok; u, ok = init.NextSet(u + 1) {
+		if f.sleep.Test(u) && (ts.Tid(u) != p || !e.initSelf) {
+			return ruleSettled
+		}
+	}
+	return ruleSelf
 }
 
 // markE sets e.inE to E, the threads enabled at frame i that are p or have
@@ -195,12 +316,14 @@ func (e *explorer[S]) scanE(f *frame[S], p ts.Tid, inE *bitset.BitSet) (needInit
 
 // backtrackInitials finishes the rule where all of E is asleep: nothing if
 // an initial of the reversing sequence is asleep (what it would explore is
-// covered), else its first enabled initial, else every enabled thread.
-func (e *explorer[S]) backtrackInitials(f *frame[S], init *bitset.BitSet) {
+// covered), else its first enabled initial, else every enabled thread. It
+// returns the sleeping initial it found, or -2 where it added an initial,
+// or -1 where it added every enabled thread.
+func (e *explorer[S]) backtrackInitials(f *frame[S], init *bitset.BitSet) ts.Tid {
 	pick := ts.Tid(-1)
 	for u, ok := init.NextSet(0); ok; u, ok = init.NextSet(u + 1) {
 		if f.sleep.Test(u) {
-			return
+			return ts.Tid(u)
 		}
 		if f.status[u] == ts.Enabled && pick < 0 {
 			pick = ts.Tid(u)
@@ -208,9 +331,10 @@ func (e *explorer[S]) backtrackInitials(f *frame[S], init *bitset.BitSet) {
 	}
 	if pick >= 0 {
 		e.addBacktrack(f, pick)
-		return
+		return -2
 	}
 	e.backtrackEnabled(f)
+	return -1
 }
 
 // backtrackEnabled adds every enabled thread to f's backtrack set.
@@ -225,7 +349,8 @@ func (e *explorer[S]) backtrackEnabled(f *frame[S]) {
 // initials returns the initials of v = notdep(i,S).p, where p's pending
 // step st has clock cp (the clock of p's last transition): the threads whose first transition in v has no
 // transition of v before it in the happens-before order. The set is the
-// explorer's, overwritten by the next call.
+// explorer's, overwritten by the next call; e.initSelf tells whether p is
+// one by its pending step (it has no transition in notdep(i,S)).
 func (e *explorer[S]) initials(i int32, p ts.Tid, cp []uint32, st ts.Step) *bitset.BitSet {
 	e.init.ClearAll()
 	first := e.firstN
@@ -256,7 +381,8 @@ func (e *explorer[S]) initials(i int32, p ts.Tid, cp []uint32, st ts.Step) *bits
 			first[y.t] = y.n
 		}
 	}
-	if first[p] == 0 && !pred {
+	e.initSelf = first[p] == 0 && !pred
+	if e.initSelf {
 		e.init.Set(uint(p))
 	}
 	return &e.init
@@ -280,15 +406,14 @@ func (e *explorer[S]) addBacktrack(f *frame[S], q ts.Tid) {
 // write that happens before p, since everything before it on the object does
 // too.
 func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
-	e.racesFrom(p, st, cp, hp, 0)
+	e.racesFrom(p, st, cp, hp, 0, nil)
 }
 
-// racesFrom is racesOf for the transitions from event from on, and returns
-// the first of them on which the rule is not settled (see backtrackAt), or
-// the length of the execution.
-func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, from int32) int32 {
+// racesFrom is racesOf for the transitions from event from on, adding those
+// on which the rule is not settled to r's open events (r may be nil).
+func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, from int32, r *ruled) {
 	e.pendingStep = st
-	open := int32(len(e.ev))
+	k := int32(len(e.ev))
 	for a := range st.NumAccesses() {
 		acc := st.At(a)
 		for j := e.objLast.get(acc.Obj); j >= from; j = e.ev[j].prevOn(acc.Obj) {
@@ -303,10 +428,16 @@ func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, 
 				}
 				continue
 			}
-			if x.t != p && e.coEnabled(j, st, hp) && !e.backtrackAt(j, p, cp) {
-				open = min(open, j)
+			if x.t == p || !e.coEnabled(j, st, hp) {
+				continue
+			}
+			switch res := e.backtrackAt(j, p, cp); {
+			case r == nil || res == ruleSettled:
+			case res == ruleSelf:
+				r.open = append(r.open, openRule{j: j, checked: k})
+			default:
+				r.open = append(r.open, openRule{j: j, checked: -1})
 			}
 		}
 	}
-	return open
 }

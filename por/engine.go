@@ -153,6 +153,7 @@ type explorer[S any] struct {
 	ids         uint64        // the events' ids so far
 	firstN      []uint32      // per thread, its first event's number in a notdep sequence
 	pendingStep ts.Step       // the step backtrackAt is reversing
+	initSelf    bool          // initials: p is one by its pending step
 
 	sleepBlocked int64
 	backtracks   int64
@@ -323,7 +324,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.ids = old.ids // ids stay unique across the pool's searches
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled
-		clear(e.ruled)
+		resetRuled(e.ruled)
 	}
 	e.popped.ClearAll()
 	e.poppedRead.ClearAll()
@@ -764,7 +765,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 			recordEdges(e, f)
 		}
 	case modeODPOR:
-		e.pending(f, ends)
+		e.pending(f, ends, c.Blocked+c.Idle > 0)
 	}
 	if failed != nil {
 		e.failureRaces(f)

@@ -446,6 +446,9 @@ func (e *explorer[S]) reverse(p ts.Tid, out, outs int, st ts.Step, cq hb.VC, k, 
 			}
 		}
 	}
+	if len(e.cands) == 0 {
+		return // about half the events of the bundled models race with nothing
+	}
 	// A step on a value-dependent object may make another access where the
 	// reversal puts it (a cas that failed after e succeeds before it): its
 	// step there is found by replaying the sequence, like a step that may block.
@@ -660,8 +663,12 @@ func (e *explorer[S]) checkFrame(i int) {
 // waiting threads; at a failed check, every thread still running. Under
 // KeepGoing with a Checker, executions end at failed checks before every
 // thread has made its racing steps, so the waiting threads of every state
-// are analysed too.
-func (e *explorer[S]) pending(f *frame[S], ends bool) {
+// are analysed too. waiting tells whether a thread waits at f: where none
+// does and the execution goes on, there is nothing to analyse.
+func (e *explorer[S]) pending(f *frame[S], ends, waiting bool) {
+	if !ends && !waiting {
+		return
+	}
 	end := int32(len(e.ev))
 	for p := range ts.Tid(e.n) {
 		st := f.status[p]
