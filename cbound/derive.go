@@ -160,16 +160,35 @@ func (e *hbSearch[S]) derive(u ts.Tid) (enabled, ok bool) {
 }
 
 func (e *hbSearch[S]) derive0(u ts.Tid) (enabled, ok bool) {
-	k := e.memo.x.ThreadLen(u)
+	st, k, row, b, j := e.stackSpan(u)
+	if st == ts.Finished {
+		return false, e.ownFinish
+	}
+	if b < 0 {
+		return st == ts.Enabled, true
+	}
+	if j < b {
+		return e.frames[j].status[u] == ts.Enabled, true
+	}
+	return e.known(u, k, j, row)
+}
+
+// stackSpan reads off the stack what derive0 decides thread u's status at
+// x by: its status st at the frame where it has its k transitions of x
+// (nothing else is set when it is Finished there), the row of positions
+// Dependent with its next step, the first such position b not in x (-1:
+// none), and j, the last such position in x or of u's k-th transition.
+func (e *hbSearch[S]) stackSpan(u ts.Tid) (st ts.Status, k int, row []uint64, b, j int) {
+	k = e.memo.x.ThreadLen(u)
 	pos := e.tpos[u]
 	r := e.depth - 1
 	if k < len(pos) {
 		r = int(pos[k]) - 1
 	}
 	f := &e.frames[r]
-	st := f.status[u]
+	st = f.status[u]
 	if st == ts.Finished {
-		return false, e.ownFinish
+		return st, k, nil, -1, 0
 	}
 	if !f.depOK {
 		e.ensureDep(r)
@@ -179,8 +198,9 @@ func (e *hbSearch[S]) derive0(u ts.Tid) (enabled, ok bool) {
 		lo = int(pos[k-1])
 	}
 	w := depWords(r)
-	row := f.dep[int(u)*w : (int(u)+1)*w]
-	a, b := 0, -1 // the last Dependent position in x, the first not in x
+	row = f.dep[int(u)*w : (int(u)+1)*w]
+	a := 0 // the last Dependent position in x
+	b = -1
 	for i, d := range row {
 		if in := d & e.inX[i]; in != 0 {
 			a = i*64 + 63 - bits.LeadingZeros64(in)
@@ -189,14 +209,7 @@ func (e *hbSearch[S]) derive0(u ts.Tid) (enabled, ok bool) {
 			b = i*64 + bits.TrailingZeros64(out)
 		}
 	}
-	if b < 0 {
-		return st == ts.Enabled, true
-	}
-	j := max(a, lo)
-	if j < b {
-		return e.frames[j].status[u] == ts.Enabled, true
-	}
-	return e.known(u, k, j, row)
+	return st, k, row, b, max(a, lo)
 }
 
 // A status the stack does not decide is still a function of few events.
@@ -251,37 +264,11 @@ func (e *hbSearch[S]) learn(en *bitset.BitSet) {
 		return
 	}
 	e.prepX()
-	x := e.memo.x
 	for u := range ts.Tid(e.n) {
-		k := x.ThreadLen(u)
-		pos := e.tpos[u]
-		r := e.depth - 1
-		if k < len(pos) {
-			r = int(pos[k]) - 1
-		}
-		f := &e.frames[r]
-		if f.status[u] == ts.Finished {
+		st, k, row, b, j := e.stackSpan(u)
+		if st == ts.Finished {
 			continue
 		}
-		if !f.depOK {
-			e.ensureDep(r)
-		}
-		lo := 0
-		if k > 0 {
-			lo = int(pos[k-1])
-		}
-		w := depWords(r)
-		row := f.dep[int(u)*w : (int(u)+1)*w]
-		a, b := 0, -1
-		for i, d := range row {
-			if in := d & e.inX[i]; in != 0 {
-				a = i*64 + 63 - bits.LeadingZeros64(in)
-			}
-			if out := d &^ e.inX[i]; out != 0 && b < 0 {
-				b = i*64 + bits.TrailingZeros64(out)
-			}
-		}
-		j := max(a, lo)
 		if b < 0 || j < b {
 			continue // decided by the stack
 		}

@@ -231,13 +231,7 @@ func (s *State) dropLast(t ts.Tid) {
 		s.Remove(t)
 		return
 	}
-	i, _ := s.idx.lookup(w.obj())
-	info := &s.objs[i]
-	if w.op() == W {
-		info.readers = info.readers[:len(info.readers)-1]
-	} else {
-		info.readers[len(info.readers)-1]--
-	}
+	s.unaccess(w)
 	s.seqs[t] = seq[:k]
 	s.nev[t]--
 	s.total--

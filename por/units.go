@@ -244,14 +244,7 @@ func decodeKey(key []byte, n int) (*unit, error) {
 	if len(u.prefix) == 0 {
 		d.fail("empty prefix")
 	}
-	u.sleep = make([]ts.Tid, d.count())
-	for i := range u.sleep {
-		u.sleep[i] = d.tid(n)
-	}
-	u.psleep = make([]wev, d.count())
-	for i := range u.psleep {
-		u.psleep[i] = wev{t: d.tid(n), out: d.small(), step: d.step()}
-	}
+	u.sleep, u.psleep = d.sleepSet(n)
 	u.tree = make([]tnode, d.count())
 	for i := range u.tree {
 		p := d.num()
@@ -273,15 +266,7 @@ func decodeKey(key []byte, n int) (*unit, error) {
 		}
 		u.above = make([]frameSleep, k)
 		for i := range u.above {
-			a := &u.above[i]
-			a.sleep = make([]ts.Tid, d.count())
-			for j := range a.sleep {
-				a.sleep[j] = d.tid(n)
-			}
-			a.psleep = make([]wev, d.count())
-			for j := range a.psleep {
-				a.psleep[j] = wev{t: d.tid(n), out: d.small(), step: d.step()}
-			}
+			u.above[i].sleep, u.above[i].psleep = d.sleepSet(n)
 		}
 	}
 	if d.err == nil && len(d.b) != 0 {
@@ -577,6 +562,20 @@ func (d *decoder) small() int {
 }
 
 // count reads a length, which cannot be more than the bytes left.
+// sleepSet reads a sleep set of a system of n threads: the threads asleep
+// with every outcome, then the single outcomes.
+func (d *decoder) sleepSet(n int) ([]ts.Tid, []wev) {
+	sleep := make([]ts.Tid, d.count())
+	for i := range sleep {
+		sleep[i] = d.tid(n)
+	}
+	psleep := make([]wev, d.count())
+	for i := range psleep {
+		psleep[i] = wev{t: d.tid(n), out: d.small(), step: d.step()}
+	}
+	return sleep, psleep
+}
+
 func (d *decoder) count() int {
 	v := d.num()
 	if v < 0 || v > int64(len(d.b)) {
