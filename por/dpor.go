@@ -270,22 +270,16 @@ func (e *explorer[S]) addBacktrack(f *frame[S], q ts.Tid) {
 	e.backtracks++
 }
 
-// racesOf applies the backtrack rule to every transition that races with
-// thread p's step st (p's clock cp, p holding the locks hp): dependent on one
-// of the objects st touches, may be co-enabled, and not happening before p.
-// Flanagan and Godefroid take only the latest and count on the exploration
-// it starts to find the earlier ones; with sleep sets that exploration may
-// be cut (the thread it starts with can be asleep), so we take them all, as
-// source-DPOR does. Along each object's chain the scan stops at the first
-// write that happens before p, since everything before it on the object does
-// too.
-func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
-	e.racesFrom(p, st, cp, hp, 0)
-}
-
-// racesFrom is racesOf for the transitions from event from on, and returns
-// the first of them on which the rule is not settled (see backtrackAt), or
-// the length of the execution.
+// racesFrom applies the backtrack rule to every transition from event from
+// on that races with thread p's step st (p's clock cp, p holding the locks
+// hp): dependent on one of the objects st touches, may be co-enabled, and not
+// happening before p. Flanagan and Godefroid take only the latest and count
+// on the exploration it starts to find the earlier ones; with sleep sets that
+// exploration may be cut (the thread it starts with can be asleep), so we
+// take them all, as source-DPOR does. Along each object's chain the scan
+// stops at the first write that happens before p, since everything before it
+// on the object does too. It returns the first of those transitions on which
+// the rule is not settled (see backtrackAt), or the length of the execution.
 func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, from int32) int32 {
 	e.pendingStep = st
 	open := int32(len(e.ev))
