@@ -31,6 +31,16 @@ import (
 // clock on the current stack and no held locks, which only adds backtrack
 // points.
 //
+// Most transitions of SDPOR end at a visited state, and applying the rule
+// for the whole summary there each time would cost several times the rest
+// of the search. So each operation keeps how far the rule has settled for
+// it (opRuled): a revisit rules again only on the events pushed since its
+// last ruling (on all of them if its thread's clock now knows less of the
+// events below than it did); and the summary, in the order of its
+// breadth-first search (on which the backtrack points added depend), is
+// cached by tuple of next operations while the graph does not change.
+// Neither changes what the search explores.
+//
 // Assumptions, which SDPOR checks where it can:
 //   - the system implements ts.Hasher (otherwise the error wraps
 //     ts.ErrBadOptions and ts.ErrNoHash), and equal hashes mean equal states:
