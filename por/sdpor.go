@@ -272,6 +272,14 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 		same := last == r.last && (last < 0 || e.ev[last].id == r.lastID)
 		from := sharedFrom(e, r, op.t, same, held != nil)
 		r.from = e.racesFrom(op.t, op.step, e.clockOf(op.t), held, from)
+		if checkRevisits && from > 0 {
+			b := e.backtracks
+			e.racesFrom(op.t, op.step, e.clockOf(op.t), held, 0)
+			revisitChecks++
+			if e.backtracks != b {
+				revisitMisses++
+			}
+		}
 		r.held, r.stamp = held != nil, e.ids
 		if !same {
 			if r.clock == nil {
@@ -285,6 +293,14 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 		}
 	}
 }
+
+// Tests set checkRevisits to rule on the whole execution again after each
+// ruling that a record shortened (counted in revisitChecks), counting in
+// revisitMisses those where that adds a backtrack point.
+var (
+	checkRevisits                bool
+	revisitChecks, revisitMisses int64
+)
 
 // opRuled is how far the backtrack rule has settled, at revisits, for an
 // operation of the graph, as ruled is for a thread's next step (see
