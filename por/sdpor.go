@@ -35,11 +35,8 @@ import (
 // for the whole summary there each time would cost several times the rest
 // of the search. So each operation keeps how far the rule has settled for
 // it (opRuled): a revisit rules again only on the events pushed since its
-// last ruling (on all of them if its thread's clock now knows less of the
-// events below than it did); and the summary, in the order of its
-// breadth-first search (on which the backtrack points added depend), is
-// cached by tuple of next operations while the graph does not change.
-// Neither changes what the search explores.
+// last ruling, while its thread's last event then is still on the stack.
+// This does not change what the search explores.
 //
 // Assumptions, which SDPOR checks where it can:
 //   - the system implements ts.Hasher (otherwise the error wraps
@@ -88,14 +85,6 @@ type opGraph struct {
 	ruled []opRuled           // by operation: how far revisits have ruled on it
 	gen   uint32
 	queue []int32
-	// version counts the operations and edges added: the summary of a set
-	// of next operations stays while it does. sums caches the summaries of
-	// this version, by the hash of the next operations, in sumBuf: the
-	// operations, then the summary in the order of the breadth-first search.
-	version uint64
-	sumVer  uint64
-	sums    map[uint64]sumEntry
-	sumBuf  []int32
 	// at[d*n+t] is the operation of thread t's next step at the frame of
 	// depth d (-1: finished), for the frames on the stack: a thread that
 	// did not move keeps its step, and its operation is found by comparing
@@ -110,7 +99,6 @@ const smallAdj = 16
 func (g *opGraph) init() {
 	g.ids = make(map[uint64]int32)
 	g.edges = make(map[uint64]struct{})
-	g.sums = make(map[uint64]sumEntry)
 }
 
 func (g *opGraph) id(k opKey) int32 {
@@ -131,7 +119,6 @@ func (g *opGraph) id(k opKey) int32 {
 	g.adj = append(g.adj, nil)
 	g.seen = append(g.seen, 0)
 	g.ruled = append(g.ruled, opRuled{})
-	g.version++
 	return i
 }
 
@@ -157,58 +144,6 @@ func (g *opGraph) edge(a, b int32) {
 		g.edges[k] = struct{}{}
 	}
 	g.adj[a] = append(adj, b)
-	g.version++
-}
-
-// sumEntry is a cached summary: sumBuf[off:off+n] are the next operations,
-// the summary follows, of length len.
-type sumEntry struct{ off, len int32 }
-
-// maxSumBuf bounds the cache of summaries: 256 KB.
-const maxSumBuf = 1 << 16
-
-// summary returns the operations reachable in the graph from the next
-// operations at (-1: none), in the order of a breadth-first search from
-// them, which the rule's results depend on. The slice is the graph's, valid
-// until the graph changes.
-func (g *opGraph) summary(at []int32) []int32 {
-	if g.sumVer != g.version {
-		clear(g.sums)
-		g.sumBuf = g.sumBuf[:0]
-		g.sumVer = g.version
-	}
-	h := uint64(0x9e3779b97f4a7c15)
-	for _, i := range at {
-		h = (h ^ uint64(uint32(i))) * 0xbf58476d1ce4e5b9
-		h ^= h >> 29
-	}
-	n := int32(len(at))
-	if s, ok := g.sums[h]; ok && slices.Equal(g.sumBuf[s.off:s.off+n], at) {
-		return g.sumBuf[s.off+n : s.off+n+s.len]
-	}
-	g.gen++
-	g.queue = g.queue[:0]
-	for _, i := range at {
-		if i >= 0 && g.seen[i] != g.gen {
-			g.seen[i] = g.gen
-			g.queue = append(g.queue, i)
-		}
-	}
-	for q := 0; q < len(g.queue); q++ {
-		for _, j := range g.adj[g.queue[q]] {
-			if g.seen[j] != g.gen {
-				g.seen[j] = g.gen
-				g.queue = append(g.queue, j)
-			}
-		}
-	}
-	if len(g.sumBuf)+len(at)+len(g.queue) <= maxSumBuf {
-		off := int32(len(g.sumBuf))
-		g.sumBuf = append(g.sumBuf, at...)
-		g.sumBuf = append(g.sumBuf, g.queue...)
-		g.sums[h] = sumEntry{off, int32(len(g.queue))}
-	}
-	return g.queue
 }
 
 // recordEdges adds the edges from the operation that reached the state of
@@ -261,7 +196,26 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 	e.revisits++
 	at := recordEdges(e, f)
 	g := &e.graph
-	for _, i := range g.summary(at) {
+	g.gen++
+	g.queue = g.queue[:0]
+	for _, i := range at {
+		if i < 0 {
+			continue
+		}
+		if g.seen[i] != g.gen {
+			g.seen[i] = g.gen
+			g.queue = append(g.queue, i)
+		}
+	}
+	for q := 0; q < len(g.queue); q++ {
+		for _, j := range g.adj[g.queue[q]] {
+			if g.seen[j] != g.gen {
+				g.seen[j] = g.gen
+				g.queue = append(g.queue, j)
+			}
+		}
+	}
+	for _, i := range g.queue {
 		op := g.ops[i]
 		var held []ts.Obj
 		if at[op.t] == i {
@@ -269,8 +223,15 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 		}
 		r := &g.ruled[i]
 		last := e.thrLast[op.t]
-		same := last == r.last && (last < 0 || e.ev[last].id == r.lastID)
-		from := sharedFrom(e, r, op.t, same, held != nil)
+		from := int32(0)
+		if r.reuses(e.ev, last, held != nil) {
+			// The events below from that are still on the stack: ids grow
+			// along the stack, so those pushed by the time of the ruling.
+			from = min(r.from, int32(len(e.ev)))
+			for from > 0 && e.ev[from-1].id > r.stamp {
+				from--
+			}
+		}
 		r.from = e.racesFrom(op.t, op.step, e.clockOf(op.t), held, from)
 		if checkRevisits && from > 0 {
 			b := e.backtracks
@@ -280,16 +241,9 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 				revisitMisses++
 			}
 		}
-		r.held, r.stamp = held != nil, e.ids
-		if !same {
-			if r.clock == nil {
-				r.clock = make([]uint32, e.n)
-			}
-			copy(r.clock, e.clockOf(op.t))
-			r.last = last
-			if last >= 0 {
-				r.lastID = e.ev[last].id
-			}
+		r.last, r.held, r.stamp = last, held != nil, e.ids
+		if last >= 0 {
+			r.lastID = e.ev[last].id
 		}
 	}
 }
@@ -305,18 +259,18 @@ var (
 // opRuled is how far the backtrack rule has settled, at revisits, for an
 // operation of the graph, as ruled is for a thread's next step (see
 // backtrackAll): for every event below from, over the execution as it was
-// when e.ids was stamp, with the thread's clock then (clock; its last event
-// was at index last with id lastID, -1 for none) and with the thread's held
-// locks (held) or none.
+// when e.ids was stamp, with the clock of the operation's thread's last event
+// then (last, at index last with id lastID; -1 for none) and with the
+// thread's held locks (held) or none.
 //
-// Consecutive revisits mostly share the bottom of the execution, and the
+// Consecutive revisits mostly share the execution below them, and the
 // summary's operations race with the same events there, so a revisit rules
-// only on the events above the shared part (sharedFrom). A settled event
-// stays settled while it is on the stack: the backtrack sets only grow. The
-// thread's clock may have changed: if it knows at least what it knew then of
-// the shared events, a race with it there is a race with the old clock (it
-// happens before fewer of them), and its set E only grows, which keeps the
-// rule settled, since in SDPOR a thread explored at a frame was in the
+// only on the events above the shared part. A settled event stays settled
+// while it is on the stack: the backtrack sets only grow. The thread's clock
+// may have grown since (its last event then is still on the stack, with
+// later ones above): a race with the grown clock is a race with the old one
+// (it happens before fewer events), and its set E only grows, which keeps
+// the rule settled, since in SDPOR a thread explored at a frame was in the
 // frame's backtrack set: settled means that the backtrack set meets E, or
 // holds every enabled thread. Ruling without locks finds every race that
 // ruling with them finds; with them, the locks must be the same (the same
@@ -325,45 +279,17 @@ type opRuled struct {
 	lastID, stamp uint64
 	last, from    int32
 	held          bool
-	clock         []uint32 // the thread's clock then
 }
 
-// sharedFrom returns how many events at the bottom of the execution the
-// ruling recorded in r covers for its operation (of thread t, whose last
-// event is the same as then or not, ruled on now with its held locks or
-// without): those still on the stack since, if the thread's clock now knows
-// at least what it knew then of them.
-func sharedFrom[S any](e *explorer[S], r *opRuled, t ts.Tid, same, held bool) int32 {
-	if r.held && (!held || !same) {
-		return 0
+// reuses reports whether the ruling recorded in r still holds for the
+// operation's thread, whose last event is now at index last (-1: none) of
+// the execution ev, ruled on with its held locks (held) or without.
+func (r *opRuled) reuses(ev []event, last int32, held bool) bool {
+	if r.held && !held {
+		return false
 	}
-	// Ids grow along the stack: the events still there are those pushed
-	// by the time of the ruling.
-	from := min(r.from, int32(len(e.ev)))
-	for from > 0 && e.ev[from-1].id > r.stamp {
-		from--
+	if r.held {
+		return last == r.last && (last < 0 || ev[last].id == r.lastID)
 	}
-	if from == 0 || same {
-		return from
-	}
-	// The rule reads a clock on the events below from only through
-	// comparisons with their counts: c, or c+1 for E (the events above).
-	count, extra := e.stack[from].count, ts.Tid(-1)
-	if int(from) == len(e.ev) {
-		count, extra = e.stack[from-1].count, e.ev[from-1].t
-	}
-	cp := e.clockOf(t)
-	for q := range ts.Tid(e.n) {
-		c := count[q]
-		if q == extra {
-			c++
-		}
-		if q != t {
-			c++
-		}
-		if min(cp[q], c) < min(r.clock[q], c) {
-			return 0
-		}
-	}
-	return from
+	return r.last < 0 || int(r.last) < len(ev) && ev[r.last].id == r.lastID
 }
