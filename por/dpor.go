@@ -396,24 +396,21 @@ func (e *explorer[S]) addBacktrack(f *frame[S], q ts.Tid) {
 	e.backtracks++
 }
 
-// racesOf applies the backtrack rule to every transition that races with
-// thread p's step st (p's clock cp, p holding the locks hp): dependent on one
-// of the objects st touches, may be co-enabled, and not happening before p.
-// Flanagan and Godefroid take only the latest and count on the exploration
-// it starts to find the earlier ones; with sleep sets that exploration may
-// be cut (the thread it starts with can be asleep), so we take them all, as
-// source-DPOR does. Along each object's chain the scan stops at the first
-// write that happens before p, since everything before it on the object does
-// too.
-func (e *explorer[S]) racesOf(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj) {
-	e.racesFrom(p, st, cp, hp, 0, nil)
-}
-
-// racesFrom is racesOf for the transitions from event from on, adding those
-// on which the rule is not settled to r's open events (r may be nil).
-func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, from int32, r *ruled) {
+// racesFrom applies the backtrack rule to every transition from event from
+// on that races with thread p's step st (p's clock cp, p holding the locks
+// hp): dependent on one of the objects st touches, may be co-enabled, and not
+// happening before p. Flanagan and Godefroid take only the latest and count
+// on the exploration it starts to find the earlier ones; with sleep sets that
+// exploration may be cut (the thread it starts with can be asleep), so we
+// take them all, as source-DPOR does. Along each object's chain the scan
+// stops at the first write that happens before p, since everything before it
+// on the object does too. The transitions on which the rule is not settled
+// (see backtrackAt) are added to r's open events (r may be nil), and the
+// first of them is returned, or the length of the execution.
+func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, from int32, r *ruled) int32 {
 	e.pendingStep = st
 	k := int32(len(e.ev))
+	first := k
 	for a := range st.NumAccesses() {
 		acc := st.At(a)
 		for j := e.objLast.get(acc.Obj); j >= from; j = e.ev[j].prevOn(acc.Obj) {
@@ -431,8 +428,13 @@ func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, 
 			if x.t == p || !e.coEnabled(j, st, hp) {
 				continue
 			}
-			switch res := e.backtrackAt(j, p, cp); {
-			case r == nil || res == ruleSettled:
+			res := e.backtrackAt(j, p, cp)
+			if res == ruleSettled {
+				continue
+			}
+			first = min(first, j)
+			switch {
+			case r == nil:
 			case res == ruleSelf:
 				r.open = append(r.open, openRule{j: j, checked: k})
 			default:
@@ -440,4 +442,5 @@ func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, 
 			}
 		}
 	}
+	return first
 }

@@ -52,6 +52,10 @@ type Options struct {
 	// inline makes a parallel search explore every unit on the caller's
 	// goroutine, for tests of the units alone.
 	inline bool
+
+	// checkRevisits, in tests, makes SDPOR check its revisit records (see
+	// revisitCheck).
+	checkRevisits *revisitCheck
 }
 
 func (o Options) validate() error {

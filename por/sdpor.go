@@ -31,6 +31,13 @@ import (
 // clock on the current stack and no held locks, which only adds backtrack
 // points.
 //
+// Most transitions of SDPOR end at a visited state, and applying the rule
+// for the whole summary there each time would cost several times the rest
+// of the search. So each operation keeps how far the rule has settled for
+// it (opRuled): a revisit rules again only on the events pushed since its
+// last ruling, while its thread's last event then is still on the stack.
+// This does not change what the search explores.
+//
 // Assumptions, which SDPOR checks where it can:
 //   - the system implements ts.Hasher (otherwise the error wraps
 //     ts.ErrBadOptions and ts.ErrNoHash), and equal hashes mean equal states:
@@ -75,6 +82,7 @@ type opGraph struct {
 	adj   [][]int32
 	edges map[uint64]struct{} // the edges of the operations with more than smallAdj
 	seen  []uint32            // BFS marks, by generation
+	ruled []opRuled           // by operation: how far revisits have ruled on it
 	gen   uint32
 	queue []int32
 	// at[d*n+t] is the operation of thread t's next step at the frame of
@@ -110,6 +118,7 @@ func (g *opGraph) id(k opKey) int32 {
 	g.ops = append(g.ops, k)
 	g.adj = append(g.adj, nil)
 	g.seen = append(g.seen, 0)
+	g.ruled = append(g.ruled, opRuled{})
 	return i
 }
 
@@ -208,11 +217,78 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 	}
 	for _, i := range g.queue {
 		op := g.ops[i]
-		cp := e.clockOf(op.t)
 		var held []ts.Obj
 		if at[op.t] == i {
 			held = e.held[op.t] // the thread's next step: its locks are known
 		}
-		e.racesOf(op.t, op.step, cp, held)
+		r := &g.ruled[i]
+		last := e.thrLast[op.t]
+		from := int32(0)
+		if r.reuses(e.ev, last, held != nil) {
+			// The events below from that are still on the stack: ids grow
+			// along the stack, so those pushed by the time of the ruling.
+			from = min(r.from, int32(len(e.ev)))
+			for from > 0 && e.ev[from-1].id > r.stamp {
+				from--
+			}
+		}
+		r.from = e.racesFrom(op.t, op.step, e.clockOf(op.t), held, from, nil)
+		if c := e.opt.checkRevisits; c != nil && from > 0 {
+			b := e.backtracks
+			e.racesFrom(op.t, op.step, e.clockOf(op.t), held, 0, nil)
+			c.checks++
+			if e.backtracks != b {
+				c.misses++
+			}
+		}
+		r.last, r.held, r.stamp = last, held != nil, e.ids
+		if last >= 0 {
+			r.lastID = e.ev[last].id
+		}
 	}
+}
+
+// revisitCheck is, for tests (Options.checkRevisits), the count of the
+// rulings that a record shortened, each done again on the whole execution,
+// and of those where that added a backtrack point.
+type revisitCheck struct {
+	checks, misses int64
+}
+
+// opRuled is how far the backtrack rule has settled, at revisits, for an
+// operation of the graph, as ruled is for a thread's next step (see
+// backtrackAll): for every event below from, over the execution as it was
+// when e.ids was stamp, with the clock of the operation's thread's last event
+// then (last, at index last with id lastID; -1 for none) and with the
+// thread's held locks (held) or none.
+//
+// Consecutive revisits mostly share the execution below them, and the
+// summary's operations race with the same events there, so a revisit rules
+// only on the events above the shared part. A settled event stays settled
+// while it is on the stack: the backtrack sets only grow. The thread's clock
+// may have grown since (its last event then is still on the stack, with
+// later ones above): a race with the grown clock is a race with the old one
+// (it happens before fewer events), and its set E only grows, which keeps
+// the rule settled, since in SDPOR a thread explored at a frame was in the
+// frame's backtrack set: settled means that the backtrack set meets E, or
+// holds every enabled thread. Ruling without locks finds every race that
+// ruling with them finds; with them, the locks must be the same (the same
+// last event).
+type opRuled struct {
+	lastID, stamp uint64
+	last, from    int32
+	held          bool
+}
+
+// reuses reports whether the ruling recorded in r still holds for the
+// operation's thread, whose last event is now at index last (-1: none) of
+// the execution ev, ruled on with its held locks (held) or without.
+func (r *opRuled) reuses(ev []event, last int32, held bool) bool {
+	if r.held && !held {
+		return false
+	}
+	if r.held {
+		return last == r.last && (last < 0 || ev[last].id == r.lastID)
+	}
+	return r.last < 0 || int(r.last) < len(ev) && ev[r.last].id == r.lastID
 }
