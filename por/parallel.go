@@ -942,7 +942,7 @@ type parallel[S any] struct {
 // workers (see the top of this file).
 func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) (ts.Result, error) {
 	pctx, cancel := context.WithCancel(ctx)
-	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 8 * opt.Workers, keep: 64 * opt.Workers, cloneNodes: cloneNodes}
+	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * opt.Workers, keep: 64 * opt.Workers, cloneNodes: cloneNodes}
 	p.cond = sync.NewCond(&p.mu)
 	local := opt.Workers - 1 // the coordinator explores too (wait)
 	if opt.Runner != nil {
