@@ -200,10 +200,13 @@
 // and ODPOR plan a branch when their analysis finds a race, often in the
 // unit just before. With the predictor's copy of the wakeup trees kept to
 // a few thousand nodes (a whole copy on every restart costs more than it
-// saves), measured on 2 cores with 2 workers: 1.5x to 1.6x on indexer-16
-// (odpor and dpor), 1.3x to 1.45x on indexer-17, and no faster than one
-// goroutine on lastzero-12, whose units are small. A search splits only after Options.SplitAfter transitions
-// (50,000 by default). SDPOR refuses a worker count above 1. A system that
+// saves), measured on 2 cores with 2 workers: 1.5x on indexer-16 and 1.6x
+// on indexer-17 with ODPOR, and no faster than one goroutine on
+// lastzero-12, whose units are small, nor with DPOR on indexer-16: a
+// unit's worker does not know the backtrack sets of the frames above it,
+// so it logs every application of the rule to them (627,685 there) and
+// the search replays them alone. A search splits only after
+// Options.SplitAfter transitions (50,000 by default). SDPOR refuses a worker count above 1. A system that
 // cannot be used from several goroutines implements ts.Forker.
 //
 // # Units explored elsewhere
