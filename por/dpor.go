@@ -234,19 +234,42 @@ const (
 func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) rule {
 	e.markE(i, p, cp)
 	if int(i) < e.base {
-		// A unit's worker: the frame is the coordinator's. What the rule
-		// reads of this execution (E, and the initials) is known here; what
-		// it reads of the frame (its backtrack and sleep sets) is read when
-		// the coordinator takes the unit's result (parallel.go).
-		init := e.initials(i, p, cp, e.pendingStep)
-		e.log = append(e.log, logOp{kind: opBacktrack, frame: i, t: p, inE: bitsOf(&e.inE), init: bitsOf(init)})
-		return ruleOpen
+		// A unit's worker: the frame is the coordinator's, which applies
+		// the rule when it takes the unit's result (parallel.go). What the
+		// rule reads of this execution (E, and the initials) is known here;
+		// what it reads of the frame (its backtrack and sleep sets) is the
+		// unit's input, changed only by the unit: the worker applies the
+		// rule to its copy and logs only what adds a backtrack point (the
+		// coordinator counts it).
+		if !e.aboveKnown {
+			init := e.initials(i, p, cp, e.pendingStep)
+			e.log = append(e.log, logOp{kind: opBacktrack, frame: i, t: p, inE: bitsOf(&e.inE), init: bitsOf(init)})
+			return ruleOpen
+		}
+		before := e.backtracks
+		res := e.ruleAt(i, p, cp)
+		if e.backtracks != before {
+			e.backtracks = before
+			op := logOp{kind: opBacktrack, frame: i, t: p, inE: bitsOf(&e.inE)}
+			if e.initUsed {
+				op.init = bitsOf(&e.init)
+			}
+			e.log = append(e.log, op)
+		}
+		return res
 	}
+	return e.ruleAt(i, p, cp)
+}
+
+// ruleAt is backtrackAt on frame i, with E marked.
+func (e *explorer[S]) ruleAt(i int32, p ts.Tid, cp []uint32) rule {
 	f := &e.stack[i]
+	e.initUsed = false
 	if !e.scanE(f, p, &e.inE) {
 		return ruleSettled
 	}
 	init := e.initials(i, p, cp, e.pendingStep)
+	e.initUsed = true
 	switch e.backtrackInitials(f, init) {
 	case ts.Tid(-1):
 		return ruleSettled // every enabled thread is in the backtrack set

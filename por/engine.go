@@ -154,6 +154,8 @@ type explorer[S any] struct {
 	firstN      []uint32      // per thread, its first event's number in a notdep sequence
 	pendingStep ts.Step       // the step backtrackAt is reversing
 	initSelf    bool          // initials: p is one by its pending step
+	initUsed    bool          // ruleAt: the rule read the initials (e.init)
+	aboveKnown  bool          // a unit's worker knows the sleep and backtrack sets of its prefix (setAbove)
 
 	sleepBlocked int64
 	backtracks   int64

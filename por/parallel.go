@@ -97,19 +97,22 @@ type unit struct {
 	strict    bool
 	outcomes  bool
 	blocked   []ts.Obj // ODPOR: objects seen waiting, sorted
-	// above holds, for ODPOR, the sleep set of each frame of the prefix,
-	// which stays as it is while the unit is explored: a worker drops the
-	// wakeup sequences it would log for a frame whose sleep set rejects
-	// them (most of them), as the coordinator's insert would.
+	// above holds, for ODPOR and DPOR, the sleep set (and DPOR's backtrack
+	// set) of each frame of the prefix, which only the unit changes while
+	// it is explored: a worker drops the wakeup sequences it would log for
+	// a frame whose sleep set rejects them (most of them), as the
+	// coordinator's insert would, and applies DPOR's backtrack rule to its
+	// own copy of the frame, logging only what adds a backtrack point.
 	above []frameSleep
 	key   string // everything above but popped, encoded
 }
 
-// frameSleep is a frame's sleep set: the threads asleep with every outcome,
-// and single outcomes asleep.
+// frameSleep is a frame's sleep set (the threads asleep with every outcome,
+// and single outcomes asleep) and DPOR's backtrack set.
 type frameSleep struct {
 	sleep  []ts.Tid
 	psleep []wev
+	bt     []ts.Tid
 }
 
 // tnode is a node of a serialized wakeup subtree: its parent's index in the
@@ -260,6 +263,7 @@ func (u *unit) encode(w *wtree, r int32, above func(i int) (*bitset.BitSet, []we
 				num(int64(t))
 			}
 			psleepOf(psleep)
+			num(0) // no backtrack set
 		}
 	} else {
 		num(int64(len(u.above)))
@@ -269,6 +273,10 @@ func (u *unit) encode(w *wtree, r int32, above func(i int) (*bitset.BitSet, []we
 				num(int64(t))
 			}
 			psleepOf(a.psleep)
+			num(int64(len(a.bt)))
+			for _, t := range a.bt {
+				num(int64(t))
+			}
 		}
 	}
 	u.key = string(b)
@@ -290,6 +298,13 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 			u.blocked = append(u.blocked, o)
 		}
 		slices.Sort(u.blocked)
+	}
+	if e.mode == modeDPOR {
+		u.above = make([]frameSleep, k+1)
+		for i := range u.above {
+			f := &e.stack[i]
+			u.above[i].sleep, u.above[i].bt = tids(&f.sleep), tids(&f.bt)
+		}
 	}
 	if e.par != nil && e.par.runner != nil && e.m.Hasher != nil {
 		u.rootHash, u.rootHashed = e.m.Hasher.Hash(e.stack[k].state), true
@@ -448,16 +463,31 @@ func (e *explorer[S]) unitRoot(u *unit) {
 	e.move(top, mv)
 }
 
-// setAbove sets the sleep sets of frames 0 to k, a unit's prefix, to
-// above's, for insertAt's filter; none known rejects nothing.
+// tids lists the threads of set b.
+func tids(b *bitset.BitSet) []ts.Tid {
+	var l []ts.Tid
+	for t, ok := b.NextSet(0); ok; t, ok = b.NextSet(t + 1) {
+		l = append(l, ts.Tid(t))
+	}
+	return l
+}
+
+// setAbove sets the sleep and backtrack sets of frames 0 to k, a unit's
+// prefix, to above's, for insertAt's filter and backtrackAt; none known
+// (aboveKnown false) rejects nothing.
 func (e *explorer[S]) setAbove(k int, above []frameSleep) {
+	e.aboveKnown = len(above) == k+1
 	for i := 0; i <= k; i++ {
 		f := &e.stack[i]
 		f.sleep.ClearAll()
+		f.bt.ClearAll()
 		f.psleep = f.psleep[:0]
-		if len(above) == k+1 {
+		if e.aboveKnown {
 			for _, t := range above[i].sleep {
 				f.sleep.Set(uint(t))
+			}
+			for _, t := range above[i].bt {
+				f.bt.Set(uint(t))
 			}
 			f.psleep = append(f.psleep, above[i].psleep...)
 		}

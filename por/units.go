@@ -266,7 +266,12 @@ func decodeKey(key []byte, n int) (*unit, error) {
 		}
 		u.above = make([]frameSleep, k)
 		for i := range u.above {
-			u.above[i].sleep, u.above[i].psleep = d.sleepSet(n)
+			a := &u.above[i]
+			a.sleep, a.psleep = d.sleepSet(n)
+			a.bt = make([]ts.Tid, d.count())
+			for j := range a.bt {
+				a.bt[j] = d.tid(n)
+			}
 		}
 	}
 	if d.err == nil && len(d.b) != 0 {
