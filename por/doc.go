@@ -200,13 +200,15 @@
 // and ODPOR plan a branch when their analysis finds a race, often in the
 // unit just before. With the predictor's copy of the wakeup trees kept to
 // a few thousand nodes (a whole copy on every restart costs more than it
-// saves), measured on 2 cores with 2 workers: 1.5x on indexer-16 and 1.6x
-// on indexer-17 with ODPOR, and no faster than one goroutine on
-// lastzero-12, whose units are small, nor with DPOR on indexer-16: a
-// unit's worker does not know the backtrack sets of the frames above it,
-// so it logs every application of the rule to them (627,685 there) and
-// the search replays them alone. A search splits only after
-// Options.SplitAfter transitions (50,000 by default). SDPOR refuses a worker count above 1. A system that
+// saves), measured on 2 cores with 2 workers: 1.4x to 1.5x on indexer-16
+// and 1.6x on indexer-17 with ODPOR, 1.7x on indexer-16 with DPOR, and no
+// faster than one goroutine on lastzero-12, whose units are small. A
+// unit's input holds the sleep sets (and DPOR's backtrack sets) of the
+// frames above it, which only the unit changes while it runs, so its
+// worker logs only what changes them: the wakeup sequences those sleep
+// sets do not reject, the applications of DPOR's rule that add a
+// backtrack point. A search splits only after Options.SplitAfter
+// transitions (50,000 by default). SDPOR refuses a worker count above 1. A system that
 // cannot be used from several goroutines implements ts.Forker.
 //
 // # Units explored elsewhere
