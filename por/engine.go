@@ -171,7 +171,7 @@ type explorer[S any] struct {
 	// coordinator, predictor: the frames on the stack whose subtree was
 	// split further (a unit too large), each expandDepth below the last.
 	expanded []int32
-	gen      int64         // predictor: its generation (parallel.genNow)
+	gen      int64         // predictor: its generation (parallel.gen)
 	log      []logOp       // a unit's worker: what it does to the coordinator's frames, in order
 	par      *parallel[S]  // coordinator, predictor
 	inE      bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
@@ -939,10 +939,6 @@ func (e *explorer[S]) violation(v *ts.Violation, sched ts.Schedule) {
 // budget now and then.
 func (e *explorer[S]) budgetSpent() bool {
 	if e.Spent() {
-		return true
-	}
-	if e.role == rolePredictor && e.par.genNow.Load() != e.gen {
-		e.Stop = true // a newer predictor took over
 		return true
 	}
 	return e.res.Transitions&4095 == 0 && !e.memoryOK()

@@ -8,7 +8,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -933,10 +932,8 @@ type parallel[S any] struct {
 	predEnded   bool            // the current predictor has walked all it saw
 	needRestart bool            // a predictor could not apply a plan
 	plans       []plan          // plans forwarded to the current predictor
-	// genNow is gen, for the predictor's checks between units.
-	genNow atomic.Int64
-	done   bool
-	wg     sync.WaitGroup
+	done        bool
+	wg          sync.WaitGroup
 	// The current predictor, a coroutine (see pump): next resumes it, stop
 	// ends it; yield, called by the predictor, hands control back.
 	predNext  func()
@@ -1294,7 +1291,6 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	p.mu.Lock()
 	p.restarts++
 	p.gen++
-	p.genNow.Store(int64(p.gen))
 	p.emitted, p.taken = p.emitted[:0], 0
 	p.predEnded = false
 	p.needRestart = false
