@@ -430,7 +430,6 @@ func (e *explorer[S]) unitRoot(u *unit) {
 		s = e.m.Apply(s, mv)
 		last = mv.Thread
 	}
-	e.setAbove(k, u.above)
 	// pushEvent lowered nothing: the analysis state is the input's.
 	e.raceFrom = u.raceFrom
 	fromBits(&e.popped, u.popped)
@@ -443,6 +442,7 @@ func (e *explorer[S]) unitRoot(u *unit) {
 	}
 	e.nextPsleep = append(e.nextPsleep[:0], u.psleep...)
 	e.nextRoot = -1
+	above := u.above
 	if e.mode == modeODPOR {
 		e.nextRoot = e.wt.alloc(wev{t: mv.Thread, out: mv.Outcome, step: top.steps[mv.Thread]})
 		tree := u.tree
@@ -452,11 +452,11 @@ func (e *explorer[S]) unitRoot(u *unit) {
 				e.Fail(fmt.Errorf("por: a unit's own key does not decode: %w", err))
 				return
 			}
-			tree = in.tree
-			e.setAbove(k, in.above)
+			tree, above = in.tree, in.above
 		}
 		e.wt.build(e.nextRoot, tree)
 	}
+	e.setAbove(k, above)
 	top.taken = append(top.taken[:0], mv)
 	e.sched = append(e.sched[:k], mv)
 	e.move(top, mv)
