@@ -125,21 +125,25 @@ type explorer[S any] struct {
 	nextRoot   int32         // ODPOR: the wakeup subtree of the state being visited
 
 	// ODPOR
-	wt          wtree
-	raceFrom    int   // the first event whose races have not been analysed
-	seqBuf      []wev // reused wakeup sequences
-	insBuf      []wev // insert's copy of the sequence it inserts
-	insPath     []wev // the events insert descended through
-	recording   bool  // a coordinator taking a result: record plans
-	plans       []plan
-	cands       []cand
-	reinsert    [][]wev
-	replaySched ts.Schedule // feasibility replays
-	replays     int64
-	infeasible  int64               // wakeup-tree branches found not enabled
-	blockedObjs map[ts.Obj]struct{} // objects of steps seen waiting
-	popped      bitset.BitSet       // threads with events undone since the last end
-	strict      bool                // a check has failed: weak initials by initials only
+	wt       wtree
+	raceFrom int   // the first event whose races have not been analysed
+	seqBuf   []wev // reused wakeup sequences
+	insBuf   []wev // insert's copy of the sequence it inserts
+	// Scratch of a parallel search: the units' encoded inputs, the walk of
+	// a subtree to encode, the ids of a subtree's decoded nodes.
+	keyBuf           []byte
+	walkBuf, treeIDs []int32
+	insPath          []wev // the events insert descended through
+	recording        bool  // a coordinator taking a result: record plans
+	plans            []plan
+	cands            []cand
+	reinsert         [][]wev
+	replaySched      ts.Schedule // feasibility replays
+	replays          int64
+	infeasible       int64               // wakeup-tree branches found not enabled
+	blockedObjs      map[ts.Obj]struct{} // objects of steps seen waiting
+	popped           bitset.BitSet       // threads with events undone since the last end
+	strict           bool                // a check has failed: weak initials by initials only
 	// blockedIn marks small objects put in blockedObjs by blockObj, so that
 	// the check on every state where a thread waits costs no hashing.
 	blockedIn bitset.BitSet
@@ -321,6 +325,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.nextSleep.ClearAll()
 	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]}
 	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
+	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.popped, e.poppedRead, e.init, e.inE = old.popped, old.poppedRead, old.init, old.inE
 	e.ids = old.ids // ids stay unique across the pool's searches

@@ -2,7 +2,6 @@ package por
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"iter"
 	"math"
@@ -103,7 +102,11 @@ type unit struct {
 	// coordinator's insert would, and applies DPOR's backtrack rule to its
 	// own copy of the frame, logging only what adds a backtrack point.
 	above []frameSleep
-	key   string // everything above but popped, encoded
+	// key is everything above but popped, encoded (encode); keyb the same
+	// bytes, where the unit was encoded to (the coordinator's scratch: it
+	// looks its units up without copying them) or decoded from.
+	key  string
+	keyb []byte
 }
 
 // frameSleep is a frame's sleep set (the threads asleep with every outcome,
@@ -171,76 +174,55 @@ func fromBits(dst *bitset.BitSet, w []uint64) {
 	}
 }
 
-// encode sets u.key. With w, the wakeup subtree is node r's of w, and the
-// prefix frames' sleep sets are above's (one call per frame), written
-// straight into the key (u.tree and u.above are left empty, treeInKey set):
-// most units handed out are never explored, and a subtree can have
-// thousands of nodes.
-func (u *unit) encode(w *wtree, r int32, above func(i int) (*bitset.BitSet, []wev)) {
-	b := make([]byte, 0, 64+4*len(u.prefix))
-	num := func(v int64) { b = binary.AppendVarint(b, v) }
-	step := func(st ts.Step) {
-		num(int64(st.NumAccesses()))
-		for a := range st.NumAccesses() {
-			acc := st.At(a)
-			num(int64(acc.Obj))
-			num(int64(acc.Op))
-			if acc.Sync {
-				num(1)
-			} else {
-				num(0)
-			}
-		}
-	}
-	num(int64(len(u.prefix)))
+// encode writes u's input into u.keyb, reusing buf's array (u.key is left
+// to the caller: a string is made only for a unit handed out). With w, the
+// wakeup subtree is node r's of w, and the prefix frames' sleep sets are
+// above's (one call per frame), written straight into the key (u.tree and
+// u.above are left empty, treeInKey set): most units handed out are never
+// explored, and a subtree can have thousands of nodes. walk is scratch for
+// the tree's walk.
+func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.BitSet, []wev), walk *[]int32) {
+	c := encoder{b: buf[:0]}
+	c.num(int64(len(u.prefix)))
 	for _, mv := range u.prefix {
-		num(int64(mv.Thread))
-		num(int64(mv.Outcome))
+		c.num(int64(mv.Thread))
+		c.num(int64(mv.Outcome))
 	}
-	num(int64(len(u.sleep)))
+	c.num(int64(len(u.sleep)))
 	for _, t := range u.sleep {
-		num(int64(t))
+		c.num(int64(t))
 	}
-	psleepOf := func(psleep []wev) {
-		num(int64(len(psleep)))
-		for _, x := range psleep {
-			num(int64(x.t))
-			num(int64(x.out))
-			step(x.step)
-		}
-	}
-	psleepOf(u.psleep)
-	node := func(parent int32, x wev, extra bool) {
-		num(int64(parent))
-		num(int64(x.t))
-		num(int64(x.out))
-		step(x.step)
-		if extra {
-			num(1)
-		} else {
-			num(0)
-		}
-	}
+	c.psleep(u.psleep)
+	// The subtree's nodes in preorder, each as its parent's index + 2 (the
+	// root's children: 1), its event and whether it is extra; 0 ends them.
 	if w != nil {
-		num(int64(w.size(r)))
+		// stack holds, for each node on the path, its index in the list
+		// and the next child to write.
+		stack := (*walk)[:0]
 		i := int32(0)
-		var walk func(n, parent int32)
-		walk = func(n, parent int32) {
-			for c := w.nodes[n].first; c >= 0; c = w.nodes[c].next {
-				node(parent, w.nodes[c].wev, w.nodes[c].extra)
-				i++
-				walk(c, i-1)
+		stack = append(stack, -1, w.nodes[r].first)
+		for len(stack) > 0 {
+			k := len(stack) - 2
+			parent, ch := stack[k], stack[k+1]
+			if ch < 0 {
+				stack = stack[:k]
+				continue
 			}
+			n := &w.nodes[ch]
+			stack[k+1] = n.next
+			c.node(parent, n.wev, n.extra)
+			stack = append(stack, i, n.first)
+			i++
 		}
-		walk(r, -1)
+		*walk = stack
 		u.treeInKey = true
 	} else {
-		num(int64(len(u.tree)))
 		for _, n := range u.tree {
-			node(n.parent, n.x, n.extra)
+			c.node(n.parent, n.x, n.extra)
 		}
 	}
-	num(int64(u.raceFrom))
+	c.num(0)
+	c.num(int64(u.raceFrom))
 	flags := int64(0)
 	if u.strict {
 		flags |= 1
@@ -248,37 +230,45 @@ func (u *unit) encode(w *wtree, r int32, above func(i int) (*bitset.BitSet, []we
 	if u.outcomes {
 		flags |= 2
 	}
-	num(flags)
-	num(int64(len(u.blocked)))
+	c.num(flags)
+	c.num(int64(len(u.blocked)))
 	for _, o := range u.blocked {
-		num(int64(o))
+		c.num(int64(o))
 	}
 	if above != nil {
-		num(int64(len(u.prefix)))
+		c.num(int64(len(u.prefix)))
 		for i := range u.prefix {
 			bits, psleep := above(i)
-			num(int64(bits.Count()))
+			c.num(int64(bits.Count()))
 			for t, ok := bits.NextSet(0); ok; t, ok = bits.NextSet(t + 1) {
-				num(int64(t))
+				c.num(int64(t))
 			}
-			psleepOf(psleep)
-			num(0) // no backtrack set
+			c.psleep(psleep)
+			c.num(0) // no backtrack set
 		}
 	} else {
-		num(int64(len(u.above)))
+		c.num(int64(len(u.above)))
 		for _, a := range u.above {
-			num(int64(len(a.sleep)))
+			c.num(int64(len(a.sleep)))
 			for _, t := range a.sleep {
-				num(int64(t))
+				c.num(int64(t))
 			}
-			psleepOf(a.psleep)
-			num(int64(len(a.bt)))
+			c.psleep(a.psleep)
+			c.num(int64(len(a.bt)))
 			for _, t := range a.bt {
-				num(int64(t))
+				c.num(int64(t))
 			}
 		}
 	}
-	u.key = string(b)
+	u.keyb = c.b
+}
+
+// keyString returns u's key as a string, making it from u.keyb once.
+func (u *unit) keyString() string {
+	if u.key == "" {
+		u.key = string(u.keyb)
+	}
+	return u.key
 }
 
 // unitHere returns the unit of move mv from the top frame, whose child
@@ -309,20 +299,12 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		u.rootHash, u.rootHashed = e.m.Hasher.Hash(e.stack[k].state), true
 	}
 	if e.mode == modeODPOR {
-		u.encode(&e.wt, e.nextRoot, func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep })
+		u.encode(e.keyBuf, &e.wt, e.nextRoot, func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep }, &e.walkBuf)
 	} else {
-		u.encode(nil, 0, nil)
+		u.encode(e.keyBuf, nil, 0, nil, nil)
 	}
+	e.keyBuf = u.keyb
 	return u
-}
-
-// size returns the number of nodes below node r.
-func (w *wtree) size(r int32) int {
-	k := 0
-	for c := w.nodes[r].first; c >= 0; c = w.nodes[c].next {
-		k += 1 + w.size(c)
-	}
-	return k
 }
 
 // build adds the serialized subtree under node r.
@@ -445,16 +427,20 @@ func (e *explorer[S]) unitRoot(u *unit) {
 	above := u.above
 	if e.mode == modeODPOR {
 		e.nextRoot = e.wt.alloc(wev{t: mv.Thread, out: mv.Outcome, step: top.steps[mv.Thread]})
-		tree := u.tree
 		if u.treeInKey {
-			in, err := decodeKey([]byte(u.key), e.n)
+			kb := u.keyb
+			if kb == nil {
+				kb = []byte(u.key)
+			}
+			in, err := decodeKey(kb, e.n, &e.wt, e.nextRoot, &e.treeIDs)
 			if err != nil {
 				e.Fail(fmt.Errorf("por: a unit's own key does not decode: %w", err))
 				return
 			}
-			tree, above = in.tree, in.above
+			above = in.above
+		} else {
+			e.wt.build(e.nextRoot, u.tree)
 		}
-		e.wt.build(e.nextRoot, tree)
 	}
 	e.setAbove(k, above)
 	top.taken = append(top.taken[:0], mv)
@@ -528,6 +514,8 @@ func (e *explorer[S]) pushPrefix(s S, last ts.Tid) bool {
 func (e *explorer[S]) delegate(mv ts.Move) {
 	u := e.unitHere(mv)
 	if e.role == rolePredictor {
+		// Handed out: the key outlives the scratch it was written to.
+		u.key, u.keyb = string(u.keyb), nil
 		if !e.par.emit(u, int(e.gen)) {
 			e.Stop = true // a newer predictor took over
 		}
@@ -1203,7 +1191,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
 	if p.trace != nil {
 		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx)
-		p.trace.took(u.key, r.transitions)
+		p.trace.took(u.keyString(), r.transitions)
 		p.units++
 		return r, true
 	}
@@ -1215,10 +1203,10 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	behind := i >= len(p.emitted)
 	// Behind a predictor that is still walking is on track; behind one
 	// that has walked all it saw is not: it must start again from here.
-	onTrack = ((behind && !p.predEnded) || (!behind && p.emitted[i] == u.key)) && !p.needRestart
-	j := p.jobs[u.key]
+	onTrack = ((behind && !p.predEnded) || (!behind && p.emitted[i] == string(u.keyb))) && !p.needRestart
+	j := p.jobs[string(u.keyb)]
 	if j != nil {
-		delete(p.jobs, u.key)
+		delete(p.jobs, j.u.key)
 		if !j.running && j.r == nil {
 			// Still queued: taken out, so that it is not handed out again
 			// beside a new job of the same key. Without a runner the
@@ -1231,7 +1219,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 			}
 		}
 	} else if behind {
-		p.skip[u.key] = true // the predictor is to meet it, not hand it out
+		p.skip[u.keyString()] = true // the predictor is to meet it, not hand it out
 	}
 	if j == nil && p.runner == nil {
 		p.misses++

@@ -156,7 +156,7 @@ func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *u
 }
 
 const (
-	unitMagic   = "weft-por-unit/2"
+	unitMagic   = "weft-por-unit/3"
 	resultMagic = "weft-por-result/1"
 )
 
@@ -187,7 +187,7 @@ func encodeUnit(u *unit, opt *Options, m mode, n int, maxT, maxE int64) Unit {
 	if u.rootHashed {
 		c.b = binary.LittleEndian.AppendUint64(c.b, u.rootHash)
 	}
-	c.str(u.key)
+	c.str(u.keyString())
 	c.words(u.popped)
 	return Unit(c.b)
 }
@@ -224,7 +224,7 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 	if d.err != nil {
 		return h, nil, d.err
 	}
-	u, err = decodeKey(key, h.n)
+	u, err = decodeKey(key, h.n, nil, 0, nil)
 	if err != nil {
 		return h, nil, err
 	}
@@ -234,9 +234,9 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 }
 
 // decodeKey is unit.encode backwards.
-func decodeKey(key []byte, n int) (*unit, error) {
+func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit, error) {
 	d := decoder{b: key}
-	u := &unit{key: string(key)}
+	u := &unit{keyb: key}
 	u.prefix = make(ts.Schedule, d.count())
 	for i := range u.prefix {
 		u.prefix[i] = ts.Move{Thread: d.tid(n), Outcome: d.small()}
@@ -245,13 +245,31 @@ func decodeKey(key []byte, n int) (*unit, error) {
 		d.fail("empty prefix")
 	}
 	u.sleep, u.psleep = d.sleepSet(n)
-	u.tree = make([]tnode, d.count())
-	for i := range u.tree {
-		p := d.num()
-		if p < -1 || p >= int64(i) {
-			d.fail("wakeup tree node's parent out of range")
+	if into != nil {
+		*ids = (*ids)[:0]
+	}
+	for i := int64(0); ; i++ {
+		p := d.num() - 2
+		if d.err != nil || p == -2 {
+			break
 		}
-		u.tree[i] = tnode{parent: int32(p), x: wev{t: d.tid(n), out: d.small(), step: d.step()}, extra: d.num() != 0}
+		if p < -1 || p >= i {
+			d.fail("wakeup tree node's parent out of range")
+			break
+		}
+		x := d.wevOf(n)
+		extra := d.num() != 0
+		if into == nil {
+			u.tree = append(u.tree, tnode{parent: int32(p), x: x, extra: extra})
+			continue
+		}
+		parent := root
+		if p >= 0 {
+			parent = (*ids)[p]
+		}
+		id := into.addChild(parent, x)
+		into.nodes[id].extra = extra
+		*ids = append(*ids, id)
 	}
 	u.raceFrom = d.small()
 	f := d.num()
@@ -512,12 +530,44 @@ func (c *encoder) sched(s ts.Schedule) {
 func (c *encoder) wev(x wev) {
 	c.num(int64(x.t))
 	c.num(int64(x.out))
-	c.num(int64(x.step.NumAccesses()))
-	for a := range x.step.NumAccesses() {
-		acc := x.step.At(a)
-		c.num(int64(acc.Obj))
-		c.num(int64(acc.Op))
-		c.flags(acc.Sync)
+	c.step(x.step)
+}
+
+// step writes a step's accesses, the first the step's own.
+func (c *encoder) step(st ts.Step) {
+	c.num(int64(st.NumAccesses()))
+	c.access(st.Obj, st.Op, st.Sync)
+	for _, a := range st.Also {
+		c.access(a.Obj, a.Op, a.Sync)
+	}
+}
+
+func (c *encoder) access(o ts.Obj, op ts.Op, sync bool) {
+	c.num(int64(o))
+	c.num(int64(op))
+	if sync {
+		c.b = append(c.b, 2) // the varint of 1
+	} else {
+		c.b = append(c.b, 0)
+	}
+}
+
+// psleep writes a sleep set's single outcomes.
+func (c *encoder) psleep(psleep []wev) {
+	c.num(int64(len(psleep)))
+	for _, x := range psleep {
+		c.wev(x)
+	}
+}
+
+// node writes a node of a unit's wakeup subtree (see unit.encode).
+func (c *encoder) node(parent int32, x wev, extra bool) {
+	c.num(int64(parent) + 2)
+	c.wev(x)
+	if extra {
+		c.b = append(c.b, 2)
+	} else {
+		c.b = append(c.b, 0)
 	}
 }
 
@@ -746,7 +796,7 @@ func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
 			if j := byKey[key]; j != nil && j.r == nil {
 				p.remote++
 				for _, x := range batch { // the jobs of one key share its result
-					if x.r == nil && x.u.key == j.u.key && slices.Equal(x.u.popped, j.u.popped) {
+					if x.r == nil && x.u.keyString() == j.u.keyString() && slices.Equal(x.u.popped, j.u.popped) {
 						x.r = r
 						close(x.done)
 					}
