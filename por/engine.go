@@ -262,9 +262,10 @@ func release[S any](e *explorer[S]) {
 	p.(*sync.Pool).Put(e)
 }
 
-// newExplorer returns an explorer of sys in mode m that fills res.
+// newExplorer returns an explorer of sys in mode m that fills res, from
+// the pool (release it when done).
 func newExplorer[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) *explorer[S] {
-	e := new(explorer[S])
+	e := pooled[S]()
 	e.start(ctx, sys, model, opt, m, res)
 	return e
 }

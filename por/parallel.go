@@ -1005,6 +1005,8 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	err := e.Drive(e.root, e.loop, e.panicked)
 	p.close()
 	e.finish(err == nil)
+	err = e.Err
+	release(e)
 	res.Stats["parallel-units"] = p.units
 	res.Stats["parallel-reruns"] = p.reruns
 	res.Stats["parallel-misses"] = p.misses
@@ -1018,7 +1020,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		res.Stats["parallel-remote-units"] = p.remote
 	}
 	addSystemStats(res)
-	return *res, e.Err
+	return *res, err
 }
 
 // closeForks closes the systems Fork made that have a Close method.
@@ -1069,6 +1071,11 @@ func forked[S any](sys ts.TransitionSystem[S], n int) (w ts.TransitionSystem[S],
 func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 	defer p.wg.Done()
 	var ex *explorer[S] // reused from unit to unit
+	defer func() {
+		if ex != nil {
+			release(ex)
+		}
+	}()
 	for {
 		p.mu.Lock()
 		for len(p.queue) == 0 && !p.done {
@@ -1352,6 +1359,12 @@ func (p *parallel[S]) close() {
 	p.cancel()
 	p.stopPredictor()
 	p.wg.Wait()
+	for _, e := range []*explorer[S]{p.inlineEx, p.predEx} {
+		if e != nil {
+			release(e)
+		}
+	}
+	p.inlineEx, p.predEx = nil, nil
 	for _, j := range p.jobs {
 		if j.r != nil {
 			p.wasted += j.r.transitions

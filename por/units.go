@@ -118,6 +118,7 @@ func ExploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], u Unit)
 	}
 	var ex *explorer[S]
 	r := exploreUnit(ctx, sys, model, opt, h.mode, in, h.maxT, h.maxE, h.cut, &ex)
+	release(ex)
 	if r.cancelled {
 		return nil, ctx.Err()
 	}
