@@ -232,6 +232,12 @@ const (
 // the execution up to i and the step and clock of p the same, could change
 // anything.
 func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) rule {
+	if f := &e.stack[i]; (int(i) >= e.base || e.aboveKnown) && f.status[p] == ts.Enabled && f.bt.Test(uint(p)) {
+		// p is in E (it is enabled there) and in the backtrack set: the
+		// rule is settled (scanE), whatever the rest of E.
+		e.initUsed = false
+		return ruleSettled
+	}
 	e.markE(i, p, cp)
 	if int(i) < e.base {
 		// A unit's worker: the frame is the coordinator's, which applies
