@@ -3,7 +3,6 @@ package por
 import (
 	"context"
 	"github.com/bits-and-blooms/bitset"
-	"slices"
 
 	"github.com/weftlab/weft/ts"
 )
@@ -78,12 +77,15 @@ func (k opKey) fingerprint() uint64 {
 
 // opGraph is the visible-operation dependency graph.
 type opGraph struct {
-	ids   map[uint64]int32 // by fingerprint, then by fingerprint+1, ... on a collision
-	ops   []opKey
-	adj   [][]int32
-	edges map[uint64]struct{} // the edges of the operations with more than smallAdj
-	seen  []uint32            // BFS marks, by generation
-	ruled []opRuled           // by operation: how far revisits have ruled on it
+	ids map[uint64]int32 // by fingerprint, then by fingerprint+1, ... on a collision
+	ops []opKey
+	adj [][]int32
+	// An edge between the first denseOps operations is in succ (a set of
+	// successors by operation), one with another in edges.
+	succ  []bitset.BitSet
+	edges map[uint64]struct{}
+	seen  []uint32  // BFS marks, by generation
+	ruled []opRuled // by operation: how far revisits have ruled on it
 	gen   uint32
 	queue []int32
 	// reach[i] is the set of operations reachable from operation i (i
@@ -103,9 +105,10 @@ type opGraph struct {
 	at []int32
 }
 
-// smallAdj is the out-degree up to which an operation's edges are found by
-// scanning its adjacency list; above it, by the edges map.
-const smallAdj = 16
+// denseOps is how many operations have their successors in a bitset (at
+// most 512 bytes each): lookups in a map cost several times more, and a
+// search revisits its few hundred operations' edges at every state.
+const denseOps = 4096
 
 func (g *opGraph) init() {
 	g.ids = make(map[uint64]int32)
@@ -131,6 +134,9 @@ func (g *opGraph) id(k opKey) int32 {
 	g.seen = append(g.seen, 0)
 	g.ruled = append(g.ruled, opRuled{})
 	g.reach = append(g.reach, bitset.BitSet{})
+	if i < denseOps {
+		g.succ = append(g.succ, bitset.BitSet{})
+	}
 	g.reachAt = append(g.reachAt, 0)
 	g.version++
 	return i
@@ -162,17 +168,12 @@ func (g *opGraph) reachable(i int32) *bitset.BitSet {
 func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 func (g *opGraph) edge(a, b int32) {
-	adj := g.adj[a]
-	if len(adj) <= smallAdj {
-		if slices.Contains(adj, b) {
+	if a < denseOps && b < denseOps {
+		s := &g.succ[a]
+		if s.Test(uint(b)) {
 			return
 		}
-		if len(adj) == smallAdj { // from now on the map answers for a
-			for _, c := range adj {
-				g.edges[edgeKey(a, c)] = struct{}{}
-			}
-			g.edges[edgeKey(a, b)] = struct{}{}
-		}
+		s.Set(uint(b))
 	} else {
 		k := edgeKey(a, b)
 		if _, ok := g.edges[k]; ok {
@@ -180,7 +181,7 @@ func (g *opGraph) edge(a, b int32) {
 		}
 		g.edges[k] = struct{}{}
 	}
-	g.adj[a] = append(adj, b)
+	g.adj[a] = append(g.adj[a], b)
 	g.version++
 }
 
