@@ -927,6 +927,7 @@ type parallel[S any] struct {
 	predNext  func()
 	predStop  func()
 	predYield func(struct{}) bool
+	predMu    sync.Mutex // held to resume or stop the predictor
 
 	// The predictor's system and model (one predictor runs at a time), and
 	// whether the goroutines have copies of the system (ts.Forker).
@@ -1079,6 +1080,15 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 	for {
 		p.mu.Lock()
 		for len(p.queue) == 0 && !p.done {
+			if p.canWalk() {
+				// Nothing to explore and the predictor can hand out
+				// more: walk it here rather than wait for the
+				// coordinator to.
+				p.mu.Unlock()
+				p.pump()
+				p.mu.Lock()
+				continue
+			}
 			p.cond.Wait()
 		}
 		if p.done {
@@ -1121,6 +1131,12 @@ func (p *parallel[S]) wait(e *explorer[S], j *job) {
 			k := p.dequeue()
 			p.mu.Unlock()
 			p.explore(k, e.sys, e.m, &p.inlineEx)
+			p.mu.Lock()
+			continue
+		}
+		if p.canWalk() {
+			p.mu.Unlock()
+			p.pump()
 			p.mu.Lock()
 			continue
 		}
@@ -1175,19 +1191,29 @@ func (p *parallel[S]) full() bool {
 }
 
 // pump lets the predictor walk until it is far enough ahead or has walked
-// all it saw. The predictor is a coroutine of the coordinator (iter.Pull):
-// it walks only when resumed here, so it never waits for a core behind the
-// goroutines that explore (its walk is a few percent of the work, but the
-// workers starve without it), and what it hands out does not depend on
-// timing.
+// all it saw. The predictor is a coroutine (iter.Pull): it walks only when
+// resumed here, by the coordinator before each result it takes or by a
+// goroutine that would otherwise wait for work, so it never waits for a
+// core behind the goroutines that explore (its walk is a few percent of
+// the work, but they starve without it). One goroutine at a time resumes
+// or stops it (predMu). With a runner, only the coordinator resumes it, so
+// the batches do not depend on timing.
 func (p *parallel[S]) pump() {
+	p.predMu.Lock()
+	defer p.predMu.Unlock()
 	p.mu.Lock()
 	next := p.predNext
-	resume := next != nil && !p.predEnded && !p.needRestart && !p.full()
+	resume := p.canWalk()
 	p.mu.Unlock()
 	if resume {
 		next()
 	}
+}
+
+// canWalk reports whether the predictor has more to hand out now (p.mu
+// held).
+func (p *parallel[S]) canWalk() bool {
+	return p.predNext != nil && !p.predEnded && !p.needRestart && !p.full() && !p.done
 }
 
 // result returns the result of unit u for the coordinator e, and whether
@@ -1340,6 +1366,8 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 // stopPredictor stops the current predictor, if any: resumed with its
 // yield returning false, it stops at once.
 func (p *parallel[S]) stopPredictor() {
+	p.predMu.Lock()
+	defer p.predMu.Unlock()
 	p.mu.Lock()
 	stop := p.predStop
 	p.predNext, p.predStop = nil, nil
