@@ -819,19 +819,9 @@ func (e *explorer[S]) planned(i int, w []wev, extra bool) {
 // could: the frame is on its stack and the node it attaches to is still in
 // its tree (not explored yet, or on its path, whose children come after).
 func (e *explorer[S]) replan(x *plan) bool {
-	if x.frame >= e.depth || x.frame > len(e.sched) || !slices.Equal(e.sched[:x.frame], x.path) {
+	node := e.attachAt(x)
+	if node < 0 {
 		return false
-	}
-	node := e.stack[x.frame].root
-	for _, a := range x.attach {
-		c := e.wt.nodes[node].first
-		for c >= 0 && (e.wt.nodes[c].t != a.t || e.wt.nodes[c].out != a.out) {
-			c = e.wt.nodes[c].next
-		}
-		if c < 0 {
-			return false
-		}
-		node = c
 	}
 	for _, y := range x.suffix {
 		node = e.wt.addChild(node, y)
@@ -840,13 +830,48 @@ func (e *explorer[S]) replan(x *plan) bool {
 	return true
 }
 
+// attachAt returns the node of a predictor's frames that plan x attaches
+// to, or -1 if it has none: the frame is not on its stack, or the node is
+// no longer in its tree.
+func (e *explorer[S]) attachAt(x *plan) int32 {
+	if x.frame >= e.depth || x.frame > len(e.sched) || !slices.Equal(e.sched[:x.frame], x.path) {
+		return -1
+	}
+	node := e.stack[x.frame].root
+	for _, a := range x.attach {
+		c := e.wt.nodes[node].first
+		for c >= 0 && (e.wt.nodes[c].t != a.t || e.wt.nodes[c].out != a.out) {
+			c = e.wt.nodes[c].next
+		}
+		if c < 0 {
+			return -1
+		}
+		node = c
+	}
+	return node
+}
+
 // forward hands the plans of the result just taken to the predictor, and
 // reports false if there is none to take them (the search must start one).
 func (p *parallel[S]) forward(plans []plan) bool {
+	// The predictor is suspended while predMu is held: if it has left a
+	// plan's frame already, it will fail to apply it, so the search starts
+	// a new one now rather than when it next takes a result (the workers
+	// may have nothing to explore meanwhile). Plans still pending may add
+	// the nodes later ones attach to: then it is left to the predictor.
+	p.predMu.Lock()
+	defer p.predMu.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.predNext == nil || p.predEnded || p.needRestart {
 		return false
+	}
+	if len(p.plans) == 0 && p.predEx != nil {
+		for i := range plans {
+			if p.predEx.attachAt(&plans[i]) < 0 {
+				return false
+			}
+		}
 	}
 	p.plans = append(p.plans, plans...)
 	return true
