@@ -10,27 +10,36 @@ import (
 	"github.com/weftlab/weft/ts"
 )
 
-// IterativePOR is iterative context bounding over cb-por: it runs POR at
-// bounds 0, 1, ..., Options.Bound in turn and stops at the first bound whose
+// IterativePOR is iterative context bounding over cb-por: it searches bound
+// 0, then 1, ..., up to Options.Bound, and stops at the first bound whose
 // search finds a violation, so the violation it reports is reached within
-// the fewest preemptions of any (no execution with fewer reaches one), while
-// each bound explores one execution per terminal HB class. The bound must be
-// given: Unbounded is refused.
+// the fewest preemptions of any (no execution with fewer reaches one). The
+// bound must be given: Unbounded is refused.
 //
-// Each bound's search explores the lower bounds' executions again, as in
-// iterative deepening, but the searches share the memo of context bounds
-// and of replayed enabled sets (a state's context bound does not depend on
-// the bound searched), so that the CB computations of the lower bounds are
-// not done again; Result counts the work of all of them (its Stats the
-// memo's figures over all bounds), Limits apply to that total (a limit spent at the end of one bound stops the
-// search before the next, with an incomplete result), and Coverage is that
-// of the last bound searched.
+// Bound k's search does not redo the lower bounds' work: it explores one
+// execution per terminal HB class whose context bound is exactly k, never
+// one of a lower bound's classes again, so that Result.Executions is the
+// number of terminal HB classes within Options.Bound, as for POR at that
+// bound. It is POR's search (Algorithm 2) over the table the lower bounds
+// left, in which a state counts as stored at bound k when its level, kept
+// with it, is at least k: the level says that every terminal state
+// reachable from the state by steps of context bound at most the level is
+// stored (see the package documentation, "IterativePOR", for why this is
+// exact). The searches share the memo of context bounds and enabled sets
+// (a state's context bound does not depend on the bound searched). Result
+// counts the work of all bounds, and its Stats the figures of all of them;
+// Limits apply to that total (a limit that runs out stops the search at
+// its next transition, in whichever bound, with an incomplete result), and
+// Coverage is that of the last bound searched: per bound, the terminal HB
+// classes and terminal states found within it, at this bound or a lower
+// one.
 //
 // With KeepGoing every bound is searched. Result.Violation is the first
-// violation of the lowest bound that has one; a violation is handed to
-// OnViolation and counted in Result.Violations once, at the first bound that
-// finds it (the searches of higher bounds find it again: it is recognized
-// by its kind, its message and the happens-before state its trace reaches).
+// violation of the lowest bound that has one; each violation is handed to
+// OnViolation and counted in Result.Violations once (one that a panic in
+// user code raised, whose state is not stored, may be reached again: it is
+// recognized by its kind, its message and the happens-before state its
+// trace reaches).
 func IterativePOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	bad := ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}
 	if err := search.Context(ctx); err != nil {
@@ -42,6 +51,146 @@ func IterativePOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Op
 	if err := opt.validate(); err != nil {
 		return bad, err
 	}
+	if opt.redo {
+		return iterativeRedo(ctx, sys, opt, bad)
+	}
+	opt.incremental = true
+	return runHB(ctx, sys, opt, true)
+}
+
+// Levels. IterativePOR keeps one table H across its bounds and, for each
+// state x in it, a level L(x) such that Complete(x, L(x)) holds, where
+// Complete(x, L) says that every terminal state reachable from x by steps
+// of context bound at most L is in H. H only grows, so Complete(x, L),
+// once true, stays true. A terminal state (or one whose Check fails) has
+// no steps: its level is levelAll. At bound c a state counts as stored iff
+// it is in H with a level of at least c, and Mark gives a state x it stores
+// at bound c the level
+//
+//	L(x) = min over moves m of x of: L(next(x, m)) if next(x, m) is in H, and CB(x, m) - 1 if that is more (or it is not)
+//
+// (a lower bound on CB(x, m) serves; a thread whose status at x is not
+// decided counts as enabled). Complete(x, L(x)) follows: a path from x within
+// L(x) starts with a move m with CB(x, m) <= L(x), so next(x, m) is in H with
+// Complete(next(x, m), L(x)). Line 18 makes every move of x within c reach a
+// stored state, so L(x) >= c: stored at c means Complete(x, c), which is
+// Inv's "stored implies complete" at bound c, whatever was kept from lower
+// bounds. A state kept with a level below c is not stored at c, and Mark
+// stores it again, with a new level, when its successors allow.
+//
+// The search at c never enters a stored state, so it never reaches a
+// terminal state of a lower bound (stored, level levelAll) and reaches
+// each new one once, as POR does. It still reaches every terminal state
+// within c: each state it pops is stored, by Mark (which considers a
+// state as a predecessor of each successor it stores, as in POR) or, where
+// every move was stored or over the bound from the start (the successors
+// were kept from lower bounds, so no Mark at c came back to it), by
+// markStuck, which stores it with its level and runs Mark's recursion from
+// it. So the initial state is stored at the end, and Complete(s_I, c)
+// holds: every terminal state within c is in H, found at c or a lower
+// bound.
+
+// levelAll is the level of a state from which no step leads on.
+const levelAll = 255
+
+// setLevel records lv as the level of the table's state id, if more than the
+// one it has (a state gets ids in insertion order).
+func (e *hbSearch[S]) setLevel(id int, lv uint8) {
+	if !e.incr {
+		return
+	}
+	for len(e.level) <= id {
+		e.level = append(e.level, 0)
+	}
+	e.level[id] = max(e.level[id], lv)
+}
+
+// runBounds searches bounds 0..c in turn over one table.
+func (e *hbSearch[S]) runBounds() {
+	top := e.c
+	for c := int32(0); c <= top; c++ {
+		e.c = c
+		e.res.Bound = int(c)
+		e.res.Coverage = nil
+		e.res.Complete = false
+		e.marked.ClearAll()
+		e.run()
+		if e.Stop {
+			return
+		}
+	}
+}
+
+// remark runs Mark's recursion from the state id, kept from a lower bound
+// and stored, that the move mv (whose step is step) reaches from the top
+// state within the bound, as Mark would have from it had it been stored at
+// this bound: the search steps to it (its predecessors are prefixes of the
+// stack, which Mark needs) and back.
+func (e *hbSearch[S]) remark(top *hbFrame[S], mv ts.Move, step ts.Step, id int) {
+	e.current, e.moving = mv.Thread, mv
+	child := e.m.Apply(top.state, mv)
+	e.res.Transitions++
+	e.current = -1
+	e.push(child, mv, step)
+	e.moving = ts.Move{Thread: -1}
+	if e.Stop {
+		return
+	}
+	failed := false
+	if e.level[id] == levelAll && (e.m.Checker != nil || e.m.Invariant != nil) {
+		failed = e.m.Check(child) != nil // a leaf: its predecessors may fail too
+	}
+	e.remarks++
+	e.memo.begin(e.cur, e.curH2)
+	e.markScratch()
+	e.markRec(id, e.level[id], failed)
+	e.pop()
+}
+
+// markStuck stores the top state, from which every move reaches a stored
+// state or is over the bound (they were checked, and the table only grows
+// since), with its level, and runs Mark's recursion from it. It reports
+// false, storing nothing, if a move turns out to be neither (which the
+// search would have taken).
+func (e *hbSearch[S]) markStuck() bool {
+	f := &e.frames[e.depth-1]
+	m := e.memo
+	m.begin(e.cur, e.curH2)
+	x := m.x
+	lv := uint8(levelAll)
+	for u, ok := f.en.NextSet(0); ok; u, ok = f.en.NextSet(u + 1) {
+		v := ts.Tid(u)
+		within := -1
+		for c := range f.outs[v] {
+			m.addStep(v, f.steps[v], c)
+			in, nl := e.stored(x)
+			m.remove(v)
+			if in {
+				lv = min(lv, nl)
+				continue
+			}
+			if within < 0 {
+				within = int(b2i(e.cbWithin(v)))
+			}
+			if within == 1 {
+				return false
+			}
+			lv = min(lv, e.refusedLevel(v, f.steps[v], c))
+		}
+	}
+	e.markScratch()
+	id, _ := e.table.Insert(x)
+	e.setLevel(id, lv)
+	e.stuckMarks++
+	e.markRec(id, e.level[id], false)
+	return true
+}
+
+// iterativeRedo is IterativePOR as it was before the incremental search
+// (Options.redo, for tests): POR at bounds 0, 1, ..., Bound in turn, each
+// afresh, the searches sharing only the memo, each bound's exploring the
+// executions of the lower bounds again.
+func iterativeRedo[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, bad ts.Result) (ts.Result, error) {
 	opt = opt.resolved()
 	total := ts.Result{Bound: 0, Finds: bad.Finds}
 	seen := map[string]bool{}
