@@ -153,6 +153,7 @@ type hbSearch[S any] struct {
 	// incr: IterativePOR's search, which keeps the table across bounds
 	// and each state's level in level, by table id (see levels).
 	incr   bool
+	top    int32 // incr: the last bound to search
 	level  []uint8
 	marked bitset.BitSet // incr: the states Mark's recursion went through at this bound, by id
 	seen  map[string]bool // incr: the violations recorded, by violationKey
@@ -405,7 +406,7 @@ func (e *hbSearch[S]) loop() {
 		in, _, id := e.storedID(e.cur)
 		e.cur.Remove(t)
 		if in {
-			if id >= 0 && !e.marked.Test(uint(id)) && e.within(top, t) {
+			if e.opt.remark && id >= 0 && !e.marked.Test(uint(id)) && e.within(top, t) {
 				if e.spent() {
 					return
 				}

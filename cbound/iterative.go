@@ -108,6 +108,7 @@ func (e *hbSearch[S]) setLevel(id int, lv uint8) {
 // runBounds searches bounds 0..c in turn over one table.
 func (e *hbSearch[S]) runBounds() {
 	top := e.c
+	e.top = top
 	for c := int32(0); c <= top; c++ {
 		e.c = c
 		e.res.Bound = int(c)

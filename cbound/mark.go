@@ -85,10 +85,10 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 			// is marked at this bound.
 			xid, added := e.table.InsertRemoved(x, id, ev)
 			if !added && e.incr {
-				if int32(e.level[xid]) < e.c {
-					e.level[xid] = max(e.level[xid], xl)
+				if xl > e.level[xid] {
+					e.level[xid] = xl
 					added = true
-				} else {
+				} else if e.opt.remark {
 					// kept from a lower bound: its predecessors are
 					// looked at once a bound, as if stored at this one
 					added = !e.marked.Test(uint(xid))
@@ -122,7 +122,16 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 			return false, 0 // nothing moves from x: not a predecessor
 		}
 	}
-	if e.bounded && !e.cbWithin(t) {
+	lt := int32(0) // a lower bound on CB(x, t)
+	if e.incr {
+		// Line 17 with the top bound: a predecessor that a higher bound
+		// reaches is stored now if it is complete up to one (below).
+		if !e.cbAtMost(t, e.top) {
+			return false, 0
+		}
+		lt, _ = e.cbRange(t)
+		below = uint8(max(int32(below), lt-1))
+	} else if e.bounded && !e.cbWithin(t) {
 		return false, 0
 	}
 	var en, und *bitset.BitSet
@@ -181,6 +190,9 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 				return false, 0
 			}
 		}
+	}
+	if int32(lv) < lt {
+		return false, 0 // complete only up to a bound that does not reach x by t
 	}
 	return true, lv
 }
