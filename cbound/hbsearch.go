@@ -152,15 +152,13 @@ type hbSearch[S any] struct {
 
 	// incr: IterativePOR's search, which keeps the table across bounds
 	// and each state's level in level, by table id (see levels).
-	incr   bool
-	top    int32 // incr: the last bound to search
-	level  []uint8
-	marked bitset.BitSet // incr: the states Mark's recursion went through at this bound, by id
+	incr  bool
+	top   int32 // incr: the last bound to search
+	level []uint8
 	seen  map[string]bool // incr: the violations recorded, by violationKey
 	// incr: states stored where the search found every move stored or
 	// over the bound (markStuck)
 	stuckMarks int64
-	remarks    int64 // incr: states kept from lower bounds that remark stepped to
 }
 
 func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (*hbSearch[S], error) {
@@ -241,7 +239,6 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 	res.Stats["search.stuck"] = e.stuck
 	if e.incr {
 		res.Stats["mark.stuck"] = e.stuckMarks
-		res.Stats["mark.kept"] = e.remarks
 	}
 	addSystemStats(res)
 	if e.Err == nil {
@@ -403,15 +400,9 @@ func (e *hbSearch[S]) loop() {
 		// next(s, mv) ∈ H ?
 		step := top.steps[t]
 		e.cur.AddOutcome(t, step, mv.Outcome)
-		in, _, id := e.storedID(e.cur)
+		in, _ := e.stored(e.cur)
 		e.cur.Remove(t)
 		if in {
-			if e.opt.remark && id >= 0 && !e.marked.Test(uint(id)) && e.within(top, t) {
-				if e.spent() {
-					return
-				}
-				e.remark(top, mv, step, id)
-			}
 			continue
 		}
 		// CB(s, t) > c ? Asked once for all of t's outcomes.

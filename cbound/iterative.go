@@ -114,38 +114,11 @@ func (e *hbSearch[S]) runBounds() {
 		e.res.Bound = int(c)
 		e.res.Coverage = nil
 		e.res.Complete = false
-		e.marked.ClearAll()
 		e.run()
 		if e.Stop {
 			return
 		}
 	}
-}
-
-// remark runs Mark's recursion from the state id, kept from a lower bound
-// and stored, that the move mv (whose step is step) reaches from the top
-// state within the bound, as Mark would have from it had it been stored at
-// this bound: the search steps to it (its predecessors are prefixes of the
-// stack, which Mark needs) and back.
-func (e *hbSearch[S]) remark(top *hbFrame[S], mv ts.Move, step ts.Step, id int) {
-	e.current, e.moving = mv.Thread, mv
-	child := e.m.Apply(top.state, mv)
-	e.res.Transitions++
-	e.current = -1
-	e.push(child, mv, step)
-	e.moving = ts.Move{Thread: -1}
-	if e.Stop {
-		return
-	}
-	failed := false
-	if e.level[id] == levelAll && (e.m.Checker != nil || e.m.Invariant != nil) {
-		failed = e.m.Check(child) != nil // a leaf: its predecessors may fail too
-	}
-	e.remarks++
-	e.memo.begin(e.cur, e.curH2)
-	e.markScratch()
-	e.markRec(id, e.level[id], failed)
-	e.pop()
 }
 
 // markStuck stores the top state, from which every move reaches a stored
@@ -158,7 +131,7 @@ func (e *hbSearch[S]) markStuck() bool {
 	m := e.memo
 	m.begin(e.cur, e.curH2)
 	x := m.x
-	lv := uint8(levelAll)
+	lv := uint8(e.top)
 	for u, ok := f.en.NextSet(0); ok; u, ok = f.en.NextSet(u + 1) {
 		v := ts.Tid(u)
 		within := -1
@@ -176,7 +149,7 @@ func (e *hbSearch[S]) markStuck() bool {
 			if within == 1 {
 				return false
 			}
-			lv = min(lv, e.refusedLevel(v, f.steps[v], c))
+			lv = e.refusedLevel(v, f.steps[v], c, lv)
 		}
 	}
 	e.markScratch()

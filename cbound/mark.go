@@ -70,14 +70,17 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 	if e.marks&255 == 0 && e.Cancelled() {
 		panic(errStop)
 	}
-	if e.incr {
-		e.marked.Set(uint(id))
-	}
 	fr := &e.mfr[x.Len()]
 	x.Frontier(fr)
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		t := ts.Tid(u)
 		ev := m.remove(t)
+		if e.incr {
+			if id, ok := e.table.Lookup(x); ok && int32(e.level[id]) >= e.top {
+				e.readd(t, ev)
+				continue // complete up to the top bound: nothing to raise
+			}
+		}
 		if ok, xl := e.markable(t, ev.Outcome, failed, lv); ok {
 			// A predecessor already stored (Lemma 4 of the paper: it
 			// cannot happen) is not marked again; under IterativePOR one
@@ -86,12 +89,8 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 			xid, added := e.table.InsertRemoved(x, id, ev)
 			if !added && e.incr {
 				if xl > e.level[xid] {
-					e.level[xid] = xl
+					e.level[xid] = xl // complete up to more than it was
 					added = true
-				} else if e.opt.remark {
-					// kept from a lower bound: its predecessors are
-					// looked at once a bound, as if stored at this one
-					added = !e.marked.Test(uint(xid))
 				}
 			}
 			if added {
@@ -130,7 +129,8 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 			return false, 0
 		}
 		lt, _ = e.cbRange(t)
-		below = uint8(max(int32(below), lt-1))
+		// Levels above the top bound say no more than the top bound.
+		below = uint8(min(max(int32(below), lt-1), e.top))
 	} else if e.bounded && !e.cbWithin(t) {
 		return false, 0
 	}
@@ -173,7 +173,7 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 						if !e.incr {
 							break
 						}
-						lv = min(lv, e.refusedLevel(v, step, c))
+						lv = e.refusedLevel(v, step, c, lv)
 						continue
 					}
 				}
@@ -201,37 +201,34 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 // its level: under IterativePOR, a state of the table whose level is at
 // least the bound searched (kept from a lower bound, or stored at this one).
 func (e *hbSearch[S]) stored(s *hb.State) (bool, uint8) {
-	in, lv, _ := e.storedID(s)
-	return in, lv
-}
-
-// storedID is stored, and the state's id in the table (-1 if absent; not
-// set unless the search is incremental).
-func (e *hbSearch[S]) storedID(s *hb.State) (bool, uint8, int) {
 	if !e.incr {
-		return e.table.Contains(s), levelAll, -1
+		return e.table.Contains(s), levelAll
 	}
 	id, ok := e.table.Lookup(s)
 	if !ok {
-		return false, 0, -1
+		return false, 0
 	}
 	lv := e.level[id]
-	return int32(lv) >= e.c, lv, id
+	return int32(lv) >= e.c, lv
 }
 
-// refusedLevel bounds the level of the scratch state x by its move (v, oc),
-// whose step is step and for which CB(x, v) > c: the move's context bound
-// less one, or the level of the state it reaches, if stored and more.
-func (e *hbSearch[S]) refusedLevel(v ts.Tid, step ts.Step, oc int) uint8 {
+// refusedLevel returns lv, a bound on the level of the scratch state x,
+// lowered by x's move (v, oc), whose step is step and for which CB(x, v) >
+// c, to the move's context bound less one, or the level of the state it
+// reaches if that is stored and more.
+func (e *hbSearch[S]) refusedLevel(v ts.Tid, step ts.Step, oc int, lv uint8) uint8 {
 	m := e.memo
 	lo, _ := e.cbRange(v)
 	l := max(lo, e.c+1) - 1 // CB(x, v) > c is known
+	if l >= int32(lv) {
+		return lv // the move lowers nothing: no lookup
+	}
 	m.addStep(v, step, oc)
 	if id, ok := e.table.Lookup(m.x); ok {
 		l = max(l, int32(e.level[id]))
 	}
 	m.remove(v)
-	return uint8(min(l, levelAll-1))
+	return uint8(min(l, int32(lv)))
 }
 
 // stepAt returns thread u's next step at the scratch state x, a prefix of the

@@ -78,9 +78,6 @@ type Options struct {
 	// redo: tests, IterativePOR as it was before the incremental search:
 	// POR at each bound afresh, sharing only the memo
 	redo bool
-	// remark: IterativePOR runs Mark's recursion again, once a bound, from
-	// each state kept from a lower bound that the search meets
-	remark bool
 }
 
 func (o Options) validate() error {
