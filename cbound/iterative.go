@@ -25,8 +25,11 @@ import (
 // with it, is at least k: the level says that every terminal state
 // reachable from the state by steps of context bound at most the level is
 // stored (see the package documentation, "IterativePOR", for why this is
-// exact). The searches share the memo of context bounds and enabled sets
-// (a state's context bound does not depend on the bound searched). Result
+// exact). Its Mark looks ahead: at bound k it also stores states that only
+// a higher bound reaches, with a level that covers that bound, so that the
+// higher bound finds them stored. The bounds share the memo of context
+// bounds and enabled sets (a state's context bound does not depend on the
+// bound searched). Result
 // counts the work of all bounds, and its Stats the figures of all of them;
 // Limits apply to that total (a limit that runs out stops the search at
 // its next transition, in whichever bound, with an incomplete result), and
@@ -51,47 +54,33 @@ func IterativePOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Op
 	if err := opt.validate(); err != nil {
 		return bad, err
 	}
-	if opt.redo {
+	if opt.redo || opt.resolved().Bound > maxIncrBound {
 		return iterativeRedo(ctx, sys, opt, bad)
 	}
 	opt.incremental = true
 	return runHB(ctx, sys, opt, true)
 }
 
-// Levels. IterativePOR keeps one table H across its bounds and, for each
-// state x in it, a level L(x) such that Complete(x, L(x)) holds, where
-// Complete(x, L) says that every terminal state reachable from x by steps
-// of context bound at most L is in H. H only grows, so Complete(x, L),
-// once true, stays true. A terminal state (or one whose Check fails) has
-// no steps: its level is levelAll. At bound c a state counts as stored iff
-// it is in H with a level of at least c, and Mark gives a state x it stores
-// at bound c the level
+// Levels (the package documentation, "IterativePOR", has the argument).
+// IterativePOR keeps one table H across its bounds and, for each state x in
+// it, a level L(x), by table id in hbSearch.level.
 //
-//	L(x) = min over moves m of x of: L(next(x, m)) if next(x, m) is in H, and CB(x, m) - 1 if that is more (or it is not)
-//
-// (a lower bound on CB(x, m) serves; a thread whose status at x is not
-// decided counts as enabled). Complete(x, L(x)) follows: a path from x within
-// L(x) starts with a move m with CB(x, m) <= L(x), so next(x, m) is in H with
-// Complete(next(x, m), L(x)). Line 18 makes every move of x within c reach a
-// stored state, so L(x) >= c: stored at c means Complete(x, c), which is
-// Inv's "stored implies complete" at bound c, whatever was kept from lower
-// bounds. A state kept with a level below c is not stored at c, and Mark
-// stores it again, with a new level, when its successors allow.
-//
-// The search at c never enters a stored state, so it never reaches a
-// terminal state of a lower bound (stored, level levelAll) and reaches
-// each new one once, as POR does. It still reaches every terminal state
-// within c: each state it pops is stored, by Mark (which considers a
-// state as a predecessor of each successor it stores, as in POR) or, where
-// every move was stored or over the bound from the start (the successors
-// were kept from lower bounds, so no Mark at c came back to it), by
-// markStuck, which stores it with its level and runs Mark's recursion from
-// it. So the initial state is stored at the end, and Complete(s_I, c)
-// holds: every terminal state within c is in H, found at c or a lower
-// bound.
+// Invariant: every terminal state reachable from x by steps of context
+// bound at most L(x) is in H. At bound k a state counts as stored iff it is
+// in H with a level of at least k; Mark (mark.go) gives a predecessor x it
+// stores, or whose level it raises, the level min over moves m of x of
+// max(CB(x, m) - 1, L(next(x, m)) if next(x, m) is in H), at most the top
+// bound; a terminal state, or one whose Check fails, has levelAll. Each
+// state the search pops at bound k is stored at k (Mark, or markStuck).
 
 // levelAll is the level of a state from which no step leads on.
 const levelAll = 255
+
+// maxIncrBound is the largest bound IterativePOR searches incrementally
+// (levels are bytes); a larger one, of no use in practice (the executions
+// within c grow as a power c of the threads' length), searches each bound
+// afresh.
+const maxIncrBound = 250
 
 // setLevel records lv as the level of the table's state id, if more than the
 // one it has (a state gets ids in insertion order).
