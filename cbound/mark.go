@@ -75,12 +75,6 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		t := ts.Tid(u)
 		ev := m.remove(t)
-		if e.incr {
-			if id, ok := e.table.Lookup(x); ok && int32(e.level[id]) >= e.top {
-				e.readd(t, ev)
-				continue // complete up to the top bound: nothing to raise
-			}
-		}
 		if ok, xl := e.markable(t, ev.Outcome, failed, lv); ok {
 			// A predecessor already stored (Lemma 4 of the paper: it
 			// cannot happen) is not marked again; under IterativePOR one
@@ -131,6 +125,9 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 		lt, _ = e.cbRange(t)
 		// Levels above the top bound say no more than the top bound.
 		below = uint8(min(max(int32(below), lt-1), e.top))
+		if int32(below) < lt {
+			return false, 0 // x's level is at most below
+		}
 	} else if e.bounded && !e.cbWithin(t) {
 		return false, 0
 	}
@@ -173,7 +170,9 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 						if !e.incr {
 							break
 						}
-						lv = e.refusedLevel(v, step, c, lv)
+						if lv = e.refusedLevel(v, step, c, lv); int32(lv) < lt {
+							return false, 0
+						}
 						continue
 					}
 				}
@@ -181,7 +180,9 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 				in, nl := e.stored(x)
 				m.remove(v)
 				if in {
-					lv = min(lv, nl)
+					if lv = min(lv, nl); int32(lv) < lt {
+						return false, 0
+					}
 					continue
 				}
 				if pass == 1 && !e.statusAt(v) {
