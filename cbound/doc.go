@@ -300,25 +300,30 @@
 //
 // Measured (go run ./cmd/weft -model M -strategy icb-por -bound C -q -json;
 // transitions include replays; "afresh" is each bound searched anew, as
-// icb-por did before, sharing only the memo):
+// icb-por did before, sharing only the memo; Mark calls afresh are the sum
+// over the bounds of cb-por2's Stats["mark.calls"] at each):
 //
-//	model           C  executions afresh -> now  transitions afresh -> now  Mark calls afresh (sum) -> now
-//	lastzero-7      2     960 ->   320           10,852 ->  5,001           48,322 ->  37,025
-//	lastzero-7      3   1,280 ->   320           13,790 ->  4,853           74,387 ->  45,095
-//	lastzero-8      2   2,112 ->   704           25,679 -> 12,290          158,476 -> 127,854
-//	lastzero-8      3   2,816 ->   704           32,588 -> 11,898          253,567 -> 167,002
-//	lastzero-9      2   4,608 -> 1,536           59,721 -> 29,870          512,856 -> 430,989
-//	lastzero-9      3   6,144 -> 1,536           75,805 -> 29,413          855,008 -> 603,848
-//	philosophers-4  2      22 ->    15              292 ->    253  (violation at bound 1)
-//	bluetooth-2     2       9 ->     8               95 ->     90  (violation at bound 1)
+//	model           C  executions afresh -> now  transitions afresh -> now  Mark calls afresh -> now
+//	lastzero-7      2     960 ->   320           10,852 ->  4,950           48,322 ->  37,025
+//	lastzero-7      3   1,280 ->   320           13,790 ->  4,788           74,387 ->  45,095
+//	lastzero-8      2   2,112 ->   704           25,679 -> 12,178          158,476 -> 127,854
+//	lastzero-8      3   2,816 ->   704           32,588 -> 11,758          253,567 -> 167,002
+//	lastzero-9      2   4,608 -> 1,536           59,721 -> 29,698          512,856 -> 430,989
+//	lastzero-9      3   6,144 -> 1,536           75,805 -> 29,297          855,008 -> 603,848
+//	philosophers-4  2      22 ->    15              292 ->    247  (violation at bound 1)
+//	bluetooth-2     2       9 ->     8               95 ->     87  (violation at bound 1)
 //
-// (Mark calls afresh: the sum over the bounds of cb-por2's Stats["mark.calls"]
-// at each bound.) Transitions fall to about those of bound 0 alone (cb-por2
-// at bound 0: 4,605, 10,851 and 25,204 on lastzero-7, 8 and 9); the cost
-// moves to Mark, which examines predecessors within c from bound 0 on and
-// looks up the states of refused moves for their levels, so time falls less
-// than transitions (BenchmarkCBPORSpeed compares icb-por with icb-por-redo,
-// the search of each bound afresh, in the same run).
+// Transitions fall to about those of bound 0 alone (cb-por2 at bound 0:
+// 4,605, 10,851 and 25,204 on lastzero-7, 8 and 9), but the work moves to
+// Mark, which examines predecessors within c from bound 0 on and looks up
+// the states of refused moves for their levels, and on lastzero the CB
+// computation, which no bound repeats in either search, dominates:
+// instructions under callgrind (valgrind --tool=callgrind, GOMAXPROCS=1,
+// GODEBUG=asyncpreemptoff=1, the weft command above with -q) go from
+// 1.22e9 to 1.16e9 on lastzero-7 at bound 2, 1.97e9 to 1.57e9 at bound 3,
+// and stay at 4.46e9 on lastzero-8 at bound 2 (cb-por2 at bound 2 alone:
+// 0.78e9 on lastzero-7). BenchmarkCBPORSpeed compares icb-por with
+// icb-por-redo, the search of each bound afresh, in the same run.
 //
 // # ICB and cb-dfs on the whole model
 //
