@@ -322,8 +322,15 @@
 // GODEBUG=asyncpreemptoff=1, the weft command above with -q) go from
 // 1.22e9 to 1.16e9 on lastzero-7 at bound 2, 1.97e9 to 1.57e9 at bound 3,
 // and stay at 4.46e9 on lastzero-8 at bound 2 (cb-por2 at bound 2 alone:
-// 0.78e9 on lastzero-7). BenchmarkCBPORSpeed compares icb-por with
-// icb-por-redo, the search of each bound afresh, in the same run.
+// 0.78e9 on lastzero-7). The search's own CPU time in BenchmarkRatio (go
+// test -p 1 ./cbound -run '^$' -bench 'Ratio/.*/icb-por' -count 5, median
+// of transitions/op over transitions/s, before and after on a shared
+// machine): lastzero-4 3.54 -> 2.70 ms, philosophers-4 2.73 -> 2.04,
+// wsq-1 1.70 -> 1.41, bluetooth-2 3.59 -> 2.75, lastzero-7 211 -> 223
+// (noisy; callgrind above says 5% fewer instructions). Its x-bare is per
+// transition, so it rises where transitions fall faster than time.
+// BenchmarkCBPORSpeed compares icb-por with icb-por-redo, the search of
+// each bound afresh, in the same run.
 //
 // # ICB and cb-dfs on the whole model
 //
