@@ -337,15 +337,18 @@ func (e *hbSearch[S]) cbAt(t ts.Tid) int32 { return e.cbExact(t) }
 
 // cbWithin reports whether CB(x, t) <= c, the bound, for the scratch state
 // x: from bounds on the value where they decide it, else from the value.
-func (e *hbSearch[S]) cbWithin(t ts.Tid) bool {
+func (e *hbSearch[S]) cbWithin(t ts.Tid) bool { return e.cbAtMost(t, e.c) }
+
+// cbAtMost reports whether CB(x, t) <= b for the scratch state x.
+func (e *hbSearch[S]) cbAtMost(t ts.Tid, b int32) bool {
 	lo, hi := e.cbRange(t)
-	if hi <= e.c {
+	if hi <= b {
 		return true
 	}
-	if lo > e.c {
+	if lo > b {
 		return false
 	}
-	return e.cbExact(t) <= e.c
+	return e.cbExact(t) <= b
 }
 
 // The CB values of a state x are computed for every thread t' at once, from

@@ -105,14 +105,17 @@ func benchSpeed[S any](b *testing.B, sys ts.TransitionSystem[S], c int, f benchS
 
 // BenchmarkCBPORSpeed is issue 13's yardstick for cb-por1, cb-por2 and
 // icb-por at bound 2 on lastzero-N (and two bundled models): each one's time
-// over a bare loop of as many transitions, in the same run. Run it with
+// over a bare loop of as many transitions, in the same run; icb-por-redo is
+// icb-por searching each bound afresh, as it did before its search became
+// incremental, for comparison. Run it with
 //
 //	go test ./cbound -run '^$' -bench CBPORSpeed -benchtime 3x
 func BenchmarkCBPORSpeed(b *testing.B) {
 	algs := []struct {
 		name string
 		f    benchStrategy[models.LastzeroState]
-	}{{"cb-por1", HBSearch[models.LastzeroState]}, {"cb-por2", POR[models.LastzeroState]}, {"icb-por", IterativePOR[models.LastzeroState]}}
+	}{{"cb-por1", HBSearch[models.LastzeroState]}, {"cb-por2", POR[models.LastzeroState]}, {"icb-por", IterativePOR[models.LastzeroState]},
+		{"icb-por-redo", iterativeRedoBench[models.LastzeroState]}}
 	for _, n := range []int{7, 8, 9} {
 		for _, a := range algs {
 			b.Run(fmt.Sprintf("lastzero-%d/%s", n, a.name), func(b *testing.B) { benchSpeed(b, models.NewLastzero(n), 2, a.f) })
@@ -125,4 +128,11 @@ func BenchmarkCBPORSpeed(b *testing.B) {
 	b.Run("bluetooth-2/cb-por2", func(b *testing.B) {
 		benchSpeed(b, models.NewBluetooth(2), 2, POR[models.BluetoothState])
 	})
+}
+
+// iterativeRedoBench is IterativePOR searching each bound afresh
+// (Options.redo).
+func iterativeRedoBench[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+	opt.redo = true
+	return IterativePOR(ctx, sys, opt)
 }

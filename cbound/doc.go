@@ -26,6 +26,10 @@
 //     reachable; every terminal HB class with CB <= c is explored exactly once
 //     (Result.Executions counts them), never two executions ending in one HB
 //     state.
+//   - [IterativePOR] (icb-por) is iterative context bounding over cb-por2:
+//     bound 0, then 1, ..., c, the first violation with the fewest
+//     preemptions of any, and each terminal HB class within c explored once
+//     over all bounds (the bounds share one table; see below).
 //   - [CB] and [Minimize] compute the context bound of the HB state a schedule
 //     reaches, and an equivalent schedule with that many preemptions.
 //
@@ -83,9 +87,9 @@
 // found is exact, a value missing is recomputed, so the budget changes
 // time, never what is found. Entries are matched by the HB state's hash and
 // a second, independent 64-bit fingerprint; the visited table itself
-// compares events exactly. IterativePOR's searches of successive bounds
-// share one memo (a state's context bound does not depend on the bound
-// searched), so the lower bounds' CB computations are not done again.
+// compares events exactly. IterativePOR's bounds share one memo (a
+// state's context bound does not depend on the bound searched), so the
+// lower bounds' CB computations are not done again.
 //
 // E(x) is needed at prefixes x the search never drove the system to. For a
 // system whose steps are not value-dependent it is mostly read off the
@@ -242,6 +246,91 @@
 // cb-por2 1, 9, 13, 18 and 18 (one per terminal HB class). Result.Coverage
 // of both counts, per bound b <= c, the terminal HB classes with CB <= b, so
 // one run at bound c gives the cb-por2 figures of every smaller bound.
+//
+// # IterativePOR
+//
+// IterativePOR searches bound 0, then 1, ..., up to c, as ICB does: its
+// first violation has the fewest preemptions of any, and a budget is spent
+// on the lowest bounds first. Bound k does not redo the lower bounds'
+// work: the bounds are one cb-por2 search whose table H is kept from bound
+// to bound, with a level for each state, L(x), such that every terminal
+// state reachable from x by steps of context bound at most L(x) is in H
+// (H only grows, so this stays true). At bound k a state counts as stored
+// iff its level is at least k, which is Inv's "stored implies complete" at
+// bound k. Mark gives a state x the level
+//
+//	L(x) = min over moves m of x of max(CB(x, m) - 1, L(next(x, m)) if next(x, m) is in H)
+//
+// (a lower bound on CB(x, m) serves; a thread whose status at x the stack
+// does not decide counts as enabled; levels above c count as c), and
+// raises the level of a state already stored when its successors allow.
+// L(x) says what it claims: a path from x within L(x) starts with a move m
+// with CB(x, m) <= L(x), which reaches a state in H of level at least L(x).
+// Mark looks ahead: it asks line 17 with the top bound c, not with k, and
+// stores (or raises) every predecessor x = s - t with CB(x, t) <= c whose
+// level is at least max(k, CB(x, t)) and walks on to its predecessors; a
+// state that a higher bound reaches is then often stored with a level that
+// covers that bound before the search of the bound begins (on lastzero-N,
+// whose terminal HB classes all have context bound 0, bound 0 stores nearly
+// everything the higher bounds need). Line 18 at bound k is the level
+// being at least k: every move within k reaches a state stored at k.
+//
+// Why it is exact. (1) The search at bound k never enters a state stored at
+// k, and a terminal state (or one whose Check fails) is stored with the
+// level of a state without steps when it is reached: no terminal HB class
+// is reached twice, over all bounds. (2) Every state the search pops at
+// bound k is stored at k: a state it moved from is a predecessor within k
+// of the last of its successors to become stored at k, and Mark examines
+// every predecessor within c of each state it stores or raises, as in POR;
+// a state none of whose moves was taken (each was stored or over the bound
+// from the start: kept from lower bounds, so that no Mark at k came back
+// to it) is stored by markStuck, which computes its level and runs Mark's
+// recursion from it (Result.Stats["mark.stuck"] counts them; 93 of 95,091
+// states on lastzero-8 at bound 3). So the initial state is stored at the end of bound k,
+// and every terminal state within k is in H: found at bound k (then its
+// context bound is k) or at a lower one. Each bound's terminal states,
+// terminal HB classes, violations and Coverage are therefore those of POR
+// at that bound, and Result.Executions is the number of terminal HB classes
+// within c. A panic in user code leaves the state it moved from unstored,
+// which the next bound searches again, as before. Tested on random programs
+// of the whole model at bounds 0..3 against the search of each bound afresh
+// (TestIterativePORIncrementalSameAsRedo: the same terminal HB classes,
+// violations and Coverage, each terminal HB class reached once, no state
+// left stuck), besides the property tests of every cb-por strategy.
+//
+// Measured (go run ./cmd/weft -model M -strategy icb-por -bound C -q -json;
+// transitions include replays; "afresh" is each bound searched anew, as
+// icb-por did before, sharing only the memo; Mark calls afresh are the sum
+// over the bounds of cb-por2's Stats["mark.calls"] at each):
+//
+//	model           C  executions afresh -> now  transitions afresh -> now  Mark calls afresh -> now
+//	lastzero-7      2     960 ->   320           10,852 ->  4,950           48,322 ->  37,025
+//	lastzero-7      3   1,280 ->   320           13,790 ->  4,788           74,387 ->  45,095
+//	lastzero-8      2   2,112 ->   704           25,679 -> 12,178          158,476 -> 127,854
+//	lastzero-8      3   2,816 ->   704           32,588 -> 11,758          253,567 -> 167,002
+//	lastzero-9      2   4,608 -> 1,536           59,721 -> 29,698          512,856 -> 430,989
+//	lastzero-9      3   6,144 -> 1,536           75,805 -> 29,297          855,008 -> 603,848
+//	philosophers-4  2      22 ->    15              292 ->    247  (violation at bound 1)
+//	bluetooth-2     2       9 ->     8               95 ->     87  (violation at bound 1)
+//
+// Transitions fall to about those of bound 0 alone (cb-por2 at bound 0:
+// 4,605, 10,851 and 25,204 on lastzero-7, 8 and 9), but the work moves to
+// Mark, which examines predecessors within c from bound 0 on and looks up
+// the states of refused moves for their levels, and on lastzero the CB
+// computation, which no bound repeats in either search, dominates:
+// instructions under callgrind (valgrind --tool=callgrind, GOMAXPROCS=1,
+// GODEBUG=asyncpreemptoff=1, the weft command above with -q) go from
+// 1.22e9 to 1.16e9 on lastzero-7 at bound 2, 1.97e9 to 1.57e9 at bound 3,
+// and stay at 4.46e9 on lastzero-8 at bound 2 (cb-por2 at bound 2 alone:
+// 0.78e9 on lastzero-7). The search's own CPU time in BenchmarkRatio (go
+// test -p 1 ./cbound -run '^$' -bench 'Ratio/.*/icb-por' -count 5, median
+// of transitions/op over transitions/s, before and after on a shared
+// machine): lastzero-4 3.54 -> 2.70 ms, philosophers-4 2.73 -> 2.04,
+// wsq-1 1.70 -> 1.41, bluetooth-2 3.59 -> 2.75, lastzero-7 211 -> 223
+// (noisy; callgrind above says 5% fewer instructions). Its x-bare is per
+// transition, so it rises where transitions fall faster than time.
+// BenchmarkCBPORSpeed compares icb-por with icb-por-redo, the search of
+// each bound afresh, in the same run.
 //
 // # ICB and cb-dfs on the whole model
 //

@@ -149,6 +149,16 @@ type hbSearch[S any] struct {
 	stuck     int64 // frames left with enabled threads and no child searched
 	maxCB     int32
 	memCheck  int64 // the work count at which memory is checked next
+
+	// incr: IterativePOR's search, which keeps the table across bounds
+	// and each state's level in level, by table id (see levels).
+	incr  bool
+	top   int32 // incr: the last bound to search
+	level []uint8
+	seen  map[string]bool // incr: the violations recorded, by violationKey
+	// incr: states stored where the search found every move stored or
+	// over the bound (markStuck)
+	stuckMarks int64
 }
 
 func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (*hbSearch[S], error) {
@@ -205,7 +215,15 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 		e.memo.setClamp(e.c + 1)
 	}
 	addSystemStats := search.SystemStats(sys)
-	e.run()
+	if opt.incremental {
+		e.incr = true
+		if opt.KeepGoing {
+			e.seen = map[string]bool{}
+		}
+		e.runBounds()
+	} else {
+		e.run()
+	}
 	res := e.res
 	res.States = int64(e.table.Len())
 	res.Stats = map[string]int64{}
@@ -219,6 +237,9 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 		}
 	}
 	res.Stats["search.stuck"] = e.stuck
+	if e.incr {
+		res.Stats["mark.stuck"] = e.stuckMarks
+	}
 	addSystemStats(res)
 	if e.Err == nil {
 		if err := e.m.ThreadsAgain(); err != nil {
@@ -320,6 +341,11 @@ func (e *hbSearch[S]) tryWitness(last ts.Move) (w ts.Schedule) {
 
 func (e *hbSearch[S]) start() {
 	e.moving = ts.Move{Thread: -1}
+	if e.incr {
+		if in, _ := e.stored(e.cur); in {
+			return // IterativePOR: a lower bound found everything this one may
+		}
+	}
 	e.visit(e.sys.Init(), ts.Move{Thread: -1}, ts.Step{})
 }
 
@@ -365,7 +391,7 @@ func (e *hbSearch[S]) loop() {
 		mv := e.nextMove(top)
 		t := mv.Thread
 		if t < 0 {
-			if !top.leaf && !top.moved {
+			if !top.leaf && !top.moved && (!e.incr || !e.markStuck()) {
 				e.stuck++
 			}
 			e.pop()
@@ -374,24 +400,14 @@ func (e *hbSearch[S]) loop() {
 		// next(s, mv) ∈ H ?
 		step := top.steps[t]
 		e.cur.AddOutcome(t, step, mv.Outcome)
-		in := e.table.Contains(e.cur)
+		in, _ := e.stored(e.cur)
 		e.cur.Remove(t)
 		if in {
 			continue
 		}
 		// CB(s, t) > c ? Asked once for all of t's outcomes.
-		if e.bounded {
-			if top.cbU < 0 {
-				e.memo.begin(e.cur, e.curH2)
-				e.memo.queries++
-				top.cbU = 0
-				if !e.cbWithin(t) {
-					top.cbU = e.c + 1
-				}
-			}
-			if top.cbU > e.c {
-				continue
-			}
+		if !e.within(top, t) {
+			continue
 		}
 		if e.spent() {
 			return
@@ -404,6 +420,23 @@ func (e *hbSearch[S]) loop() {
 		e.current = -1
 		e.visit(child, mv, step)
 	}
+}
+
+// within reports whether CB(s, t) <= c at the top state s, asked once for
+// all of t's outcomes.
+func (e *hbSearch[S]) within(top *hbFrame[S], t ts.Tid) bool {
+	if !e.bounded {
+		return true
+	}
+	if top.cbU < 0 {
+		e.memo.begin(e.cur, e.curH2)
+		e.memo.queries++
+		top.cbU = 0
+		if !e.cbWithin(t) {
+			top.cbU = e.c + 1
+		}
+	}
+	return top.cbU <= e.c
 }
 
 // spent reports whether a limit, the memory budget or the context stops the
@@ -425,7 +458,7 @@ func (e *hbSearch[S]) spent() bool {
 func (e *hbSearch[S]) memoryOK() bool {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(hbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+8+4) + (n+63)/8*8
-	used := e.table.Bytes() + e.memo.bytes() + int64(cap(e.frames))*frameBytes + int64(len(e.termCB))*24
+	used := e.table.Bytes() + e.memo.bytes() + int64(cap(e.frames))*frameBytes + int64(len(e.termCB))*24 + int64(cap(e.level))
 	for i := range e.frames {
 		used += int64(cap(e.frames[i].dep)) * 8
 	}
@@ -645,6 +678,15 @@ func (e *hbSearch[S]) report(v *ts.Violation, w, path ts.Schedule) {
 	if err != nil {
 		e.Fail(err)
 		return
+	}
+	if e.seen != nil {
+		// IterativePOR: a violation found again (a panic's state, which
+		// is never stored, may be reached again) is recorded once.
+		k := violationKey(rv)
+		if e.seen[k] {
+			return
+		}
+		e.seen[k] = true
 	}
 	e.Record(rv)
 }

@@ -34,6 +34,7 @@ import (
 
 	"github.com/bits-and-blooms/bitset"
 
+	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -47,16 +48,22 @@ func (e *hbSearch[S]) mark(failed bool) {
 		defer func() { e.markNanos += time.Since(start).Nanoseconds() }()
 	}
 	e.memo.begin(e.cur, e.curH2)
+	e.markScratch()
+	id, _ := e.table.Insert(e.memo.x)
+	e.setLevel(id, levelAll) // nothing moves on from a leaf
+	e.markRec(id, levelAll, failed)
+}
+
+func (e *hbSearch[S]) markScratch() {
 	if n := e.cur.Len() + 1; len(e.mfr) < n {
 		e.mfr = append(e.mfr, make([]bitset.BitSet, n-len(e.mfr))...)
 	}
-	id, _ := e.table.Insert(e.memo.x)
-	e.markRec(id, failed)
 }
 
-// markRec is Mark on the scratch state x, just stored under id. failed says
-// x's Check fails, so that its predecessors may too.
-func (e *hbSearch[S]) markRec(id int, failed bool) {
+// markRec is Mark on the scratch state x, just stored under id (with level
+// lv, when the search is incremental). failed says x's Check fails, so that
+// its predecessors may too.
+func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 	m := e.memo
 	x := m.x
 	e.marks++
@@ -68,11 +75,24 @@ func (e *hbSearch[S]) markRec(id int, failed bool) {
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		t := ts.Tid(u)
 		ev := m.remove(t)
-		if e.markable(t, ev.Outcome, failed) {
+		if ok, xl := e.markable(t, ev.Outcome, failed, lv); ok {
 			// A predecessor already stored (Lemma 4 of the paper: it
-			// cannot happen) is not marked again.
-			if xid, added := e.table.InsertRemoved(x, id, ev); added {
-				e.markRec(xid, false)
+			// cannot happen) is not marked again; under IterativePOR one
+			// kept from a lower bound, complete only up to a lower level,
+			// is marked at this bound.
+			xid, added := e.table.InsertRemoved(x, id, ev)
+			if !added && e.incr {
+				if xl > e.level[xid] {
+					e.level[xid] = xl // complete up to more than it was
+					added = true
+				}
+			}
+			if added {
+				if e.incr {
+					e.setLevel(xid, xl)
+					xl = e.level[xid]
+				}
+				e.markRec(xid, xl, false)
 			}
 		}
 		e.readd(t, ev)
@@ -83,17 +103,33 @@ func (e *hbSearch[S]) markRec(id int, failed bool) {
 // just stored by thread t's move with outcome ct, is to be marked: CB(x, t)
 // <= c (line 17) and every move (t', c') of a thread t' enabled at x, each
 // outcome c' of its transition, has next(x, (t', c')) stored or CB(x, t') >
-// c (line 18).
-func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
+// c (line 18). When the search is incremental (IterativePOR) it also
+// returns x's level (see levels): at most below, the level of the state
+// just stored, and for every other move (t', c') at most the level of
+// next(x, (t', c')) if it is stored, or CB(x, t') - 1 if that is more.
+func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool, uint8) {
 	m := e.memo
 	x := m.x
 	if failed {
 		if _, bad := e.enabledAt(); bad {
-			return false // nothing moves from x: not a predecessor
+			return false, 0 // nothing moves from x: not a predecessor
 		}
 	}
-	if e.bounded && !e.cbWithin(t) {
-		return false
+	lt := int32(0) // a lower bound on CB(x, t)
+	if e.incr {
+		// Line 17 with the top bound: a predecessor that a higher bound
+		// reaches is stored now if it is complete up to one (below).
+		if !e.cbAtMost(t, e.top) {
+			return false, 0
+		}
+		lt, _ = e.cbRange(t)
+		// Levels above the top bound say no more than the top bound.
+		below = uint8(min(max(int32(below), lt-1), e.top))
+		if int32(below) < lt {
+			return false, 0 // x's level is at most below
+		}
+	} else if e.bounded && !e.cbWithin(t) {
+		return false, 0
 	}
 	var en, und *bitset.BitSet
 	var steps []ts.Step
@@ -102,9 +138,11 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 	} else {
 		en, und = e.enabledSet()
 	}
+	lv := below
 	// Threads whose status at x the stack does not decide (und) matter
 	// only if one of their moves leads out of the table within the bound:
-	// only then is x replayed to find out.
+	// only then is x replayed to find out. (For x's level they are taken
+	// as enabled, which can only lower it.)
 	for pass, set := 0, en; pass < 2; pass, set = pass+1, und {
 		if set == nil {
 			break
@@ -129,23 +167,69 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool) bool {
 						within = int(b2i(e.cbWithin(v)))
 					}
 					if within == 0 {
-						break
+						if !e.incr {
+							break
+						}
+						if lv = e.refusedLevel(v, step, c, lv); int32(lv) < lt {
+							return false, 0
+						}
+						continue
 					}
 				}
 				m.addStep(v, step, c)
-				in := e.table.Contains(x)
+				in, nl := e.stored(x)
 				m.remove(v)
 				if in {
+					if lv = min(lv, nl); int32(lv) < lt {
+						return false, 0
+					}
 					continue
 				}
 				if pass == 1 && !e.statusAt(v) {
 					break // v is not enabled at x after all
 				}
-				return false
+				return false, 0
 			}
 		}
 	}
-	return true
+	if int32(lv) < lt {
+		return false, 0 // complete only up to a bound that does not reach x by t
+	}
+	return true, lv
+}
+
+// stored reports whether the search counts the HB state s as stored, and
+// its level: under IterativePOR, a state of the table whose level is at
+// least the bound searched (kept from a lower bound, or stored at this one).
+func (e *hbSearch[S]) stored(s *hb.State) (bool, uint8) {
+	if !e.incr {
+		return e.table.Contains(s), levelAll
+	}
+	id, ok := e.table.Lookup(s)
+	if !ok {
+		return false, 0
+	}
+	lv := e.level[id]
+	return int32(lv) >= e.c, lv
+}
+
+// refusedLevel returns lv, a bound on the level of the scratch state x,
+// lowered by x's move (v, oc), whose step is step and for which CB(x, v) >
+// c, to the move's context bound less one, or the level of the state it
+// reaches if that is stored and more.
+func (e *hbSearch[S]) refusedLevel(v ts.Tid, step ts.Step, oc int, lv uint8) uint8 {
+	m := e.memo
+	lo, _ := e.cbRange(v)
+	l := max(lo, e.c+1) - 1 // CB(x, v) > c is known
+	if l >= int32(lv) {
+		return lv // the move lowers nothing: no lookup
+	}
+	m.addStep(v, step, oc)
+	if id, ok := e.table.Lookup(m.x); ok {
+		l = max(l, int32(e.level[id]))
+	}
+	m.remove(v)
+	return uint8(min(l, int32(lv)))
 }
 
 // stepAt returns thread u's next step at the scratch state x, a prefix of the

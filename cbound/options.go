@@ -72,6 +72,12 @@ type Options struct {
 	// successive bounds share: its values do not depend on the bound.
 	shared   *sharedMemo
 	timeMark bool // benchmarks: time the Mark calls (Stats["mark.nanos"])
+	// incremental: IterativePOR's search of bounds 0..Bound, each from the
+	// table the lower ones left (iterative.go)
+	incremental bool
+	// redo: tests, IterativePOR as it was before the incremental search:
+	// POR at each bound afresh, sharing only the memo
+	redo bool
 }
 
 func (o Options) validate() error {
