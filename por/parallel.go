@@ -834,7 +834,7 @@ func (e *explorer[S]) replan(x *plan) bool {
 // to, or -1 if it has none: the frame is not on its stack, or the node is
 // no longer in its tree.
 func (e *explorer[S]) attachAt(x *plan) int32 {
-	if x.frame >= e.depth || x.frame > len(e.sched) || !slices.Equal(e.sched[:x.frame], x.path) {
+	if !e.atFrame(x) {
 		return -1
 	}
 	node := e.stack[x.frame].root
@@ -851,14 +851,20 @@ func (e *explorer[S]) attachAt(x *plan) int32 {
 	return node
 }
 
+// atFrame reports whether plan x's frame is on a predictor's stack.
+func (e *explorer[S]) atFrame(x *plan) bool {
+	return x.frame < e.depth && x.frame <= len(e.sched) && slices.Equal(e.sched[:x.frame], x.path)
+}
+
 // forward hands the plans of the result just taken to the predictor, and
 // reports false if there is none to take them (the search must start one).
 func (p *parallel[S]) forward(plans []plan) bool {
 	// The predictor is suspended while predMu is held: if it has left a
 	// plan's frame already, it will fail to apply it, so the search starts
 	// a new one now rather than when it next takes a result (the workers
-	// may have nothing to explore meanwhile). Plans still pending may add
-	// the nodes later ones attach to: then it is left to the predictor.
+	// may have nothing to explore meanwhile). Whether the node a plan
+	// attaches to is there is left to the predictor: an earlier plan may
+	// add it.
 	p.predMu.Lock()
 	defer p.predMu.Unlock()
 	p.mu.Lock()
@@ -866,9 +872,9 @@ func (p *parallel[S]) forward(plans []plan) bool {
 	if p.predNext == nil || p.predEnded || p.needRestart {
 		return false
 	}
-	if len(p.plans) == 0 && p.predEx != nil {
+	if p.predEx != nil {
 		for i := range plans {
-			if p.predEx.attachAt(&plans[i]) < 0 {
+			if !p.predEx.atFrame(&plans[i]) {
 				return false
 			}
 		}
