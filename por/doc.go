@@ -184,7 +184,9 @@
 // predictor (a copy of the search that walks ahead as if no unit planned
 // anything) expects next, and a result is used only if its input is the
 // one the serial search has when it gets there; otherwise the search
-// explores the unit itself. The search's goroutine is one of the Workers:
+// explores the unit itself. The predictor is a coroutine, walked by the
+// search before each result it takes and by any goroutine that has
+// nothing to explore. The search's goroutine is one of the Workers:
 // it explores the units it needs that no other has started, and queued
 // ones while it waits for a result. So the result is the
 // serial search's whatever the worker count: the same executions in the
