@@ -391,15 +391,16 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 	if e.asleepIn(f, w) {
 		return false
 	}
-	// The descent below removes events from w in place: work on a copy,
-	// so that the caller's sequence (insertReversal reuses it for the next
-	// outcome) stays whole.
+	// The descent below removes events from w in place (marking them, see
+	// weakInitial): work on a copy, so that the caller's sequence
+	// (insertReversal reuses it for the next outcome) stays whole.
 	w = append(e.insBuf[:0], w...)
 	e.insBuf = w
+	left := len(w)
 	node := f.root
 	level := 0
 	for {
-		if len(w) == 0 {
+		if left == 0 {
 			return false // a prefix of a sequence in the tree
 		}
 		matched := false
@@ -409,16 +410,26 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 				continue // not enabled here: not an initial of anything
 			}
 			if weakInitial(x.t, x.out, x.step, w, e.strict) {
-				w = withoutFirst(w, x.t)
+				if removeFirst(w, x.t) {
+					left--
+				}
+				for len(w) > 0 && w[0].t < 0 {
+					w = w[1:] // mostly the first event goes
+				}
 				if level == 0 && c == f.cur {
 					return false // the branch being explored
 				}
 				node, matched = c, true
-				e.insPath = append(e.insPath, x.wev)
+				if e.recording {
+					e.insPath = append(e.insPath, x.wev) // for planned
+				}
 				break
 			}
 		}
-		if !matched {
+		// A leaf added only to take another outcome (see addRootChild)
+		// plans nothing: w is not covered by it.
+		if !matched || (e.wt.nodes[node].first < 0 && e.wt.nodes[node].extra) {
+			w = compact(w)
 			e.planned(i, w, false)
 			for _, x := range w {
 				node = e.wt.addChild(node, x)
@@ -427,16 +438,6 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 			return true
 		}
 		if e.wt.nodes[node].first < 0 {
-			if e.wt.nodes[node].extra {
-				// A leaf added only to take another outcome (see
-				// addRootChild) plans nothing: w is not covered by it.
-				e.planned(i, w, false)
-				for _, x := range w {
-					node = e.wt.addChild(node, x)
-				}
-				e.backtracks++
-				return true
-			}
 			return false // a leaf: w is covered
 		}
 		level++
