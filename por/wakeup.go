@@ -139,7 +139,15 @@ func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool
 			return false // another event of q
 		}
 		for k := range j {
-			if y := &w[k]; y.t >= 0 && dependent(&y.step, &x.step) {
+			y := &w[k]
+			if y.t < 0 {
+				continue
+			}
+			if len(y.step.Also)+len(x.step.Also) == 0 { // dependent, inline
+				if y.step.Obj == x.step.Obj && (y.step.Op != ts.Read || x.step.Op != ts.Read) {
+					return false
+				}
+			} else if ts.Dependent(y.step, x.step) {
 				return false
 			}
 		}
@@ -149,7 +157,15 @@ func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool
 		return false
 	}
 	for j := range w {
-		if y := &w[j]; y.t >= 0 && dependent(&st, &y.step) {
+		y := &w[j]
+		if y.t < 0 {
+			continue
+		}
+		if len(y.step.Also)+len(st.Also) == 0 { // dependent, inline
+			if y.step.Obj == st.Obj && (y.step.Op != ts.Read || st.Op != ts.Read) {
+				return false
+			}
+		} else if ts.Dependent(st, y.step) {
 			return false
 		}
 	}
