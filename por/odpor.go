@@ -2,6 +2,7 @@ package por
 
 import (
 	"context"
+	"math/bits"
 	"slices"
 
 	"github.com/weftlab/weft/hb"
@@ -169,8 +170,7 @@ func ODPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) 
 // the event of the next branch of f's wakeup tree.
 func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 	if f.cur >= 0 {
-		x := e.wt.nodes[f.cur].wev
-		e.sleepOn(f, x)
+		e.sleepOn(f, &e.wt.nodes[f.cur].wev)
 		e.wt.remove(f.root, f.cur)
 		f.cur = -1
 	}
@@ -189,11 +189,11 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 		if c < 0 {
 			return ts.Move{}, false
 		}
-		x := e.wt.nodes[c].wev
+		t, out := e.wt.nodes[c].t, e.wt.nodes[c].out
 		switch {
-		case e.asleep(f, x.t, x.out):
+		case e.asleep(f, t, out):
 			e.wt.remove(f.root, c) // covered
-		case f.status[x.t] != ts.Enabled || x.out >= f.outs[x.t]:
+		case f.status[t] != ts.Enabled || out >= f.outs[t]:
 			// Infeasible here, which the race analysis avoids on systems
 			// that keep the independence contract: insert what lies below
 			// it again, without it.
@@ -204,32 +204,32 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 				e.insertAt(e.depth-1, w)
 			}
 			e.reinsert = seqs[:0]
-			if f.status[x.t] == ts.Blocked {
-				e.learnBlocked(f, x.t)
+			if f.status[t] == ts.Blocked {
+				e.learnBlocked(f, t)
 			}
 		default:
 			f.cur, f.tried = c, true
-			if f.outs[x.t] > 1 {
+			if f.outs[t] > 1 {
 				// Where a thread's transition is explored, each of its
 				// outcomes is: a reversal planned for one outcome may have
 				// been absorbed by a branch planned with the same prefix
 				// and another outcome of this transition, and the executions
 				// that take the other outcomes need not meet that race.
-				e.addRootChild(int32(e.depth-1), x.t)
+				e.addRootChild(int32(e.depth-1), t)
 			}
-			return ts.Move{Thread: x.t, Outcome: x.out}, true
+			return ts.Move{Thread: t, Outcome: out}, true
 		}
 	}
 }
 
 // sleepOn puts event x to sleep at f once its branch is explored: the thread
 // itself when it has one outcome, else the outcome.
-func (e *explorer[S]) sleepOn(f *frame[S], x wev) {
+func (e *explorer[S]) sleepOn(f *frame[S], x *wev) {
 	if f.outs[x.t] == 1 {
 		f.sleep.Set(uint(x.t))
 		return
 	}
-	f.psleep = append(f.psleep, x)
+	f.psleep = append(f.psleep, *x)
 }
 
 // addOutcomes makes node explore thread t with each of its outcomes at f that
@@ -274,6 +274,137 @@ func (e *explorer[S]) asleepIn(f *frame[S], w []wev) bool {
 	return false
 }
 
+// sleepRejects reports whether the sleep set of frame j rejects the wakeup
+// sequence notdep(j, upTo).p for each of p's outcomes out..out+outs-1 (p's
+// step st), as asleepIn on each sequence would, without building them.
+func (e *explorer[S]) sleepRejects(j int32, p ts.Tid, out, outs int, st *ts.Step, upTo int32) bool {
+	f := &e.stack[j]
+	words := f.sleep.Words()
+	r := seqRef{xj: &e.ev[j], j: j, upTo: upTo, p: p, st: st}
+	for r.out = out; r.out < out+outs; r.out++ {
+		asleep := false
+		for wi := 0; wi < len(words) && !asleep; wi++ {
+			for w := words[wi]; w != 0 && !asleep; w &= w - 1 {
+				u := ts.Tid(wi*64 + bits.TrailingZeros64(w))
+				asleep = e.weakInitialAt(&r, u, anyOutcome, &f.steps[u])
+			}
+		}
+		for i := 0; i < len(f.psleep) && !asleep; i++ {
+			x := &f.psleep[i]
+			asleep = e.weakInitialAt(&r, x.t, x.out, &x.step)
+		}
+		if !asleep {
+			return false
+		}
+	}
+	return true
+}
+
+// seqRef stands for the wakeup sequence notdep(j, upTo).(p, out, st), xj
+// being event j, without its events.
+type seqRef struct {
+	xj      *event
+	j, upTo int32
+	p       ts.Tid
+	out     int
+	st      *ts.Step
+}
+
+// weakInitialAt is weakInitial(q, qout, sq, w, e.strict) for the sequence w
+// that r stands for, found from the execution's per-thread and per-object
+// chains of events instead of a scan of w: q's first event in w is its
+// first event after j if that is in notdep (if it is not, neither are q's
+// later ones, which happen after it), else p's step for p; the events of w
+// dependent with a step are on its objects.
+func (e *explorer[S]) weakInitialAt(r *seqRef, q ts.Tid, qout int, sq *ts.Step) bool {
+	y := int32(-1)
+	for k := e.thrLast[q]; k > r.j; k = e.ev[k].prevThread {
+		y = k
+	}
+	if y >= 0 && y < r.upTo {
+		if x := &e.ev[y]; x.clock[r.xj.t] < r.xj.n {
+			if qout != anyOutcome && x.out != qout {
+				return false
+			}
+			return !e.dependsOn(r, y, y, &x.step)
+		}
+	}
+	if q == r.p {
+		if qout != anyOutcome && r.out != qout {
+			return false
+		}
+		return !e.dependsOn(r, -1, r.upTo, r.st)
+	}
+	if e.strict {
+		return false
+	}
+	return !dependent(sq, r.st) && !e.dependsOn(r, -1, r.upTo, sq)
+}
+
+// dependsOn reports whether an event of notdep(j, end), for r's j, is
+// dependent with step st: an event on one of st's objects, from the event
+// before k on it (k an event touching all of st's objects, or -1 for the
+// end of the execution) back to j, that is not a read where st reads, is
+// before end, and does not happen after j.
+func (e *explorer[S]) dependsOn(r *seqRef, k, end int32, st *ts.Step) bool {
+	tj, nj := r.xj.t, r.xj.n
+	for a := range st.NumAccesses() {
+		o, read := st.Obj, st.Op == ts.Read
+		var z int32
+		switch {
+		case a > 0:
+			o, read = st.Also[a-1].Obj, st.Also[a-1].Op == ts.Read
+			z = e.chainStart(o, k)
+		case k >= 0 && len(e.ev[k].step.Also) == 0:
+			z = e.ev[k].prev[0]
+		default:
+			z = e.chainStart(o, k)
+		}
+		for z > r.j {
+			y := &e.ev[z]
+			if z < end && y.clock[tj] < nj {
+				op := y.step.Op
+				if len(y.step.Also) > 0 {
+					op, _ = y.step.OpOn(o)
+				}
+				if op != ts.Read || !read {
+					return true
+				}
+			}
+			if len(y.step.Also) == 0 {
+				z = y.prev[0]
+			} else {
+				z = y.prevOn(o)
+			}
+		}
+	}
+	return false
+}
+
+// sleepCheck is, for tests (Options.checkSleep), the count of the sleep-set
+// verdicts sleepRejects gave, of those that rejected the sequence, and of
+// those that differed from asleepIn's on the sequence built.
+type sleepCheck struct {
+	checks, rejected, misses int64
+}
+
+// checkSleepRejects counts sleepRejects' verdict asleep in c, comparing it
+// with asleepIn's on the sequences it stands for.
+func (e *explorer[S]) checkSleepRejects(c *sleepCheck, j int32, p ts.Tid, out, outs int, st ts.Step, upTo int32, asleep bool) {
+	want := true
+	w := e.notdep(nil, j, upTo)
+	for o := out; o < out+outs; o++ {
+		want = want && e.asleepIn(&e.stack[j], append(w, wev{t: p, out: o, step: st}))
+	}
+	c.checks++
+	if asleep {
+		c.rejected++
+	}
+	if asleep != want {
+		c.misses++
+	}
+}
+
 // insert inserts w into frame i's wakeup tree (see insertAt) and reports
 // whether the tree changed.
 func (e *explorer[S]) insert(i int, w []wev) bool {
@@ -282,15 +413,16 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 	if e.asleepIn(f, w) {
 		return false
 	}
-	// The descent below removes events from w in place: work on a copy,
-	// so that the caller's sequence (insertReversal reuses it for the next
-	// outcome) stays whole.
+	// The descent below removes events from w in place (marking them, see
+	// weakInitial): work on a copy, so that the caller's sequence
+	// (insertReversal reuses it for the next outcome) stays whole.
 	w = append(e.insBuf[:0], w...)
 	e.insBuf = w
+	left := len(w)
 	node := f.root
 	level := 0
 	for {
-		if len(w) == 0 {
+		if left == 0 {
 			return false // a prefix of a sequence in the tree
 		}
 		matched := false
@@ -300,16 +432,26 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 				continue // not enabled here: not an initial of anything
 			}
 			if weakInitial(x.t, x.out, x.step, w, e.strict) {
-				w = withoutFirst(w, x.t)
+				if removeFirst(w, x.t) {
+					left--
+				}
+				for len(w) > 0 && w[0].t < 0 {
+					w = w[1:] // mostly the first event goes
+				}
 				if level == 0 && c == f.cur {
 					return false // the branch being explored
 				}
 				node, matched = c, true
-				e.insPath = append(e.insPath, x.wev)
+				if e.recording {
+					e.insPath = append(e.insPath, x.wev) // for planned
+				}
 				break
 			}
 		}
-		if !matched {
+		// A leaf added only to take another outcome (see addRootChild)
+		// plans nothing: w is not covered by it.
+		if !matched || (e.wt.nodes[node].first < 0 && e.wt.nodes[node].extra) {
+			w = compact(w)
 			e.planned(i, w, false)
 			for _, x := range w {
 				node = e.wt.addChild(node, x)
@@ -318,16 +460,6 @@ func (e *explorer[S]) insert(i int, w []wev) bool {
 			return true
 		}
 		if e.wt.nodes[node].first < 0 {
-			if e.wt.nodes[node].extra {
-				// A leaf added only to take another outcome (see
-				// addRootChild) plans nothing: w is not covered by it.
-				e.planned(i, w, false)
-				for _, x := range w {
-					node = e.wt.addChild(node, x)
-				}
-				e.backtracks++
-				return true
-			}
 			return false // a leaf: w is covered
 		}
 		level++
@@ -522,6 +654,18 @@ func (e *explorer[S]) direct(ci int) bool {
 func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, cq hb.VC, upTo int32, check bool) bool {
 	atC, cutDone := false, false
 	for j := c.j; j >= 0; j = e.earlierRace(j, c.o, p, st, cq) {
+		if !check {
+			// A step that never blocks is feasible anywhere: decide the
+			// sleep set's verdict before building the sequence, which it
+			// rejects four times in five on the bundled models.
+			asleep := e.sleepRejects(j, p, out, outs, &st, upTo)
+			if chk := e.opt.checkSleep; chk != nil {
+				e.checkSleepRejects(chk, j, p, out, outs, st, upTo, asleep)
+			}
+			if asleep {
+				return atC || j == c.j
+			}
+		}
 		w := e.notdep(e.seqBuf[:0], j, upTo)
 		e.seqBuf = w
 		if got, ok := e.feasible(j, w, p, st, check); ok {

@@ -56,6 +56,10 @@ type Options struct {
 	// checkRevisits, in tests, makes SDPOR check its revisit records (see
 	// revisitCheck).
 	checkRevisits *revisitCheck
+
+	// checkSleep, in tests, makes ODPOR check the sleep-set verdicts it
+	// reaches without building the sequences (see sleepCheck).
+	checkSleep *sleepCheck
 }
 
 func (o Options) validate() error {

@@ -124,6 +124,9 @@ const anyOutcome = -1
 // of w is neither enabled nor disabled by it. It needs every execution to
 // run on until no thread can move, which a failed check under KeepGoing
 // breaks; initialsOnly then keeps to the first case.
+//
+// Events of w whose thread is negative have been removed (see insert) and
+// are skipped.
 func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool {
 	// By index, and with dependent's single-access case inline: on the
 	// bundled models this runs a few times per transition.
@@ -136,7 +139,15 @@ func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool
 			return false // another event of q
 		}
 		for k := range j {
-			if dependent(&w[k].step, &x.step) {
+			y := &w[k]
+			if y.t < 0 {
+				continue
+			}
+			if len(y.step.Also)+len(x.step.Also) == 0 { // dependent, inline
+				if y.step.Obj == x.step.Obj && (y.step.Op != ts.Read || x.step.Op != ts.Read) {
+					return false
+				}
+			} else if ts.Dependent(y.step, x.step) {
 				return false
 			}
 		}
@@ -146,7 +157,15 @@ func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool
 		return false
 	}
 	for j := range w {
-		if dependent(&st, &w[j].step) {
+		y := &w[j]
+		if y.t < 0 {
+			continue
+		}
+		if len(y.step.Also)+len(st.Also) == 0 { // dependent, inline
+			if y.step.Obj == st.Obj && (y.step.Op != ts.Read || st.Op != ts.Read) {
+				return false
+			}
+		} else if ts.Dependent(st, y.step) {
 			return false
 		}
 	}
@@ -161,12 +180,28 @@ func dependent(a, b *ts.Step) bool {
 	return ts.Dependent(*a, *b)
 }
 
-// withoutFirst removes q's first event from w, in place.
-func withoutFirst(w []wev, q ts.Tid) []wev {
-	for j, x := range w {
-		if x.t == q {
-			return append(w[:j], w[j+1:]...)
+// removeFirst marks q's first event in w, if any, removed (its thread -1),
+// which costs no copy of the events after it, and reports whether there
+// was one.
+func removeFirst(w []wev, q ts.Tid) bool {
+	for j := range w {
+		if w[j].t == q {
+			w[j].t = -1
+			return true
 		}
 	}
-	return w
+	return false
+}
+
+// compact moves the events of w not removed to its start, in order, and
+// returns them.
+func compact(w []wev) []wev {
+	n := 0
+	for j := range w {
+		if w[j].t >= 0 {
+			w[n] = w[j]
+			n++
+		}
+	}
+	return w[:n]
 }
