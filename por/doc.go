@@ -202,8 +202,8 @@
 // and ODPOR plan a branch when their analysis finds a race, often in the
 // unit just before. With the predictor's copy of the wakeup trees kept to
 // a few thousand nodes (a whole copy on every restart costs more than it
-// saves), measured on 2 cores with 2 workers: 1.4x to 1.5x on indexer-16
-// and 1.6x on indexer-17 with ODPOR, 1.7x on indexer-16 with DPOR, and no
+// saves), measured on 2 cores with 2 workers: about 1.5x on indexer-16
+// and indexer-17 with ODPOR, 1.65x to 1.8x on indexer-16 with DPOR, and no
 // faster than one goroutine on lastzero-12, whose units are small. A
 // unit's input holds the sleep sets (and DPOR's backtrack sets) of the
 // frames above it, which only the unit changes while it runs, so its
