@@ -126,7 +126,10 @@ func wholeCase(t *rapid.T, p *tstest.Program, ignoreDeadlocks bool) {
 	for _, oc := range unsound.Violations {
 		t.Errorf("unsound reports %v, which the reference does not", oc.Violation)
 	}
-	if err := transact.VerifyMovers[tstest.State](ctx, p, transact.VerifyOptions{}); err != nil {
+	// The check is exhaustive: let it reach every state the reference
+	// does (the larger programs pass the default cap, 141,403 states).
+	vopt := transact.VerifyOptions{MaxStates: max(transact.DefaultVerifyStates, 2*int(ref.Result.States))}
+	if err := transact.VerifyMovers[tstest.State](ctx, p, vopt); err != nil {
 		t.Errorf("inferred movers: %v", err)
 	}
 	v, err := transact.NewView[tstest.State](ctx, p, transact.ViewOptions{})
