@@ -1111,16 +1111,9 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 	for {
 		p.mu.Lock()
 		for len(p.queue) == 0 && !p.done {
-			if p.canWalk() {
-				// Nothing to explore and the predictor can hand out
-				// more: walk it here rather than wait for the
-				// coordinator to.
-				p.mu.Unlock()
-				p.pump()
-				p.mu.Lock()
-				continue
+			if !p.walkIdle() {
+				p.cond.Wait()
 			}
-			p.cond.Wait()
 		}
 		if p.done {
 			p.mu.Unlock()
@@ -1165,15 +1158,25 @@ func (p *parallel[S]) wait(e *explorer[S], j *job) {
 			p.mu.Lock()
 			continue
 		}
-		if p.canWalk() {
-			p.mu.Unlock()
-			p.pump()
-			p.mu.Lock()
-			continue
+		if !p.walkIdle() {
+			p.cond.Wait()
 		}
-		p.cond.Wait()
 	}
 	p.mu.Unlock()
+}
+
+// walkIdle, called by a goroutine with nothing to explore (p.mu held),
+// walks the predictor there rather than wait for the coordinator to, if it
+// can hand out more, and reports whether it did. The walk ends with the
+// window full or the predictor done, so a caller that loops does not spin.
+func (p *parallel[S]) walkIdle() bool {
+	if !p.canWalk() {
+		return false
+	}
+	p.mu.Unlock()
+	p.pump()
+	p.mu.Lock()
+	return true
 }
 
 // emit hands unit u out (the predictor's call), first handing control
