@@ -136,14 +136,19 @@ type explorer[S any] struct {
 	insPath          []wev // the events insert descended through
 	recording        bool  // a coordinator taking a result: record plans
 	plans            []plan
-	cands            []cand
-	reinsert         [][]wev
-	replaySched      ts.Schedule // feasibility replays
-	replays          int64
-	infeasible       int64               // wakeup-tree branches found not enabled
-	blockedObjs      map[ts.Obj]struct{} // objects of steps seen waiting
-	popped           bitset.BitSet       // threads with events undone since the last end
-	strict           bool                // a check has failed: weak initials by initials only
+	// A parallel search's recycled memory (see wevPool): where a worker
+	// copies the sequences it logs, and a coordinator its plans.
+	pool                  *wevPool
+	logChunks, planChunks [][]wev
+	planSched             ts.Schedule // the coordinator's schedule, copied once a commit
+	cands                 []cand
+	reinsert              [][]wev
+	replaySched           ts.Schedule // feasibility replays
+	replays               int64
+	infeasible            int64               // wakeup-tree branches found not enabled
+	blockedObjs           map[ts.Obj]struct{} // objects of steps seen waiting
+	popped                bitset.BitSet       // threads with events undone since the last end
+	strict                bool                // a check has failed: weak initials by initials only
 	// blockedIn marks small objects put in blockedObjs by blockObj, so that
 	// the check on every state where a thread waits costs no hashing.
 	blockedIn bitset.BitSet

@@ -3,7 +3,6 @@ package por
 import (
 	"context"
 	"math/bits"
-	"slices"
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/internal/search"
@@ -251,7 +250,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 		// unless the frame's sleep set (part of the unit's input) rejects
 		// it.
 		if !e.asleepIn(&e.stack[i], w) {
-			e.log = append(e.log, logOp{kind: opInsert, frame: int32(i), strict: e.strict, w: slices.Clone(w)})
+			e.log = append(e.log, logOp{kind: opInsert, frame: int32(i), strict: e.strict, w: e.pool.copyTo(&e.logChunks, w)})
 		}
 		return
 	}

@@ -139,6 +139,7 @@ type unitEvent struct {
 // unitResult is what exploring a unit gives.
 type unitResult struct {
 	log                           []logOp
+	chunks                        [][]wev // where log's sequences are (wevPool)
 	transitions, executions       int64
 	sleepBlocked, backtracks      int64
 	replays, infeasible           int64
@@ -326,7 +327,7 @@ func (w *wtree) build(r int32, tree []tnode) {
 //
 // A positive cut stops the exploration after that many transitions, short
 // of maxT: the result is then only that the unit is too large (r.cut).
-func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE, cut int64, ex **explorer[S]) *unitResult {
+func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE, cut int64, ex **explorer[S], pool *wevPool) *unitResult {
 	cutting := cut > 0 && (maxT == 0 || cut < maxT)
 	if cutting {
 		maxT = cut
@@ -350,13 +351,15 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		*ex = e
 	}
 	e.role = roleWorker
+	e.pool, e.log = pool, pool.logOps()
 	e.raceFrom, e.strict, e.outcomes = u.raceFrom, u.strict, u.outcomes
 	fromBits(&e.popped, u.popped)
 	for _, o := range u.blocked {
 		e.blockedObjs[o] = struct{}{}
 	}
 	err := e.Drive(func() { e.unitRoot(u) }, e.loop, e.panicked)
-	r.log = e.log
+	r.log, r.chunks = e.log, e.logChunks
+	e.log, e.logChunks = nil, nil
 	r.transitions, r.executions = res.Transitions, res.Executions
 	r.sleepBlocked, r.backtracks, r.replays, r.infeasible = e.sleepBlocked, e.backtracks, e.replays, e.infeasible
 	r.err = err
@@ -365,6 +368,7 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	if cutting && r.limited && res.Transitions >= cut {
 		// Too large: the search splits it further. What it found is
 		// dropped (the search finds it again below).
+		pool.put(r)
 		return &unitResult{cut: true, transitions: res.Transitions, maxTransitions: maxT, maxExecutions: maxE, moves: len(u.prefix)}
 	}
 	r.stop = e.Stop && !r.limited
@@ -531,14 +535,17 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 		return
 	}
 	changed, planOnly := e.commit(r)
+	e.par.pool.put(r)
 	switch {
 	case !onTrack:
 	case !changed:
+		e.par.pool.putChunks(&e.planChunks)
 		return
-	case planOnly && e.par.forward(e.plans):
+	case planOnly && e.par.forward(e.plans, &e.planChunks):
 		// The predictor takes the new branches where it stands.
 		return
 	}
+	e.par.pool.putChunks(&e.planChunks)
 	// The predictor went astray, or cannot follow what the result
 	// changed: start it again from here.
 	e.par.restart(e)
@@ -567,7 +574,7 @@ const expandDepth = 4
 func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	before := e.backtracks
 	strict := e.strict
-	e.plans = e.plans[:0]
+	e.plans, e.planSched = e.plans[:0], nil
 	e.par.logged += int64(len(r.log))
 	e.recording = e.mode == modeODPOR
 	defer func() { e.recording = false }()
@@ -812,7 +819,11 @@ func (e *explorer[S]) planned(i int, w []wev, extra bool) {
 	if !e.recording {
 		return
 	}
-	e.plans = append(e.plans, plan{frame: i, path: e.sched[:i].Clone(), attach: slices.Clone(e.insPath), suffix: slices.Clone(w), extra: extra})
+	if e.planSched == nil {
+		e.planSched = e.sched.Clone()
+	}
+	pool := &e.par.pool
+	e.plans = append(e.plans, plan{frame: i, path: e.planSched[:i:i], attach: pool.copyTo(&e.planChunks, e.insPath), suffix: pool.copyTo(&e.planChunks, w), extra: extra})
 }
 
 // replan applies plan x to a predictor's frames, and reports whether it
@@ -858,7 +869,7 @@ func (e *explorer[S]) atFrame(x *plan) bool {
 
 // forward hands the plans of the result just taken to the predictor, and
 // reports false if there is none to take them (the search must start one).
-func (p *parallel[S]) forward(plans []plan) bool {
+func (p *parallel[S]) forward(plans []plan, chunks *[][]wev) bool {
 	// The predictor is suspended while predMu is held: if it has left a
 	// plan's frame already, it will fail to apply it, so the search starts
 	// a new one now rather than when it next takes a result (the workers
@@ -880,6 +891,8 @@ func (p *parallel[S]) forward(plans []plan) bool {
 		}
 	}
 	p.plans = append(p.plans, plans...)
+	p.planChunks = append(p.planChunks, *chunks...)
+	*chunks = (*chunks)[:0]
 	return true
 }
 
@@ -891,9 +904,10 @@ func (p *parallel[S]) replanAll(e *explorer[S]) bool {
 		p.mu.Unlock()
 		return false
 	}
-	plans := p.plans
-	p.plans = nil
+	plans, chunks := p.plans, p.planChunks
+	p.plans, p.planChunks = nil, nil
 	p.mu.Unlock()
+	defer p.pool.putChunks(&chunks)
 	for i := range plans {
 		if !e.replan(&plans[i]) {
 			p.mu.Lock()
@@ -951,6 +965,8 @@ type parallel[S any] struct {
 	predEnded   bool            // the current predictor has walked all it saw
 	needRestart bool            // a predictor could not apply a plan
 	plans       []plan          // plans forwarded to the current predictor
+	planChunks  [][]wev         // where their sequences are (pool)
+	pool        wevPool
 	done        bool
 	wg          sync.WaitGroup
 	// The current predictor, a coroutine (see pump): next resumes it, stop
@@ -1137,7 +1153,7 @@ func (p *parallel[S]) dequeue() *job {
 // explore explores job j's unit on sys with explorer *ex (reused from unit
 // to unit), as a worker.
 func (p *parallel[S]) explore(j *job, sys ts.TransitionSystem[S], model *search.Model[S], ex **explorer[S]) {
-	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, ex)
+	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, ex, &p.pool)
 	p.mu.Lock()
 	j.r = r
 	close(j.done)
@@ -1257,7 +1273,7 @@ func (p *parallel[S]) canWalk() bool {
 func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bool) {
 	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
 	if p.trace != nil {
-		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx)
+		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx, &p.pool)
 		p.trace.took(u.keyString(), r.transitions)
 		p.units++
 		return r, true
@@ -1323,7 +1339,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		p.wasted += j.r.transitions
 		p.mu.Unlock()
 	}
-	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, e.opt.UnitTransitions, &p.inlineEx)
+	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, e.opt.UnitTransitions, &p.inlineEx, &p.pool)
 	if r.cut {
 		p.wasted += r.transitions
 		return r, onTrack
@@ -1350,6 +1366,7 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	p.predEnded = false
 	p.needRestart = false
 	p.plans = nil
+	p.pool.putChunks(&p.planChunks)
 	clear(p.skip)
 	gen := p.gen
 	// Units handed out earlier stay: a predictor that starts again from
@@ -1433,4 +1450,95 @@ func (p *parallel[S]) close() {
 		}
 	}
 	p.closeForks()
+}
+
+// wevPool recycles the memory of the wakeup sequences a parallel ODPOR
+// search hands between goroutines: those a worker logs, read by the
+// coordinator when it takes the result, and the plans the coordinator
+// forwards to the predictor. Copied into chunks that come back once read,
+// they cost no allocation in a search's steady state; a copy each (what the
+// search did before) allocated most of its bytes, and the collector's
+// write barriers then slowed every goroutine. A nil pool allocates.
+type wevPool struct {
+	mu     sync.Mutex
+	chunks [][]wev
+	logs   [][]logOp
+}
+
+// wevChunk is the size of a chunk, in events.
+const wevChunk = 1024
+
+// copyTo appends a copy of w to the last of *chunks, or to a new chunk if
+// it has no room, and returns the copy.
+func (p *wevPool) copyTo(chunks *[][]wev, w []wev) []wev {
+	n := len(*chunks)
+	if n == 0 || cap((*chunks)[n-1])-len((*chunks)[n-1]) < len(w) {
+		*chunks = append(*chunks, p.chunk(len(w)))
+		n++
+	}
+	c := (*chunks)[n-1]
+	k := len(c)
+	c = append(c, w...)
+	(*chunks)[n-1] = c
+	return c[k:len(c):len(c)]
+}
+
+// chunk returns an empty chunk with room for n events at least.
+func (p *wevPool) chunk(n int) []wev {
+	if p != nil {
+		p.mu.Lock()
+		if k := len(p.chunks); k > 0 && cap(p.chunks[k-1]) >= n {
+			c := p.chunks[k-1]
+			p.chunks = p.chunks[:k-1]
+			p.mu.Unlock()
+			return c
+		}
+		p.mu.Unlock()
+	}
+	return make([]wev, 0, max(n, wevChunk))
+}
+
+// logOps returns an empty log.
+func (p *wevPool) logOps() []logOp {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k := len(p.logs); k > 0 {
+		l := p.logs[k-1]
+		p.logs = p.logs[:k-1]
+		return l
+	}
+	return nil
+}
+
+// put takes back the memory of result r, which nothing reads any more.
+func (p *wevPool) put(r *unitResult) {
+	if p == nil {
+		return
+	}
+	p.putChunks(&r.chunks)
+	if cap(r.log) > 0 {
+		clear(r.log)
+		p.mu.Lock()
+		p.logs = append(p.logs, r.log[:0])
+		p.mu.Unlock()
+	}
+	r.log = nil
+}
+
+// putChunks takes back *chunks, which nothing reads any more, and empties
+// it.
+func (p *wevPool) putChunks(chunks *[][]wev) {
+	if p == nil || len(*chunks) == 0 {
+		return
+	}
+	p.mu.Lock()
+	for _, c := range *chunks {
+		p.chunks = append(p.chunks, c[:0])
+	}
+	p.mu.Unlock()
+	clear(*chunks)
+	*chunks = (*chunks)[:0]
 }
