@@ -495,7 +495,15 @@ func (e *remoteError) Is(target error) bool {
 // encoder appends varints.
 type encoder struct{ b []byte }
 
-func (c *encoder) num(v int64) { c.b = binary.AppendVarint(c.b, v) }
+func (c *encoder) num(v int64) {
+	if uint64(v) < 64 {
+		// The zig-zag varint of 0..63 is one byte, 2v: most numbers of a
+		// key are threads, outcomes, objects and operations.
+		c.b = append(c.b, byte(v)<<1)
+		return
+	}
+	c.b = binary.AppendVarint(c.b, v)
+}
 
 func (c *encoder) str(s string) {
 	c.num(int64(len(s)))
@@ -595,6 +603,11 @@ func (d *decoder) magic(m string) bool {
 }
 
 func (d *decoder) num() int64 {
+	if len(d.b) > 0 && d.b[0] < 0x80 {
+		x := d.b[0] // a one-byte varint (d.b is empty after an error)
+		d.b = d.b[1:]
+		return int64(x>>1) ^ -int64(x&1)
+	}
 	if d.err != nil {
 		return 0
 	}
