@@ -245,7 +245,11 @@ func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit,
 	if len(u.prefix) == 0 {
 		d.fail("empty prefix")
 	}
-	u.sleep, u.psleep = d.sleepSet(n)
+	// The sleep sets' threads and single outcomes, and the backtrack sets,
+	// of the root and every frame of the prefix share two arrays.
+	var tids []ts.Tid
+	var wevs []wev
+	u.sleep, u.psleep = d.sleepSet(n, &tids, &wevs)
 	if into != nil {
 		*ids = (*ids)[:0]
 	}
@@ -286,11 +290,8 @@ func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit,
 		u.above = make([]frameSleep, k)
 		for i := range u.above {
 			a := &u.above[i]
-			a.sleep, a.psleep = d.sleepSet(n)
-			a.bt = make([]ts.Tid, d.count())
-			for j := range a.bt {
-				a.bt[j] = d.tid(n)
-			}
+			a.sleep, a.psleep = d.sleepSet(n, &tids, &wevs)
+			a.bt = d.tidsTo(&tids, n)
 		}
 	}
 	if d.err == nil && len(d.b) != 0 {
@@ -632,17 +633,37 @@ func (d *decoder) small() int {
 
 // count reads a length, which cannot be more than the bytes left.
 // sleepSet reads a sleep set of a system of n threads: the threads asleep
-// with every outcome, then the single outcomes.
-func (d *decoder) sleepSet(n int) ([]ts.Tid, []wev) {
-	sleep := make([]ts.Tid, d.count())
-	for i := range sleep {
-		sleep[i] = d.tid(n)
+// with every outcome, then the single outcomes, appended to *tids and *wevs
+// (shared by the sets of a unit; each set is a slice of them that cannot
+// grow into the next).
+func (d *decoder) sleepSet(n int, tids *[]ts.Tid, wevs *[]wev) ([]ts.Tid, []wev) {
+	sleep := d.tidsTo(tids, n)
+	k := d.count()
+	if k == 0 {
+		return sleep, nil
 	}
-	psleep := make([]wev, d.count())
-	for i := range psleep {
-		psleep[i] = wev{t: d.tid(n), out: d.small(), step: d.step()}
+	i := len(*wevs)
+	for range k {
+		*wevs = append(*wevs, wev{t: d.tid(n), out: d.small(), step: d.step()})
 	}
-	return sleep, psleep
+	return sleep, (*wevs)[i:len(*wevs):len(*wevs)]
+}
+
+// tidsTo reads a list of threads of a system of n threads, appended to
+// *tids, and returns it (nil if empty).
+func (d *decoder) tidsTo(tids *[]ts.Tid, n int) []ts.Tid {
+	k := d.count()
+	if k == 0 {
+		return nil
+	}
+	if *tids == nil {
+		*tids = make([]ts.Tid, 0, 64)
+	}
+	i := len(*tids)
+	for range k {
+		*tids = append(*tids, d.tid(n))
+	}
+	return (*tids)[i:len(*tids):len(*tids)]
 }
 
 func (d *decoder) count() int {
