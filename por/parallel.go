@@ -712,34 +712,45 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	// leftmost (a frame explores its first branch), so it is copied first.
 	var remap []int32 // a node of e's pool to the copy's
 	if e.mode == modeODPOR && e.depth > 0 {
-		remap = e.par.remap[:0]
-		for range e.wt.nodes {
-			remap = append(remap, -1)
-		}
+		// Only the frames' roots and current branches are looked up, all
+		// on the path copied first: the other entries need no reset.
+		remap = slices.Grow(e.par.remap[:0], len(e.wt.nodes))[:len(e.wt.nodes)]
 		e.par.remap = remap
 		budget := e.par.cloneNodes
-		var copyTree func(n int32, depth int) int32
-		copyTree = func(n int32, depth int) int32 {
-			x := e.wt.nodes[n]
-			id := c.wt.alloc(x.wev)
-			c.wt.nodes[id].extra = x.extra
-			remap[n] = id
-			budget--
-			prev := int32(-1)
+		// Preorder, iteratively: each entry of the walk is a node copied,
+		// its copy, the copy of its last child copied and the next child
+		// to copy.
+		walk := e.par.cloneWalk[:0]
+		root := e.stack[0].root
+		id := c.wt.alloc(e.wt.nodes[root].wev)
+		c.wt.nodes[id].extra = e.wt.nodes[root].extra
+		remap[root] = id
+		budget--
+		walk = append(walk, cloneStep{dst: id, last: -1, next: e.wt.nodes[root].first})
+		for len(walk) > 0 {
+			top := &walk[len(walk)-1]
+			ch := top.next
 			// A node at the split depth or below is part of a unit's
 			// input: copied whole, or the unit would be guessed wrong.
-			for ch := x.first; ch >= 0 && (budget > 0 || depth >= e.split); ch = e.wt.nodes[ch].next {
-				cid := copyTree(ch, depth+1)
-				if prev < 0 {
-					c.wt.nodes[id].first = cid
-				} else {
-					c.wt.nodes[prev].next = cid
-				}
-				prev = cid
+			if ch < 0 || (budget <= 0 && top.depth < e.split) {
+				walk = walk[:len(walk)-1]
+				continue
 			}
-			return id
+			x := &e.wt.nodes[ch]
+			top.next = x.next
+			id := c.wt.alloc(x.wev)
+			c.wt.nodes[id].extra = x.extra
+			remap[ch] = id
+			budget--
+			if top.last < 0 {
+				c.wt.nodes[top.dst].first = id
+			} else {
+				c.wt.nodes[top.last].next = id
+			}
+			top.last = id
+			walk = append(walk, cloneStep{dst: id, last: -1, next: x.first, depth: top.depth + 1})
 		}
-		copyTree(e.stack[0].root, 0)
+		e.par.cloneWalk = walk
 	}
 	for len(c.stack) < e.depth {
 		c.growStack()
@@ -799,6 +810,13 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		c.held[t] = slices.Clone(e.held[t])
 	}
 	return c
+}
+
+// cloneStep is a node of the wakeup trees clone is copying: its copy, the
+// copy of its last child copied, the next child to copy, and its depth.
+type cloneStep struct {
+	dst, last, next int32
+	depth           int
 }
 
 // plan is a branch the coordinator's frames gained when it took a unit's
@@ -984,7 +1002,8 @@ type parallel[S any] struct {
 	forks     []ts.TransitionSystem[S]
 	inlineEx  *explorer[S] // the coordinator's, for the units it explores itself
 	predEx    *explorer[S] // the last predictor, stopped before the next reuses it
-	remap     []int32      // clone's buffer
+	remap     []int32      // clone's buffers
+	cloneWalk []cloneStep
 
 	// runner explores the units elsewhere (Options.Runner), in batches.
 	runner UnitRunner
