@@ -198,20 +198,34 @@
 // the search itself or wasted by workers, and logged (what the units did to
 // the frames above them, taken in order).
 //
-// What it gains is bounded by how early each unit's input is known: DPOR
-// and ODPOR plan a branch when their analysis finds a race, often in the
-// unit just before. With the predictor's copy of the wakeup trees kept to
-// a few thousand nodes (a whole copy on every restart costs more than it
-// saves), measured on 2 cores with 2 workers: about 1.5x on indexer-16
-// and indexer-17 with ODPOR, 1.65x to 1.8x on indexer-16 with DPOR, and no
-// faster than one goroutine on lastzero-12, whose units are small. A
-// unit's input holds the sleep sets (and DPOR's backtrack sets) of the
-// frames above it, which only the unit changes while it runs, so its
-// worker logs only what changes them: the wakeup sequences those sleep
-// sets do not reject, the applications of DPOR's rule that add a
-// backtrack point. A search splits only after Options.SplitAfter
-// transitions (50,000 by default). SDPOR refuses a worker count above 1. A system that
-// cannot be used from several goroutines implements ts.Forker.
+// What it can gain is bounded by how early each unit's input is known:
+// DPOR and ODPOR plan a branch when their analysis finds a race. On
+// lastzero-12 and indexer-16 (ODPOR, split depth 12) nearly every unit's
+// input is known four units or more before the search needs it, which
+// would allow 1.95-2.0x with 2 workers and no overhead (TestParallelTrace
+// with -por.units). Measured on 2 cores with 2 workers: about 1.5x on
+// indexer-16 and indexer-17 with ODPOR, 1.7x on indexer-16 with DPOR,
+// and no faster than one goroutine on lastzero-12, whose units are small.
+// Where the rest goes, on indexer-16 with ODPOR (a search of about 0.3 s
+// with 2 workers): the second goroutine waits 55-65 ms while the first
+// 50,000 transitions are explored alone, 20-25 ms when the predictor has
+// handed out all it sees (about half of that while the result that plans
+// the next branches is ready, but the search's goroutine is exploring a
+// unit of its own), and 6-15 ms when the predictor is a window of units
+// ahead; and each unit costs its key, the replay of its prefix and its
+// result, about 10% more CPU in all (40% on lastzero-12). The sequences a
+// worker logs and the plans the search forwards to the predictor go into
+// recycled chunks, so that a search allocates per unit, not per logged
+// insertion (TestParallelODPORAllocates). A unit's input holds the sleep
+// sets (and DPOR's backtrack sets) of the frames above it, which only the
+// unit changes while it runs, so its worker logs only what changes them:
+// the wakeup sequences those sleep sets do not reject, the applications
+// of DPOR's rule that add a backtrack point. A search splits only after
+// Options.SplitAfter transitions (50,000 by default: splitting after
+// 10,000 made lastzero-9 and lastzero-10, searches of 9 and 20 ms, 15-35%
+// slower with 2 workers than alone). SDPOR refuses a worker count above
+// 1. A system that cannot be used from several goroutines implements
+// ts.Forker.
 //
 // # Units explored elsewhere
 //
