@@ -508,11 +508,11 @@ func (e *icb[S]) loop() {
 // two moves or more, and reports whether the search goes on.
 func (e *icb[S]) pop(top *icbFrame[S]) bool {
 	if top.multi {
-		b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
 		var err error
 		if e.flat {
-			err = e.flatUnchanged(top, b)
+			err = e.flatUnchanged(top)
 		} else {
+			b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
 			err = e.m.Unchanged(top.state, b, e.sched[:top.pathLen], top.taken, &e.current)
 		}
 		if err != nil {
@@ -529,7 +529,7 @@ func (e *icb[S]) pop(top *icbFrame[S]) bool {
 // needed; one thread's answer (a different one at each depth, as
 // search.Model.Unchanged asks with a hash) still catches a Next that is not
 // a function of the state. A difference is diagnosed by the full check.
-func (e *icb[S]) flatUnchanged(top *icbFrame[S], b search.Baseline) error {
+func (e *icb[S]) flatUnchanged(top *icbFrame[S]) error {
 	u := ts.Tid(top.pathLen % e.n)
 	e.current = u
 	step, st := e.m.Next(top.state, u)
@@ -542,6 +542,7 @@ func (e *icb[S]) flatUnchanged(top *icbFrame[S], b search.Baseline) error {
 		return nil
 	}
 	path := e.sched[:top.pathLen]
+	b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
 	if err := e.m.Unchanged(top.state, b, path, top.taken, &e.current); err != nil {
 		return err
 	}
@@ -691,7 +692,9 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 			return
 		}
 	}
-	e.materialize()
+	if e.lazy {
+		e.materialize()
+	}
 	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
 	if err != nil {
 		e.Fail(search.WithSchedule(err, e.sched))
@@ -838,7 +841,7 @@ func (e *icb[S]) countExecution() {
 // the next transition (reporting progress on the way), and checks the memory
 // budget now and then.
 func (e *icb[S]) budgetSpent() bool {
-	if e.Spent() {
+	if !e.Quiet() && e.Spent() {
 		return true
 	}
 	return e.res.Transitions&4095 == 0 && !e.memoryOK()
