@@ -84,6 +84,10 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 		e.queueFrom, e.nextFrom = make([]icbOrigin[S], 0, room/4), make([]icbOrigin[S], 0, room/4)
 		e.nodes = make([]schedNode, 0, room)
 	}
+	// Room for executions of a few dozen transitions: the stack and the
+	// schedule would otherwise grow by doubling, an allocation each time.
+	const depth = 32
+	e.stack, e.sched = make([]icbFrame[S], 0, depth), make(ts.Schedule, 0, depth)
 	if opt.SyncOnly {
 		e.det = hb.NewDetector(e.n)
 		// A step that writes what the invariant reads is a scheduling
