@@ -890,6 +890,9 @@ func (e *explorer[S]) awake(f *frame[S], t ts.Tid) bool {
 	if f.sleep.Test(uint(t)) {
 		return false
 	}
+	if len(f.psleep) == 0 {
+		return true // no single outcome asleep (and every thread has one at least)
+	}
 	for c := range f.outs[t] {
 		if !e.asleep(f, t, c) {
 			return true
