@@ -121,7 +121,7 @@ type explorer[S any] struct {
 	held           [][]ts.Obj
 	zero           hb.VC
 
-	nextSleep  bitset.BitSet // the sleep set of the state being visited
+	nextSleep  bitset.BitSet // the sleep set of the state being visited (visit takes it: emptied by take before use)
 	nextPsleep []wev         // ODPOR: its single outcomes asleep
 	nextRoot   int32         // ODPOR: the wakeup subtree of the state being visited
 
@@ -807,11 +807,14 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	f.state, f.hash, f.hashed, f.last, f.multi = s, h, hashed, last, c.Moves > 1
 	f.run, f.out, f.first = -1, 0, -1
 	f.taken = f.taken[:0]
-	clearSet(&f.sleep)
 	f.psleep = f.psleep[:0]
 	clearSet(&f.bt)
-	if e.mode != modeSDPOR {
-		f.sleep.InPlaceUnion(&e.nextSleep)
+	if e.mode == modeSDPOR {
+		clearSet(&f.sleep)
+	} else {
+		// The frame takes the sleep set take computed, and hands its old
+		// words to take to fill next time: no copy.
+		f.sleep, e.nextSleep = e.nextSleep, f.sleep
 		if len(e.nextPsleep) > 0 {
 			f.psleep = append(f.psleep, e.nextPsleep...)
 		}
