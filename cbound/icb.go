@@ -501,7 +501,12 @@ func (e *icb[S]) loop() {
 			e.steps = append(e.steps[:top.pathLen], top.steps[t])
 		}
 		e.current, e.pushing = t, true
-		child := e.apply(top.state, mv)
+		var child S
+		if mv.Outcome == 0 {
+			child = e.sys.Apply(top.state, t) // the common case, called directly
+		} else {
+			child = e.m.Chooser.ApplyOutcome(top.state, t, mv.Outcome)
+		}
 		e.res.Transitions++
 		e.visit(child, t, top.steps[t])
 		e.current, e.pushing = -1, false
