@@ -84,6 +84,10 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 		e.queueFrom, e.nextFrom = make([]icbOrigin[S], 0, room/4), make([]icbOrigin[S], 0, room/4)
 		e.nodes = make([]schedNode, 0, room)
 	}
+	// Room for executions of a few dozen transitions: the stack and the
+	// schedule would otherwise grow by doubling, an allocation each time.
+	const depth = 32
+	e.stack, e.sched = make([]icbFrame[S], 0, depth), make(ts.Schedule, 0, depth)
 	if opt.SyncOnly {
 		e.det = hb.NewDetector(e.n)
 		// A step that writes what the invariant reads is a scheduling
@@ -497,7 +501,12 @@ func (e *icb[S]) loop() {
 			e.steps = append(e.steps[:top.pathLen], top.steps[t])
 		}
 		e.current, e.pushing = t, true
-		child := e.apply(top.state, mv)
+		var child S
+		if mv.Outcome == 0 {
+			child = e.sys.Apply(top.state, t) // the common case, called directly
+		} else {
+			child = e.m.Chooser.ApplyOutcome(top.state, t, mv.Outcome)
+		}
 		e.res.Transitions++
 		e.visit(child, t, top.steps[t])
 		e.current, e.pushing = -1, false
@@ -508,11 +517,11 @@ func (e *icb[S]) loop() {
 // two moves or more, and reports whether the search goes on.
 func (e *icb[S]) pop(top *icbFrame[S]) bool {
 	if top.multi {
-		b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
 		var err error
 		if e.flat {
-			err = e.flatUnchanged(top, b)
+			err = e.flatUnchanged(top)
 		} else {
+			b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
 			err = e.m.Unchanged(top.state, b, e.sched[:top.pathLen], top.taken, &e.current)
 		}
 		if err != nil {
@@ -529,7 +538,7 @@ func (e *icb[S]) pop(top *icbFrame[S]) bool {
 // needed; one thread's answer (a different one at each depth, as
 // search.Model.Unchanged asks with a hash) still catches a Next that is not
 // a function of the state. A difference is diagnosed by the full check.
-func (e *icb[S]) flatUnchanged(top *icbFrame[S], b search.Baseline) error {
+func (e *icb[S]) flatUnchanged(top *icbFrame[S]) error {
 	u := ts.Tid(top.pathLen % e.n)
 	e.current = u
 	step, st := e.m.Next(top.state, u)
@@ -542,6 +551,7 @@ func (e *icb[S]) flatUnchanged(top *icbFrame[S], b search.Baseline) error {
 		return nil
 	}
 	path := e.sched[:top.pathLen]
+	b := search.Baseline{Hash: top.hash, Hashed: top.hashed, Steps: top.steps, Status: top.status, Outs: top.outs}
 	if err := e.m.Unchanged(top.state, b, path, top.taken, &e.current); err != nil {
 		return err
 	}
@@ -691,7 +701,9 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 			return
 		}
 	}
-	e.materialize()
+	if e.lazy {
+		e.materialize()
+	}
 	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
 	if err != nil {
 		e.Fail(search.WithSchedule(err, e.sched))
@@ -838,7 +850,7 @@ func (e *icb[S]) countExecution() {
 // the next transition (reporting progress on the way), and checks the memory
 // budget now and then.
 func (e *icb[S]) budgetSpent() bool {
-	if e.Spent() {
+	if !e.Quiet() && e.Spent() {
 		return true
 	}
 	return e.res.Transitions&4095 == 0 && !e.memoryOK()

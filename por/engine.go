@@ -84,6 +84,7 @@ type frame[S any] struct {
 	bt     bitset.BitSet // DPOR, SDPOR: the backtrack set
 	last   ts.Tid        // the thread whose transition reached this state, or -1
 	run    ts.Tid        // Sleep, DPOR, SDPOR: the thread whose outcomes are being taken, or -1
+	first  ts.Tid        // Sleep: the thread visit found to take first (pickThread's answer then), or -1
 	out    int           // its next outcome
 	root   int32         // ODPOR: the wakeup tree's root node
 	cur    int32         // ODPOR: the child being explored, or -1
@@ -120,7 +121,7 @@ type explorer[S any] struct {
 	held           [][]ts.Obj
 	zero           hb.VC
 
-	nextSleep  bitset.BitSet // the sleep set of the state being visited
+	nextSleep  bitset.BitSet // the sleep set of the state being visited (visit takes it: emptied by take before use)
 	nextPsleep []wev         // ODPOR: its single outcomes asleep
 	nextRoot   int32         // ODPOR: the wakeup subtree of the state being visited
 
@@ -431,7 +432,12 @@ func (e *explorer[S]) pick(f *frame[S]) (ts.Move, bool) {
 		f.out++
 		return mv, true
 	}
-	t := e.pickThread(f)
+	t := f.first
+	if t >= 0 {
+		f.first = -1 // the sleep set has not changed since visit found it
+	} else {
+		t = e.pickThread(f)
+	}
 	if t < 0 {
 		return ts.Move{}, false
 	}
@@ -473,7 +479,7 @@ func (e *explorer[S]) take(top *frame[S], mv ts.Move) {
 	t := mv.Thread
 	// The child's sleep set: the threads (and, for ODPOR, single outcomes)
 	// asleep or explored here whose steps are independent of t's.
-	e.nextSleep.ClearAll()
+	clearSet(&e.nextSleep)
 	e.nextPsleep = e.nextPsleep[:0]
 	if e.mode != modeSDPOR {
 		for u, ok := top.sleep.NextSet(0); ok; u, ok = top.sleep.NextSet(u + 1) {
@@ -804,14 +810,19 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		return false
 	}
 	f.state, f.hash, f.hashed, f.last, f.multi = s, h, hashed, last, c.Moves > 1
-	f.run, f.out = -1, 0
+	f.run, f.out, f.first = -1, 0, -1
 	f.taken = f.taken[:0]
-	f.sleep.ClearAll()
 	f.psleep = f.psleep[:0]
-	f.bt.ClearAll()
-	if e.mode != modeSDPOR {
-		f.sleep.InPlaceUnion(&e.nextSleep)
-		f.psleep = append(f.psleep, e.nextPsleep...)
+	clearSet(&f.bt)
+	if e.mode == modeSDPOR {
+		clearSet(&f.sleep)
+	} else {
+		// The frame takes the sleep set take computed, and hands its old
+		// words to take to fill next time: no copy.
+		f.sleep, e.nextSleep = e.nextSleep, f.sleep
+		if len(e.nextPsleep) > 0 {
+			f.psleep = append(f.psleep, e.nextPsleep...)
+		}
 	}
 	if e.mode == modeDPOR || e.mode == modeSDPOR { // for markE
 		if k > 0 {
@@ -832,7 +843,9 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 			e.endExecution()
 			return false
 		}
-		if e.mode != modeSleep {
+		if e.mode == modeSleep {
+			f.first = first // pickThread's answer too: the same order, no single outcome asleep
+		} else {
 			f.bt.Set(uint(first))
 		}
 	case modeODPOR:
@@ -855,6 +868,16 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	return true
 }
 
+// clearSet empties b: ClearAll, without the call to clear memory that its
+// loop compiles to, for the usual set of one word (64 threads or fewer).
+func clearSet(b *bitset.BitSet) {
+	if w := b.Words(); len(w) == 1 {
+		w[0] = 0
+		return
+	}
+	b.ClearAll()
+}
+
 // freeChoice returns the thread a frame explores when nothing is planned:
 // the one that moved last if it can go on, else the first enabled thread
 // with an outcome not asleep, or -1.
@@ -874,6 +897,9 @@ func (e *explorer[S]) freeChoice(f *frame[S]) ts.Tid {
 func (e *explorer[S]) awake(f *frame[S], t ts.Tid) bool {
 	if f.sleep.Test(uint(t)) {
 		return false
+	}
+	if len(f.psleep) == 0 {
+		return true // no single outcome asleep (and every thread has one at least)
 	}
 	for c := range f.outs[t] {
 		if !e.asleep(f, t, c) {
@@ -949,7 +975,7 @@ func (e *explorer[S]) violation(v *ts.Violation, sched ts.Schedule) {
 // the next transition (reporting progress on the way), and checks the memory
 // budget now and then.
 func (e *explorer[S]) budgetSpent() bool {
-	if e.Spent() {
+	if !e.Quiet() && e.Spent() {
 		return true
 	}
 	return e.res.Transitions&4095 == 0 && !e.memoryOK()

@@ -267,6 +267,19 @@ func ConfirmWith[S any](sys TransitionSystem[S], v *Violation, sched Schedule, o
 	return confirm(newRunner(sys), v, sched, opt, true)
 }
 
+// Reproduces reports whether replaying sched ends in violation v, as
+// ConfirmWith would confirm it, without building the trace: for a search
+// that will only count v, having reported a violation already. False means
+// only that ConfirmWith must say (with the error, or a panic's violation,
+// which is always built with its trace).
+func Reproduces[S any](sys TransitionSystem[S], v *Violation, sched Schedule, opt Options) bool {
+	if v.Kind == Panic {
+		return false
+	}
+	_, err := confirm(newRunner(sys), v, sched, opt, false)
+	return err == nil
+}
+
 // confirm is ConfirmWith; without trace, the violation it returns has no
 // trace (see replay).
 func confirm[S any](r *runner[S], v *Violation, sched Schedule, opt Options, trace bool) (*Violation, error) {

@@ -203,11 +203,7 @@ func (b *Bluetooth) Check(s BluetoothState) error {
 	return nil
 }
 
-func (b *Bluetooth) Hash(s BluetoothState) uint64 {
-	h := hashInts(0, s.pc[:b.adders]...)
-	return hashInts(h, s.stopPC, s.pendingIo, fixturesBit(s.stoppingFlag), fixturesBit(s.stoppingEvent),
-		fixturesBit(s.stopped), s.fail)
-}
+func (b *Bluetooth) Hash(s BluetoothState) uint64 { return hashFlat(0, &s) }
 
 // fixturesBit is 1 for true, 0 for false.
 func fixturesBit(b bool) int8 {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -36,4 +37,31 @@ func int8sBytes(xs []int8) []byte {
 		b[i] = byte(x)
 	}
 	return b
+}
+
+// The state types hashed by hashFlat hold int8 and bool fields only: no
+// padding, and equal states have equal bytes.
+func TestHashFlatTypes(t *testing.T) {
+	var onlyBytes func(reflect.Type) bool
+	onlyBytes = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Int8, reflect.Bool:
+			return true
+		case reflect.Array:
+			return onlyBytes(ty.Elem())
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if !onlyBytes(ty.Field(i).Type) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	for _, s := range []any{LastzeroState{}, WSQState{}, PhilosophersState{}, BluetoothState{}} {
+		if ty := reflect.TypeOf(s); !onlyBytes(ty) {
+			t.Errorf("%v holds a field that is not int8 or bool: hashFlat cannot hash it", ty)
+		}
+	}
 }

@@ -117,16 +117,7 @@ func (m *Lastzero) Apply(s LastzeroState, t ts.Tid) LastzeroState {
 	return s
 }
 
-func (m *Lastzero) Hash(s LastzeroState) uint64 {
-	found := int8(0)
-	if s.Found {
-		found = 1
-	}
-	h := hashInts(0, s.I, found)
-	h = hashInt8s(h, s.Array[:])
-	h = hashInt8s(h, s.PC[:])
-	return hashInt8s(h, s.R[:])
-}
+func (m *Lastzero) Hash(s LastzeroState) uint64 { return hashFlat(0, &s) }
 
 func (m *Lastzero) Describe(s LastzeroState, t ts.Tid) string {
 	if t == 0 {

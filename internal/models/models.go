@@ -1,5 +1,10 @@
 package models
 
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
 // Info describes a bundled model for the command line and the docs.
 type Info struct {
 	Name    string // command-line name, without the -N suffix ("philosophers")
@@ -39,19 +44,39 @@ func hashInts[T ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~ui
 	return mix(h, uint64(len(xs)))
 }
 
+// hashFlat hashes the bytes of *p with hashInt8s, for state types made of
+// int8 and bool fields only (arrays and structs of them included): such a
+// type has no padding, and equal states have equal bytes
+// (TestHashFlatTypes checks the types that use it). One pass over the whole
+// state costs less than a hashInts call per field group, each with its mix.
+func hashFlat[T any](h uint64, p *T) uint64 {
+	return hashInt8s(h, unsafe.Slice((*int8)(unsafe.Pointer(p)), unsafe.Sizeof(*p)))
+}
+
 // hashInt8s is hashInts for int8 fields, eight to a step: the bundled
 // models keep their states in int8 arrays, and a search that stores states
-// hashes every one it reaches.
+// (or caches work items) hashes every one it reaches, so this loop is much
+// of what such a search adds to the model's own work. Words are loaded
+// whole (little-endian), and the last few fields take one step too: the
+// array's last eight bytes, overlapping some hashed already.
 func hashInt8s(h uint64, xs []int8) uint64 {
-	i := 0
-	for ; i+8 <= len(xs); i += 8 {
-		w := uint64(uint8(xs[i])) | uint64(uint8(xs[i+1]))<<8 | uint64(uint8(xs[i+2]))<<16 | uint64(uint8(xs[i+3]))<<24 |
-			uint64(uint8(xs[i+4]))<<32 | uint64(uint8(xs[i+5]))<<40 | uint64(uint8(xs[i+6]))<<48 | uint64(uint8(xs[i+7]))<<56
-		h = (h ^ w) * 0x100000001b3
+	all := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(xs))), len(xs))
+	b := all
+	for len(b) >= 8 {
+		h = (h ^ binary.LittleEndian.Uint64(b)) * 0x100000001b3
 		h ^= h >> 29
+		b = b[8:]
 	}
-	for ; i < len(xs); i++ {
-		h = (h ^ uint64(uint8(xs[i]))) * 0x100000001b3
+	if len(b) > 0 {
+		var w uint64
+		if len(all) >= 8 {
+			w = binary.LittleEndian.Uint64(all[len(all)-8:])
+		} else {
+			for i, x := range b {
+				w |= uint64(x) << (8 * i)
+			}
+		}
+		h = (h ^ w) * 0x100000001b3
 		h ^= h >> 29
 	}
 	return mix(h, uint64(len(xs)))

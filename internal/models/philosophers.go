@@ -112,9 +112,7 @@ func (p *Philosophers) Apply(s PhilosophersState, t ts.Tid) PhilosophersState {
 	return s
 }
 
-func (p *Philosophers) Hash(s PhilosophersState) uint64 {
-	return hashInt8s(hashInt8s(0, s.pc[:p.n]), s.owner[:p.n])
-}
+func (p *Philosophers) Hash(s PhilosophersState) uint64 { return hashFlat(0, &s) }
 
 func (p *Philosophers) Describe(s PhilosophersState, t ts.Tid) string {
 	pc := s.pc[t]

@@ -514,15 +514,7 @@ func (m *WSQ) Check(s WSQState) error {
 	return nil
 }
 
-func (m *WSQ) Hash(s WSQState) uint64 {
-	h := hashInts(0, s.H, s.T, s.L, s.Start, s.Fail, s.FailTid, s.FailArg)
-	h = hashInt8s(h, s.Tasks[:])
-	h = hashInt8s(h, s.Taken[:])
-	for _, th := range s.Th {
-		h = hashInts(h, th.Op, th.PC, th.R, th.V, th.X, th.Got)
-	}
-	return h
-}
+func (m *WSQ) Hash(s WSQState) uint64 { return hashFlat(0, &s) }
 
 func (m *WSQ) Describe(s WSQState, t ts.Tid) string {
 	th := s.Th[t]

@@ -22,6 +22,9 @@ type Outcome struct {
 	States func() int64
 
 	watch *watch.Watch
+	// plain: no transition or execution limit and no progress callback,
+	// so that Spent has only the context to watch (set with watch).
+	plain bool
 }
 
 // Fail records err, unless an error came first, and stops the search.
@@ -63,9 +66,19 @@ func Terminal[S any](o *Outcome, state S, sched ts.Schedule) {
 // Confirm replays the schedule of a violation found by the search
 // (ts.ConfirmWith) and records it, or records the error if it does not
 // replay. It does not count an execution: the caller knows whether one
-// ended. A deadlock under IgnoreDeadlocks is dropped unreplayed.
+// ended. A deadlock under IgnoreDeadlocks is dropped unreplayed. A
+// violation that is only counted (one was kept already, and there is no
+// OnViolation) is replayed without building its trace.
 func Confirm[S any](o *Outcome, sys ts.TransitionSystem[S], v *ts.Violation, sched ts.Schedule) {
 	if v.Kind == ts.Deadlock && o.Opt.IgnoreDeadlocks {
+		return
+	}
+	if o.Res.Violation != nil && o.Opt.OnViolation == nil && ts.Reproduces(sys, v, sched, *o.Opt) {
+		// Only counted: the replay that confirms it builds no trace.
+		o.Res.Violations++
+		if !o.Opt.KeepGoing {
+			o.Stop = true
+		}
 		return
 	}
 	rv, err := ts.ConfirmWith(sys, v, sched.Clone(), *o.Opt)
@@ -86,6 +99,8 @@ func (o *Outcome) start() bool {
 	}
 	if o.watch == nil {
 		o.watch = watch.Start(o.Ctx, o.Opt.Progress != nil, o.Opt.ProgressEvery)
+		l := o.Opt.Limits
+		o.plain = l.Transitions <= 0 && l.Executions <= 0 && o.Opt.Progress == nil
 	}
 	return true
 }
@@ -126,6 +141,17 @@ func (o *Outcome) Spent() bool {
 		Callback("Progress", func() { o.Opt.Progress(r) })
 	}
 	return false
+}
+
+// Quiet reports, for the cost of a few loads, that Spent would return false
+// (and counts the call as Spent does): no limit, no progress callback, and
+// the context neither cancelled nor due to be asked. False means only that
+// Spent must be asked. A search's loop calls it, inlined, before Spent:
+//
+//	if !e.Quiet() && e.Spent() { ... }
+func (o *Outcome) Quiet() bool {
+	w := o.watch
+	return w != nil && o.plain && w.Quiet()
 }
 
 // Cancelled reports whether the context stops the search, and stops it if

@@ -26,7 +26,7 @@ const MinProgressEvery = time.Millisecond
 // Watch holds the flags. The zero Watch never fires.
 type Watch struct {
 	ctx       context.Context
-	polls     uint32
+	left      uint32 // calls of Cancelled until it asks the context itself
 	cancelled atomic.Bool
 	due       atomic.Bool
 	stopCtx   func() bool
@@ -37,7 +37,7 @@ type Watch struct {
 // Start watches ctx and, if progress is set, arms a progress timer of the
 // given interval (DefaultProgressEvery for 0, at least MinProgressEvery).
 func Start(ctx context.Context, progress bool, every time.Duration) *Watch {
-	w := &Watch{ctx: ctx}
+	w := &Watch{ctx: ctx, left: PollEvery}
 	if ctx.Done() != nil {
 		w.stopCtx = context.AfterFunc(ctx, func() { w.cancelled.Store(true) })
 		if ctx.Err() != nil {
@@ -63,11 +63,23 @@ func (w *Watch) Cancelled() bool {
 	if w.cancelled.Load() {
 		return true
 	}
-	w.polls++
-	if w.polls%PollEvery != 0 {
+	if w.left--; w.left != 0 {
 		return false
 	}
+	w.left = PollEvery
 	return w.poll()
+}
+
+// Quiet is Cancelled's usual answer, cheap enough to inline: true when the
+// flag is not set and this call is not one that asks the context itself
+// (it then counts the call as Cancelled does). False means only that
+// Cancelled must be asked.
+func (w *Watch) Quiet() bool {
+	if w.left > 1 && !w.cancelled.Load() {
+		w.left--
+		return true
+	}
+	return false
 }
 
 // Flag reports whether the cancellation flag is set: one atomic load, for
