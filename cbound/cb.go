@@ -487,13 +487,10 @@ func (e *hbSearch[S]) cbFrontier(exact bool) int {
 // taking u's event off x; it counts a hit as cbRange and cbExact do.
 // Otherwise it returns the key of x - u, to compute them under.
 func (m *memo) peek(u ts.Tid, exact bool) (lo, hi int32, key cbKey, ok bool) {
-	x := m.x
-	if x.Len() == 1 {
+	if m.x.Len() == 1 {
 		return 0, 0, key, true // x - u is the initial state
 	}
-	h := x.LastHash(u)
-	key = keyOf(x.Hash()^h, m.x2^fp2(h))
-	r := m.cb.get(key)
+	r, key := m.peekRow(u)
 	if r == nil {
 		return 0, 0, key, false
 	}
@@ -503,6 +500,16 @@ func (m *memo) peek(u ts.Tid, exact bool) (lo, hi int32, key cbKey, ok bool) {
 	}
 	m.hits++
 	return lo, hi, key, true
+}
+
+// peekRow returns the memo's row of x - u for the scratch state x, where u
+// is in x's frontier and x - u is not the initial state, or nil, and the
+// key of x - u, without taking u's event off x. The row is valid until the
+// memo next changes.
+func (m *memo) peekRow(u ts.Tid) ([]uint64, cbKey) {
+	h := m.x.LastHash(u)
+	key := keyOf(m.x.Hash()^h, m.x2^fp2(h))
+	return m.cb.get(key), key
 }
 
 // cbStore computes x's bounds for every thread from the quadruples at

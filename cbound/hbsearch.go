@@ -132,6 +132,7 @@ type hbSearch[S any] struct {
 	replaying     bool
 	undX          bitset.BitSet // the threads whose status at x the stack does not decide (markable)
 	mrow          []uint64      // Mark's bounds on CB(x, t) at the scratch state, a memo row (loadCB)
+	refuser       ts.Tid        // the thread whose move last kept Mark from storing a state
 	zOff          []zEvent      // the events statusAt took off the scratch state
 	zfr           bitset.BitSet // statusAt's frontier scratch
 	ownFinish     bool          // no thread was seen turning Finished on another's transition

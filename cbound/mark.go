@@ -78,15 +78,18 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 	}
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		t := ts.Tid(u)
+		loaded := false // e.mrow holds the predecessor's bounds
 		if (e.bounded || e.incr) && !failed {
 			// Line 17 from the memo, where it has x - t, without
 			// taking the event off.
-			if lo, _, _, found := m.peek(t, false); found && lo > limit {
-				continue
+			if loaded = e.peekCB(t); loaded {
+				if lo, _ := e.cbMark(t); lo > limit {
+					continue
+				}
 			}
 		}
 		ev := m.remove(t)
-		if ok, xl := e.markable(t, ev.Outcome, failed, lv); ok {
+		if ok, xl := e.markable(t, ev.Outcome, failed, lv, loaded); ok {
 			// A predecessor already stored (Lemma 4 of the paper: it
 			// cannot happen) is not marked again; under IterativePOR one
 			// kept from a lower bound, complete only up to a lower level,
@@ -114,17 +117,18 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 // just stored by thread t's move with outcome ct, is to be marked: CB(x, t)
 // <= c (line 17) and every move (t', c') of a thread t' enabled at x, each
 // outcome c' of its transition, has next(x, (t', c')) stored or CB(x, t') >
-// c (line 18). When the search is incremental (IterativePOR) it also
+// c (line 18); loaded says e.mrow holds x's bounds already. When the
+// search is incremental (IterativePOR) it also
 // returns x's level (see levels): at most below, the level of the state
 // just stored, and for every other move (t', c') at most the level of
 // next(x, (t', c')) if it is stored, or CB(x, t') - 1 if that is more.
-func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool, uint8) {
+func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loaded bool) (bool, uint8) {
 	if failed {
 		if _, bad := e.enabledAt(); bad {
 			return false, 0 // nothing moves from x: not a predecessor
 		}
 	}
-	if e.bounded || e.incr {
+	if (e.bounded || e.incr) && !loaded {
 		e.loadCB() // x's bounds for every thread: one memo lookup
 	}
 	lt := int32(0) // a lower bound on CB(x, t)
@@ -171,13 +175,17 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 		if pass == 1 && !lazy {
 			break
 		}
-		for u := 0; u < e.n; u++ {
+		for i := 0; i < e.n; i++ {
+			u := i
 			if pass == 1 {
-				next, ok := e.undX.NextSet(uint(u))
+				next, ok := e.undX.NextSet(uint(i))
 				if !ok {
 					break
 				}
-				u = int(next)
+				i = int(next)
+				u = i
+			} else if u += int(e.refuser); u >= e.n {
+				u -= e.n
 			}
 			v := ts.Tid(u)
 			// t is enabled at x: x with its event is the state just
@@ -243,6 +251,7 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 				if pass == 1 && !e.statusAt(v) {
 					break // v is not enabled at x after all
 				}
+				e.refuser = v
 				return false, 0
 			}
 		}
@@ -275,6 +284,27 @@ func (e *hbSearch[S]) loadCB() {
 	base := e.cbFrontier(false)
 	copy(e.mrow, e.cbStore(key, base))
 	m.val = m.val[:base]
+}
+
+// peekCB is loadCB for x - t, where t is in the frontier of the scratch
+// state x, before t's event is taken off: it reports whether the memo had
+// the bounds.
+func (e *hbSearch[S]) peekCB(t ts.Tid) bool {
+	m := e.memo
+	if len(e.mrow) < m.cb.cur.w {
+		e.mrow = make([]uint64, m.cb.cur.w)
+	}
+	if m.x.Len() == 1 {
+		clear(e.mrow) // x - t is the initial state
+		return true
+	}
+	r, _ := m.peekRow(t)
+	if r == nil {
+		return false
+	}
+	m.hits++
+	copy(e.mrow, r)
+	return true
 }
 
 // cbMark returns the bounds on CB(x, v) that loadCB read.

@@ -21,7 +21,9 @@ import (
 // state (Algorithm 2's Mark), keeps memory linear in the number of states
 // rather than in the sum of their lengths. Comparing a state with a stored
 // one walks its chain of differences back to a copy, one event a step, so it
-// costs what comparing the copies would; a state that would be kept more
+// costs what comparing the copies would (a chain of removals only, what Mark
+// stores, is compared word by word with the copy's first events, the state
+// left alone); a state that would be kept more
 // than 8 differences (and a quarter of its events) from a copy is kept as a
 // copy, which adds at most 32 bytes a state, amortized, and keeps the walks
 // short.
