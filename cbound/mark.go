@@ -118,10 +118,10 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 // <= c (line 17) and every move (t', c') of a thread t' enabled at x, each
 // outcome c' of its transition, has next(x, (t', c')) stored or CB(x, t') >
 // c (line 18); loaded says e.mrow holds x's bounds already. When the
-// search is incremental (IterativePOR) it also
-// returns x's level (see levels): at most below, the level of the state
-// just stored, and for every other move (t', c') at most the level of
-// next(x, (t', c')) if it is stored, or CB(x, t') - 1 if that is more.
+// search is incremental (IterativePOR) it also returns x's level (see
+// levels): at most below, the level of the state just stored, and for
+// every other move (t', c') at most the level of next(x, (t', c')) if it
+// is stored, or CB(x, t') - 1 if that is more.
 func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loaded bool) (bool, uint8) {
 	if failed {
 		if _, bad := e.enabledAt(); bad {
