@@ -172,6 +172,8 @@ type memo struct {
 
 	x    *hb.State       // the scratch state the recursion walks
 	x2   uint64          // x's second fingerprint
+	inX  []uint64        // the path positions of x's events (derive.go)
+	tpos [][]int32       // the search's hbSearch.tpos
 	fr   []bitset.BitSet // frontier scratch of the CB recursion, by x.Len()
 	wfr  bitset.BitSet   // frontier scratch of witness
 	val  []int32         // (thread, value) pairs of the recursion's frames
@@ -256,6 +258,7 @@ func (m *memo) entries() int { return m.cb.len() + m.en.len() }
 func (m *memo) begin(cur *hb.State, x2 uint64) {
 	m.x.CopyFrom(cur)
 	m.x2 = x2
+	m.beginIn(cur.Len())
 	m.val = m.val[:0]
 	m.auditing = false // an audit that stopped the search may have left it set
 	switch {
@@ -283,6 +286,7 @@ func (m *memo) begin(cur *hb.State, x2 uint64) {
 // remove takes thread u's last event off the scratch state, keeping x2.
 func (m *memo) remove(u ts.Tid) hb.Event {
 	h := m.x.Hash()
+	m.setIn(u, m.x.ThreadLen(u), false)
 	e := m.x.Remove(u)
 	m.x2 ^= fp2(h ^ m.x.Hash()) // the event's hash, without hashing it again
 	return e
@@ -294,6 +298,7 @@ func (m *memo) add(u ts.Tid, e hb.Event, st ts.Step) {
 	if got := m.x.AddOutcome(u, st, e.Outcome); e.More > 0 && got != e {
 		panic("cbound: an event put back differs from the one removed") // a bug here, not the user's
 	}
+	m.setIn(u, m.x.ThreadLen(u), true)
 	m.x2 ^= fp2(h ^ m.x.Hash())
 }
 
@@ -302,6 +307,7 @@ func (m *memo) add(u ts.Tid, e hb.Event, st ts.Step) {
 func (m *memo) addStep(u ts.Tid, st ts.Step, c int) hb.Event {
 	h := m.x.Hash()
 	e := m.x.AddOutcome(u, st, c)
+	m.setIn(u, m.x.ThreadLen(u), true)
 	m.x2 ^= fp2(h ^ m.x.Hash())
 	return e
 }
@@ -376,6 +382,13 @@ func (e *hbSearch[S]) cbRange(t ts.Tid) (int32, int32) {
 		m.hits++
 		return m.cb.value(r, int(t))
 	}
+	return e.cbRangeNew(t, key)
+}
+
+// cbRangeNew is cbRange for a state x (of key key) that the memo does not
+// hold.
+func (e *hbSearch[S]) cbRangeNew(t ts.Tid, key cbKey) (int32, int32) {
+	m := e.memo
 	base := e.cbFrontier(false)
 	e.cbStore(key, base)
 	m.val = m.val[:base]
@@ -397,9 +410,15 @@ func (e *hbSearch[S]) cbExact(t ts.Tid) int32 {
 			return lo
 		}
 	}
+	return e.cbExactNew(t, key)
+}
+
+// cbExactNew is cbExact for a state x (of key key) of which the memo holds
+// no exact CB(x, t).
+func (e *hbSearch[S]) cbExactNew(t ts.Tid, key cbKey) int32 {
+	m := e.memo
 	base := e.cbFrontier(true)
-	e.cbRow(base, m.row, false)
-	e.cbRow(base, m.row2, true)
+	e.cbRows(base)
 	if m.row[t] != m.row2[t] {
 		// a status the stack does not decide changes the value
 		for i := base; i < len(m.val); i += 4 {
@@ -428,27 +447,27 @@ func (e *hbSearch[S]) cbFrontier(exact bool) int {
 	x.Frontier(fr)
 	base := len(m.val)
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
-		ev := m.remove(ts.Tid(u))
-		var lo, hi int32
-		if exact {
-			lo = e.cbExact(ts.Tid(u))
-			hi = lo
-		} else {
-			lo, hi = e.cbRange(ts.Tid(u))
+		// The memo mostly has x - u: looked up by its key, computed
+		// from the event's hash, without taking the event off.
+		lo, hi, key, found := m.peek(ts.Tid(u), exact)
+		if !found {
+			ev := m.remove(ts.Tid(u))
+			if exact {
+				lo = e.cbExactNew(ts.Tid(u), key)
+				hi = lo
+			} else {
+				lo, hi = e.cbRangeNew(ts.Tid(u), key)
+			}
+			e.readd(ts.Tid(u), ev)
 		}
-		e.readd(ts.Tid(u), ev)
 		m.val = append(m.val, int32(u), lo, hi, 0)
 	}
 	// A switch from u costs one iff u is enabled at x (it could have gone
 	// on); values at the clamp stay there.
-	derivable, prepped := e.canDerive(), false
+	derivable := e.canDerive()
 	for i := base; i < len(m.val); i += 4 {
 		if m.val[i+1] >= m.clamp {
 			continue
-		}
-		if derivable && !prepped {
-			e.prepX()
-			prepped = true
 		}
 		u := ts.Tid(m.val[i])
 		if !derivable {
@@ -463,16 +482,45 @@ func (e *hbSearch[S]) cbFrontier(exact bool) int {
 	return base
 }
 
-// cbStore computes x's bounds for every thread from the quadruples at
-// m.val[base:] into m.row (lo) and m.row2 (hi) and keeps them under key.
-func (e *hbSearch[S]) cbStore(key cbKey, base int) {
-	m := e.memo
-	e.cbRow(base, m.row, false)
-	e.cbRow(base, m.row2, true)
-	r := m.cb.put(key)
-	for u := range m.row {
-		m.cb.set(r, u, m.row[u], m.row2[u])
+// peek returns the memo's bounds on CB(x - u, u) for the scratch state x,
+// where u is in x's frontier, if it has them (exact ones if exact), without
+// taking u's event off x; it counts a hit as cbRange and cbExact do.
+// Otherwise it returns the key of x - u, to compute them under.
+func (m *memo) peek(u ts.Tid, exact bool) (lo, hi int32, key cbKey, ok bool) {
+	if m.x.Len() == 1 {
+		return 0, 0, key, true // x - u is the initial state
 	}
+	r, key := m.peekRow(u)
+	if r == nil {
+		return 0, 0, key, false
+	}
+	lo, hi = m.cb.value(r, int(u))
+	if exact && lo != hi {
+		return 0, 0, key, false
+	}
+	m.hits++
+	return lo, hi, key, true
+}
+
+// peekRow returns the memo's row of x - u for the scratch state x, where u
+// is in x's frontier and x - u is not the initial state, or nil, and the
+// key of x - u, without taking u's event off x. The row is valid until the
+// memo next changes.
+func (m *memo) peekRow(u ts.Tid) ([]uint64, cbKey) {
+	h := m.x.LastHash(u)
+	key := keyOf(m.x.Hash()^h, m.x2^fp2(h))
+	return m.cb.get(key), key
+}
+
+// cbStore computes x's bounds for every thread from the quadruples at
+// m.val[base:] into m.row (lo) and m.row2 (hi), keeps them under key and
+// returns the memo's row.
+func (e *hbSearch[S]) cbStore(key cbKey, base int) []uint64 {
+	m := e.memo
+	e.cbRows(base)
+	r := m.cb.put(key)
+	m.cb.setRow(r, m.row, m.row2)
+	return r
 }
 
 func b2i(b bool) int32 {
@@ -482,42 +530,54 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// cbRow computes into row a bound on the CB values at x of every thread
-// from the (thread u, bounds on CB(x - u, u), u enabled at x: 0, 1, or 2 for
-// not decided) quadruples of m.val[base:]: the upper bound if hi, else the
-// lower.
-func (e *hbSearch[S]) cbRow(base int, row []int32, hi bool) {
+// cbRows computes into m.row and m.row2 the lower and upper bounds on the
+// CB values at x of every thread from the (thread u, bounds on CB(x - u,
+// u), u enabled at x: 0, 1, or 2 for not decided) quadruples of
+// m.val[base:], in one pass: with V(u) the subproblem's value plus u's
+// status, a thread t gets the least V(u) over u != t, or CB(x - t, t) if
+// t is in the frontier and that is less.
+func (e *hbSearch[S]) cbRows(base int) {
 	m := e.memo
-	off := 1
-	if hi {
-		off = 2
-	}
-	best1, best2, arg1 := m.clamp, m.clamp, int32(-1)
-	for i := base; i < len(m.val); i += 4 {
-		u, v, en := m.val[i], m.val[i+off], m.val[i+3]
-		if en == 2 {
-			en = b2i(hi)
+	val := m.val[base:]
+	c := m.clamp
+	lo1, lo2, loArg := c, c, int32(-1) // the least two V(u) and the first's u
+	hi1, hi2, hiArg := c, c, int32(-1)
+	for i := 0; i+3 < len(val); i += 4 {
+		u, en := val[i], val[i+3]
+		lo, hi := val[i+1], val[i+2]
+		if en != 2 {
+			lo += en
+			hi += en
+		} else {
+			hi++ // not decided: 0 in the lower bound, 1 in the upper
 		}
-		v += en
 		switch {
-		case v < best1:
-			best1, best2, arg1 = v, best1, u
-		case v < best2:
-			best2 = v
+		case lo < lo1:
+			lo1, lo2, loArg = lo, lo1, u
+		case lo < lo2:
+			lo2 = lo
+		}
+		switch {
+		case hi < hi1:
+			hi1, hi2, hiArg = hi, hi1, u
+		case hi < hi2:
+			hi2 = hi
 		}
 	}
+	row, row2 := m.row, m.row2[:len(m.row)]
 	for u := range row {
-		row[u] = best1
+		row[u], row2[u] = lo1, hi1
 	}
-	if arg1 >= 0 {
-		row[arg1] = best2
+	if loArg >= 0 {
+		row[loArg] = lo2
 	}
-	for i := base; i < len(m.val); i += 4 {
-		u, v := m.val[i], m.val[i+off]
-		row[u] = min(row[u], v)
+	if hiArg >= 0 {
+		row2[hiArg] = hi2
 	}
-	for u := range row {
-		row[u] = min(row[u], m.clamp)
+	for i := 0; i+3 < len(val); i += 4 {
+		u := val[i]
+		row[u] = min(row[u], val[i+1], c)
+		row2[u] = min(row2[u], val[i+2], c)
 	}
 }
 
@@ -563,9 +623,6 @@ func (e *hbSearch[S]) witness(last ts.Move) (ts.Schedule, int32) {
 			m.val = append(m.val, int32(u), v)
 		}
 		derivable := t >= 0 && e.canDerive()
-		if derivable {
-			e.prepX()
-		}
 		best, pick := infCB, ts.Tid(-1)
 		for i := base; i < len(m.val); i += 2 {
 			u, v := ts.Tid(m.val[i]), m.val[i+1]

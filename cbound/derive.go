@@ -109,27 +109,46 @@ func (e *hbSearch[S]) computeDep(k int) {
 	}
 }
 
-// prepX records which path transitions belong to the scratch state x (a
-// prefix of the current state), as bits of e.inX by position.
-func (e *hbSearch[S]) prepX() {
-	x := e.memo.x
-	w := depWords(e.depth - 1)
-	if cap(e.inX) < w {
-		e.inX = make([]uint64, w)
+// The path positions of the scratch state x's events are kept as bits of
+// memo.inX by position, updated by the memo's every change of x (begin,
+// remove, add), so that reading a status off the stack costs no pass over
+// the path.
+
+// setIn records that x's k-th event of thread u is in x (in) or not: its
+// path position, if the path has that event (x's events of u are a prefix of
+// the path's, but for one past it that Mark adds to look a state up).
+func (m *memo) setIn(u ts.Tid, k int, in bool) {
+	pos := m.tpos[u]
+	if k < 1 || k > len(pos) {
+		return
 	}
-	e.inX = e.inX[:w]
-	clear(e.inX)
-	for i := 1; i < e.depth; i++ {
-		f := &e.frames[i]
-		if x.ThreadLen(f.t) >= int(f.n) {
-			e.inX[i/64] |= 1 << (i % 64)
-		}
+	p := pos[k-1]
+	if in {
+		m.inX[p/64] |= 1 << (p % 64)
+	} else {
+		m.inX[p/64] &^= 1 << (p % 64)
 	}
 }
 
+// beginIn makes m.inX hold every position of a path of d transitions:
+// positions 1..d (the scratch state is the current one).
+func (m *memo) beginIn(d int) {
+	w := depWords(d)
+	if cap(m.inX) < w {
+		m.inX = make([]uint64, w)
+	}
+	in := m.inX[:w]
+	m.inX = in
+	for i := range in {
+		in[i] = ^uint64(0)
+	}
+	in[0] &^= 1 // frame 0 is the initial state
+	in[w-1] &= ^uint64(0) >> (63 - d%64)
+}
+
 // derive returns whether thread u is enabled at the scratch state x, from
-// the stack, and false for ok when that is not decided there. e.inX must
-// describe x (prepX) and canDerive hold.
+// the stack, and false for ok when that is not decided there. canDerive must
+// hold.
 func (e *hbSearch[S]) derive(u ts.Tid) (enabled, ok bool) {
 	enabled, ok = e.derive0(u)
 	if !ok {
@@ -202,10 +221,10 @@ func (e *hbSearch[S]) stackSpan(u ts.Tid) (st ts.Status, k int, row []uint64, b,
 	a := 0 // the last Dependent position in x
 	b = -1
 	for i, d := range row {
-		if in := d & e.inX[i]; in != 0 {
+		if in := d & e.memo.inX[i]; in != 0 {
 			a = i*64 + 63 - bits.LeadingZeros64(in)
 		}
-		if out := d &^ e.inX[i]; out != 0 && b < 0 {
+		if out := d &^ e.memo.inX[i]; out != 0 && b < 0 {
 			b = i*64 + bits.TrailingZeros64(out)
 		}
 	}
@@ -246,7 +265,7 @@ next:
 		}
 		bits := f.knownBits[s.off : int(s.off)+w]
 		for i, b := range bits {
-			if row[i]&e.inX[i] != b {
+			if row[i]&e.memo.inX[i] != b {
 				continue next
 			}
 		}
@@ -263,7 +282,6 @@ func (e *hbSearch[S]) learn(en *bitset.BitSet) {
 	if !e.canDerive() {
 		return
 	}
-	e.prepX()
 	for u := range ts.Tid(e.n) {
 		st, k, row, b, j := e.stackSpan(u)
 		if st == ts.Finished {
@@ -278,7 +296,7 @@ func (e *hbSearch[S]) learn(en *bitset.BitSet) {
 		g := &e.frames[j]
 		off := len(g.knownBits)
 		for i := range depWords(j) {
-			g.knownBits = append(g.knownBits, row[i]&e.inX[i])
+			g.knownBits = append(g.knownBits, row[i]&e.memo.inX[i])
 		}
 		g.known = append(g.known, knownStatus{u: int32(u), k: int32(k), off: int32(off), enabled: en.Test(uint(u))})
 	}
@@ -292,7 +310,7 @@ func (e *hbSearch[S]) learn(en *bitset.BitSet) {
 // Dependent with that step; its status there is read off the stack, or
 // found in the memo, or z is replayed and kept in the memo, where the other
 // prefixes with the same z find it (as their statuses, the stack's, do not
-// depend on the events taken off). x is then put back, e.inX describing it.
+// depend on the events taken off). x is then put back.
 func (e *hbSearch[S]) statusAt(u ts.Tid) bool {
 	if !e.canDerive() {
 		en, _ := e.enabledAt()
@@ -318,7 +336,6 @@ func (e *hbSearch[S]) statusAt(u ts.Tid) bool {
 			more = true
 		}
 	}
-	e.prepX()
 	en, ok := e.derive(u)
 	if !ok {
 		set, _ := e.enabledAt()
@@ -328,7 +345,6 @@ func (e *hbSearch[S]) statusAt(u ts.Tid) bool {
 		e.readd(e.zOff[i].t, e.zOff[i].ev)
 	}
 	e.zOff = e.zOff[:base]
-	e.prepX()
 	return en
 }
 
@@ -339,7 +355,7 @@ type zEvent struct {
 }
 
 // enabledIn reports whether thread u is enabled at the scratch state x: derived
-// when it can be (e.inX prepared by the caller, when derivable), else from
+// when it can be (derivable), else from
 // x's replayed enabled set.
 func (e *hbSearch[S]) enabledIn(u ts.Tid, derivable bool) bool {
 	if derivable {
@@ -350,28 +366,4 @@ func (e *hbSearch[S]) enabledIn(u ts.Tid, derivable bool) bool {
 	}
 	en, _ := e.enabledAt()
 	return en.Test(uint(u))
-}
-
-// enabledSet returns the threads enabled at the scratch state x and those
-// whose status there the stack does not decide (derive), or, when nothing
-// is derived, E(x) replayed (enabledAt) and nil. The sets derived are
-// scratch, valid until the next call.
-func (e *hbSearch[S]) enabledSet() (en, und *bitset.BitSet) {
-	if !e.canDerive() {
-		en, _ := e.enabledAt()
-		return en, nil
-	}
-	e.prepX()
-	e.enX.ClearAll()
-	e.undX.ClearAll()
-	for u := range ts.Tid(e.n) {
-		en, ok := e.derive(u)
-		switch {
-		case !ok:
-			e.undX.Set(uint(u))
-		case en:
-			e.enX.Set(uint(u))
-		}
-	}
-	return &e.enX, &e.undX
 }

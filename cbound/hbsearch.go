@@ -130,8 +130,9 @@ type hbSearch[S any] struct {
 	scratchOuts   []int
 	rsched        ts.Schedule // the schedule of a prefix being replayed
 	replaying     bool
-	inX           []uint64      // the path positions in the scratch state (derive.go)
-	enX, undX     bitset.BitSet // E(x) derived, and the threads not decided (enabledSet)
+	undX          bitset.BitSet // the threads whose status at x the stack does not decide (markable)
+	mrow          []uint64      // Mark's bounds on CB(x, t) at the scratch state, a memo row (loadCB)
+	refuser       ts.Tid        // the thread whose move last kept Mark from storing a state
 	zOff          []zEvent      // the events statusAt took off the scratch state
 	zfr           bitset.BitSet // statusAt's frontier scratch
 	ownFinish     bool          // no thread was seen turning Finished on another's transition
@@ -185,6 +186,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
 		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, moving: ts.Move{Thread: -1}, ownFinish: true,
 		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), scratchOuts: make([]int, n)}
+	m.tpos = e.tpos // a memo shared by several searches takes the current one's
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
 	e.States = func() int64 { return int64(e.table.Len()) }
 	if model.Hasher != nil {

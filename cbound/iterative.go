@@ -138,7 +138,8 @@ func (e *hbSearch[S]) markStuck() bool {
 			if within == 1 {
 				return false
 			}
-			lv = e.refusedLevel(v, f.steps[v], c, lv)
+			lo, _ := e.cbRange(v)
+			lv = e.refusedLevel(v, f.steps[v], c, lo, lv)
 		}
 	}
 	e.markScratch()

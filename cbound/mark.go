@@ -72,10 +72,24 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 	}
 	fr := &e.mfr[x.Len()]
 	x.Frontier(fr)
+	limit := e.c // line 17's bound (IterativePOR's: the top one)
+	if e.incr {
+		limit = e.top
+	}
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		t := ts.Tid(u)
+		loaded := false // e.mrow holds the predecessor's bounds
+		if (e.bounded || e.incr) && !failed {
+			// Line 17 from the memo, where it has x - t, without
+			// taking the event off.
+			if loaded = e.peekCB(t); loaded {
+				if lo, _ := e.cbMark(t); lo > limit {
+					continue
+				}
+			}
+		}
 		ev := m.remove(t)
-		if ok, xl := e.markable(t, ev.Outcome, failed, lv); ok {
+		if ok, xl := e.markable(t, ev.Outcome, failed, lv, loaded); ok {
 			// A predecessor already stored (Lemma 4 of the paper: it
 			// cannot happen) is not marked again; under IterativePOR one
 			// kept from a lower bound, complete only up to a lower level,
@@ -103,53 +117,103 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 // just stored by thread t's move with outcome ct, is to be marked: CB(x, t)
 // <= c (line 17) and every move (t', c') of a thread t' enabled at x, each
 // outcome c' of its transition, has next(x, (t', c')) stored or CB(x, t') >
-// c (line 18). When the search is incremental (IterativePOR) it also
-// returns x's level (see levels): at most below, the level of the state
-// just stored, and for every other move (t', c') at most the level of
-// next(x, (t', c')) if it is stored, or CB(x, t') - 1 if that is more.
-func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool, uint8) {
-	m := e.memo
-	x := m.x
+// c (line 18); loaded says e.mrow holds x's bounds already. When the
+// search is incremental (IterativePOR) it also returns x's level (see
+// levels): at most below, the level of the state just stored, and for
+// every other move (t', c') at most the level of next(x, (t', c')) if it
+// is stored, or CB(x, t') - 1 if that is more.
+func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loaded bool) (bool, uint8) {
 	if failed {
 		if _, bad := e.enabledAt(); bad {
 			return false, 0 // nothing moves from x: not a predecessor
 		}
 	}
+	if (e.bounded || e.incr) && !loaded {
+		e.loadCB() // x's bounds for every thread: one memo lookup
+	}
 	lt := int32(0) // a lower bound on CB(x, t)
 	if e.incr {
 		// Line 17 with the top bound: a predecessor that a higher bound
 		// reaches is stored now if it is complete up to one (below).
-		if !e.cbAtMost(t, e.top) {
+		if !e.markCB(t, e.top) {
 			return false, 0
 		}
-		lt, _ = e.cbRange(t)
+		lt, _ = e.cbMark(t)
 		// Levels above the top bound say no more than the top bound.
 		below = uint8(min(max(int32(below), lt-1), e.top))
 		if int32(below) < lt {
 			return false, 0 // x's level is at most below
 		}
-	} else if e.bounded && !e.cbWithin(t) {
-		return false, 0
+	} else if e.bounded {
+		if !e.markCB(t, e.c) {
+			return false, 0
+		}
 	}
-	var en, und *bitset.BitSet
+	// E(x): replayed (value-dependent steps, or a stack too deep to derive
+	// from), or derived thread by thread as the loop below needs it: a
+	// thread over the bound needs no status (cb-por2), and the stack
+	// decides most of the others.
+	var en *bitset.BitSet
 	var steps []ts.Step
-	if e.m.ValueDependent() {
+	lazy := false
+	switch {
+	case e.m.ValueDependent():
 		en, steps = e.stepsAt()
-	} else {
-		en, und = e.enabledSet()
+	case !e.canDerive():
+		en, _ = e.enabledAt()
+	default:
+		lazy = true
+		e.undX.ClearAll()
 	}
 	lv := below
-	// Threads whose status at x the stack does not decide (und) matter
+	// Threads whose status at x the stack does not decide (undX) matter
 	// only if one of their moves leads out of the table within the bound:
-	// only then is x replayed to find out. (For x's level they are taken
-	// as enabled, which can only lower it.)
-	for pass, set := 0, en; pass < 2; pass, set = pass+1, und {
-		if set == nil {
+	// only then is x replayed to find out, after the threads it decides
+	// (pass 0). (For x's level they are taken as enabled, which can only
+	// lower it.)
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 && !lazy {
 			break
 		}
-		for u, ok := set.NextSet(0); ok; u, ok = set.NextSet(u + 1) {
+		for i := 0; i < e.n; i++ {
+			u := i
+			if pass == 1 {
+				next, ok := e.undX.NextSet(uint(i))
+				if !ok {
+					break
+				}
+				i = int(next)
+				u = i
+			} else if u += int(e.refuser); u >= e.n {
+				u -= e.n
+			}
 			v := ts.Tid(u)
-			step, outs := e.stepAt(v), e.outsAt(v)
+			// t is enabled at x: x with its event is the state just
+			// stored.
+			if pass == 0 && v != t {
+				if !e.incr && e.bounded {
+					if lo, _ := e.cbMark(v); lo > e.c {
+						continue // over the bound, enabled or not
+					}
+				}
+				if lazy {
+					enabled, ok := e.derive(v)
+					if !ok {
+						e.undX.Set(uint(u))
+						continue
+					}
+					if !enabled {
+						continue
+					}
+				} else if !en.Test(uint(u)) {
+					continue
+				}
+			}
+			outs := e.outsAt(v)
+			if v == t && outs == 1 {
+				continue // next(x, (t, ct)) is the state just stored
+			}
+			step := e.stepAt(v)
 			if steps != nil {
 				// Value-dependent steps: v's step at x, found where x's
 				// enabled set was, may differ from its step on the path.
@@ -160,25 +224,24 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 				if v == t && c == ct {
 					continue // next(x, (t, ct)) is the state just stored
 				}
-				// CB(x, v) first: a memo lookup, where the table compares
+				// CB(x, v) first: x's bounds, where the table compares
 				// the state's events.
 				if e.bounded {
 					if within < 0 {
-						within = int(b2i(e.cbWithin(v)))
+						within = int(b2i(e.markCB(v, e.c)))
 					}
 					if within == 0 {
 						if !e.incr {
 							break
 						}
-						if lv = e.refusedLevel(v, step, c, lv); int32(lv) < lt {
+						lo, _ := e.cbMark(v)
+						if lv = e.refusedLevel(v, step, c, lo, lv); int32(lv) < lt {
 							return false, 0
 						}
 						continue
 					}
 				}
-				m.addStep(v, step, c)
-				in, nl := e.stored(x)
-				m.remove(v)
+				in, nl := e.storedNext(v, step, c)
 				if in {
 					if lv = min(lv, nl); int32(lv) < lt {
 						return false, 0
@@ -188,6 +251,7 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 				if pass == 1 && !e.statusAt(v) {
 					break // v is not enabled at x after all
 				}
+				e.refuser = v
 				return false, 0
 			}
 		}
@@ -196,6 +260,70 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8) (bool
 		return false, 0 // complete only up to a bound that does not reach x by t
 	}
 	return true, lv
+}
+
+// loadCB copies the memo's bounds on CB(x, t) of every thread t at the
+// scratch state x (computing them if the memo has none) into e.mrow, where
+// cbMark reads them: Mark asks them for every thread of x, with one lookup.
+func (e *hbSearch[S]) loadCB() {
+	m := e.memo
+	x := m.x
+	if len(e.mrow) < m.cb.cur.w {
+		e.mrow = make([]uint64, m.cb.cur.w)
+	}
+	if x.Len() == 0 {
+		clear(e.mrow)
+		return
+	}
+	key := keyOf(x.Hash(), m.x2)
+	if r := m.cb.get(key); r != nil {
+		m.hits++
+		copy(e.mrow, r)
+		return
+	}
+	base := e.cbFrontier(false)
+	copy(e.mrow, e.cbStore(key, base))
+	m.val = m.val[:base]
+}
+
+// peekCB is loadCB for x - t, where t is in the frontier of the scratch
+// state x, before t's event is taken off: it reports whether the memo had
+// the bounds.
+func (e *hbSearch[S]) peekCB(t ts.Tid) bool {
+	m := e.memo
+	if len(e.mrow) < m.cb.cur.w {
+		e.mrow = make([]uint64, m.cb.cur.w)
+	}
+	if m.x.Len() == 1 {
+		clear(e.mrow) // x - t is the initial state
+		return true
+	}
+	r, _ := m.peekRow(t)
+	if r == nil {
+		return false
+	}
+	m.hits++
+	copy(e.mrow, r)
+	return true
+}
+
+// cbMark returns the bounds on CB(x, v) that loadCB read.
+func (e *hbSearch[S]) cbMark(v ts.Tid) (lo, hi int32) { return e.memo.cb.value(e.mrow, int(v)) }
+
+// markCB reports whether CB(x, v) <= b at the scratch state x, from the
+// bounds loadCB read where they decide it, else from the exact value,
+// which it keeps in e.mrow.
+func (e *hbSearch[S]) markCB(v ts.Tid, b int32) bool {
+	lo, hi := e.cbMark(v)
+	if hi <= b {
+		return true
+	}
+	if lo > b {
+		return false
+	}
+	cb := e.cbExact(v)
+	e.memo.cb.replace(e.mrow, int(v), cb, cb)
+	return cb <= b
 }
 
 // stored reports whether the search counts the HB state s as stored, and
@@ -213,13 +341,27 @@ func (e *hbSearch[S]) stored(s *hb.State) (bool, uint8) {
 	return int32(lv) >= e.c, lv
 }
 
-// refusedLevel returns lv, a bound on the level of the scratch state x,
-// lowered by x's move (v, oc), whose step is step and for which CB(x, v) >
-// c, to the move's context bound less one, or the level of the state it
-// reaches if that is stored and more.
-func (e *hbSearch[S]) refusedLevel(v ts.Tid, step ts.Step, oc int, lv uint8) uint8 {
+// storedNext is stored for next(x, (v, c)), the scratch state x with v's
+// next event, whose step is step, with outcome c: x is changed only if the
+// table holds a state with that hash (most states not stored have none).
+func (e *hbSearch[S]) storedNext(v ts.Tid, step ts.Step, c int) (bool, uint8) {
 	m := e.memo
-	lo, _ := e.cbRange(v)
+	x := m.x
+	if !e.table.MayContain(x.Hash() ^ x.EventHash(x.NextEventOutcome(v, step, c))) {
+		return false, 0
+	}
+	m.addStep(v, step, c)
+	in, lv := e.stored(x)
+	m.remove(v)
+	return in, lv
+}
+
+// refusedLevel returns lv, a bound on the level of the scratch state x,
+// lowered by x's move (v, oc), whose step is step and for which lo <= CB(x,
+// v) and CB(x, v) > c, to the move's context bound less one, or the level of the state it
+// reaches if that is stored and more.
+func (e *hbSearch[S]) refusedLevel(v ts.Tid, step ts.Step, oc int, lo int32, lv uint8) uint8 {
+	m := e.memo
 	l := max(lo, e.c+1) - 1 // CB(x, v) > c is known
 	if l >= int32(lv) {
 		return lv // the move lowers nothing: no lookup

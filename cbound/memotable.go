@@ -66,10 +66,11 @@ func (t *cbTable) row(i int) []uint64 {
 	return t.slots[i*st+2 : (i+1)*st : (i+1)*st]
 }
 
-// insert adds k, which is not in t, doubling t past 7/8 full, and returns
+// insert adds k, which is not in t, doubling t past 3/4 full (linear
+// probing slows down fast above), and returns
 // its values, cleared, to fill.
 func (t *cbTable) insert(k cbKey) []uint64 {
-	if len(t.slots) == 0 || (t.n+1)*8 > t.len()*7 {
+	if len(t.slots) == 0 || (t.n+1)*4 > t.len()*3 {
 		t.grow()
 	}
 	i, _ := t.slot(k)
@@ -147,10 +148,27 @@ func (g *cbGens) value(r []uint64, t int) (lo, hi int32) {
 	return int32(w & g.max), int32(w >> uint(g.bits) & g.max)
 }
 
-// set writes thread t's bounds (each at most g.max) in a row whose values
-// are 0.
-func (g *cbGens) set(r []uint64, t int, lo, hi int32) {
-	r[t/g.per] |= (uint64(lo) | uint64(hi)<<uint(g.bits)) << (uint(t%g.per) * uint(2*g.bits))
+// setRow writes every thread t's bounds lo[t], hi[t] (each at most g.max)
+// in a row whose values are 0.
+func (g *cbGens) setRow(r []uint64, lo, hi []int32) {
+	hi = hi[:len(lo)]
+	b, per := uint(g.bits), g.per
+	for i := range r {
+		var w uint64
+		end := min(len(lo), (i+1)*per)
+		for t := end - 1; t >= i*per; t-- {
+			w = w<<(2*b) | uint64(lo[t]) | uint64(hi[t])<<b
+		}
+		r[i] = w
+	}
+}
+
+// replace writes thread t's bounds (each at most g.max) in a row over the
+// ones it holds.
+func (g *cbGens) replace(r []uint64, t int, lo, hi int32) {
+	sh := uint(t%g.per) * uint(2*g.bits)
+	all := uint64(1)<<uint(2*g.bits) - 1 // all ones when a value's bounds fill the word
+	r[t/g.per] = r[t/g.per]&^(all<<sh) | (uint64(lo)|uint64(hi)<<uint(g.bits))<<sh
 }
 
 // rotate starts a new generation if the newer is full; called only between

@@ -340,6 +340,18 @@ func (s *State) EventHash(e Event) uint64 {
 	return s.keys.event(e)
 }
 
+// LastHash returns the hash of thread t's last event under the state's seed
+// (see [State.EventHash]): the state without it has hash s.Hash() ^
+// s.LastHash(t). It panics if t has no event.
+func (s *State) LastHash(t ts.Tid) uint64 {
+	seq := s.seqs[t]
+	n := int(s.nev[t])
+	if w := seq[len(seq)-1]; w.first() {
+		return s.keys.hash(t, n, w)
+	}
+	return s.keys.event(eventOf(t, n, seq[lastStart(seq):]))
+}
+
 // Maximal reports whether thread t has an event and its last event is
 // maximal in the happens-before order: no other event of the state depends on
 // it. An access that writes an object is maximal when it is the object's last

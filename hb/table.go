@@ -21,7 +21,9 @@ import (
 // state (Algorithm 2's Mark), keeps memory linear in the number of states
 // rather than in the sum of their lengths. Comparing a state with a stored
 // one walks its chain of differences back to a copy, one event a step, so it
-// costs what comparing the copies would; a state that would be kept more
+// costs what comparing the copies would (a chain of removals only, what Mark
+// stores, is compared word by word with the copy's first events, the state
+// left alone); a state that would be kept more
 // than 8 differences (and a quarter of its events) from a copy is kept as a
 // copy, which adds at most 32 bytes a state, amortized, and keeps the walks
 // short.
@@ -37,6 +39,7 @@ type Table struct {
 	words   []word // full copies: thread count, each thread's length, the events
 	seed    uint64
 	undo    []undoStep // Lookup scratch
+	drop    []int32    // Lookup scratch (equalRemoved)
 }
 
 // entry kinds
@@ -120,6 +123,24 @@ func (tb *Table) Lookup(s *State) (id int, ok bool) {
 		}
 		if tb.entries[v-1].hash == s.hash && tb.equal(int(v-1), s) {
 			return int(v - 1), true
+		}
+	}
+}
+
+// MayContain reports whether the table holds a state whose hash is h: false
+// says that it holds no state of hash h, true that Lookup has one to compare.
+func (tb *Table) MayContain(h uint64) bool {
+	if len(tb.slots) == 0 {
+		return false
+	}
+	mask := uint64(len(tb.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := tb.slots[i]
+		if v == 0 {
+			return false
+		}
+		if tb.entries[v-1].hash == h {
+			return true
 		}
 	}
 }
@@ -320,6 +341,9 @@ func (tb *Table) equal(i int, s *State) bool {
 	if tb.entries[i].hash != s.hash {
 		return false
 	}
+	if same, ok := tb.equalRemoved(i, s); ok {
+		return same
+	}
 	saved := s.hash
 	undo := tb.undo[:0]
 	same := true
@@ -367,6 +391,80 @@ func (tb *Table) equal(i int, s *State) bool {
 	tb.undo = undo[:0]
 	s.hash = saved
 	return same
+}
+
+// equalRemoved compares s with entry i without changing s when i is a full
+// copy or a chain of removals from one (the predecessors Mark stores): each
+// thread's events in i are then the first ones of the copy's, all but as
+// many last ones as the chain removes of the thread (removing an event
+// changes no other event's words), so the comparison is one of words, with
+// no event taken off or put back. It reports false for ok on any other
+// chain.
+func (tb *Table) equalRemoved(i int, s *State) (same, ok bool) {
+	if len(tb.drop) < len(s.seqs) {
+		tb.drop = make([]int32, len(s.seqs))
+	}
+	drop := tb.drop // events removed, by thread; all 0 between calls
+	for tb.entries[i].kind == entryRemoved {
+		e := &tb.entries[i]
+		if int(e.t) >= len(drop) {
+			clear(drop)
+			return false, false // s has no room for e.t: the fallback decides
+		}
+		drop[e.t]++
+		i = int(e.ref)
+	}
+	same, ok = tb.equalPrefixes(i, s, drop)
+	clear(drop)
+	return same, ok
+}
+
+// equalPrefixes reports whether s holds, thread by thread, the events of the
+// full copy i but drop[t] last ones of each thread t; false for ok if the
+// copy does not hold that many.
+func (tb *Table) equalPrefixes(i int, s *State, drop []int32) (same, ok bool) {
+	if tb.entries[i].kind != entryFull {
+		return false, false
+	}
+	off := int(tb.entries[i].ref)
+	n := int(tb.words[off])
+	for t := n; t < len(drop); t++ {
+		if drop[t] > 0 {
+			return false, false // removes an event the copy does not hold: not a chain of Mark's
+		}
+	}
+	for t := n; t < len(s.seqs); t++ {
+		if len(s.seqs[t]) > 0 {
+			return false, true
+		}
+	}
+	at := off + 1 + n
+	for t := range n {
+		l := int(tb.words[off+1+t])
+		f := tb.words[at : at+l]
+		at += l
+		if t < len(drop) {
+			for k := drop[t]; k > 0; k-- {
+				if len(f) == 0 {
+					return false, false // more removed than the copy holds: not a chain of Mark's
+				}
+				f = f[:lastStart(f)]
+			}
+		}
+		var q []word
+		if t < len(s.seqs) {
+			q = s.seqs[t]
+		}
+		if len(q) != len(f) {
+			return false, true
+		}
+		for k, w := range f {
+			if q[k] != w {
+				return false, true
+			}
+		}
+	}
+	return true, true
 }
 
 // isLast reports whether the event of entry e is thread t's last event of s.
