@@ -203,9 +203,10 @@
 // lastzero-12 and indexer-16 (ODPOR, split depth 12) nearly every unit's
 // input is known four units or more before the search needs it, which
 // would allow 1.95-2.0x with 2 workers and no overhead (TestParallelTrace
-// with -por.units). Measured on 2 cores with 2 workers: about 1.5x on
-// indexer-16 and indexer-17 with ODPOR, 1.7x on indexer-16 with DPOR,
-// and no faster than one goroutine on lastzero-12, whose units are small.
+// with -por.units). Measured on 2 cores with 2 workers (whole processes,
+// alternating with one worker): 1.5x on indexer-16 and 1.7x on
+// indexer-17 with ODPOR, 1.7x on indexer-16 with DPOR, and 1.1x on
+// lastzero-12, whose units are small.
 // Where the rest goes, on indexer-16 with ODPOR (a search of about 0.3 s
 // with 2 workers): the second goroutine waits 55-65 ms while the first
 // 50,000 transitions are explored alone, 20-25 ms when the predictor has
@@ -213,7 +214,7 @@
 // the next branches is ready, but the search's goroutine is exploring a
 // unit of its own), and 6-15 ms when the predictor is a window of units
 // ahead; and each unit costs its key, the replay of its prefix and its
-// result, about 10% more CPU in all (40% on lastzero-12). The sequences a
+// result, about 10% more CPU in all (38% on lastzero-12). The sequences a
 // worker logs and the plans the search forwards to the predictor go into
 // recycled chunks, so that a search allocates per unit, not per logged
 // insertion (TestParallelODPORAllocates). A unit's input holds the sleep
