@@ -67,6 +67,9 @@ func checkRemoveReadd(g generator) func(*rapid.T) {
 			if c.Len() != s.Len()-1 || c.Hash() != s.Hash()^s.EventHash(e) {
 				t.Fatalf("Remove(T%d) of %v: %v, hash %#x", tid, s, c, c.Hash())
 			}
+			if got := s.LastHash(tt); got != s.EventHash(e) {
+				t.Fatalf("LastHash(T%d) of %v = %#x, want the removed event's %#x", tid, s, got, s.EventHash(e))
+			}
 			if r := p.build(c.Linearize(nil)); !r.Equal(c) || r.Hash() != c.Hash() {
 				t.Fatalf("Remove(T%d) of %v gave %v, its linearization reaches %v", tid, s, c, r)
 			}
@@ -232,6 +235,7 @@ func checkTable(g generator) func(*rapid.T) {
 		p := g.prog(t)
 		var tb Table
 		distinct := map[string]bool{}
+		hashes := map[uint64]bool{}
 		var ids []int
 		var states []*State
 		for range rapid.IntRange(1, 4).Draw(t, "runs") {
@@ -246,6 +250,13 @@ func checkTable(g generator) func(*rapid.T) {
 				distinct[s.String()] = true
 				if !tb.Contains(s) {
 					t.Fatalf("table lost %v", s)
+				}
+				hashes[s.Hash()] = true
+				if !tb.MayContain(s.Hash()) {
+					t.Fatalf("MayContain(%#x) false for %v, just inserted", s.Hash(), s)
+				}
+				if h := rapid.Uint64().Draw(t, "hash"); tb.MayContain(h) != hashes[h] {
+					t.Fatalf("MayContain(%#x) = %v, a state of that hash inserted: %v", h, !hashes[h], hashes[h])
 				}
 				ids = append(ids, id)
 				states = append(states, s.Clone())

@@ -195,24 +195,26 @@
 // model, with the split depth and the point of splitting drawn).
 // Result.Stats gains parallel-* figures: units, misses (units the search
 // explored itself), restarts of the predictor, the transitions explored by
-// the search itself or wasted by workers, and logged (what the units did to
-// the frames above them, taken in order).
+// the search itself or wasted by workers, logged (what the units did to
+// the frames above them, taken in order), and how long the workers waited
+// (parallel-wait-*-us: for the search to split, for the predictor, for the
+// search to take results).
 //
 // What it can gain is bounded by how early each unit's input is known:
 // DPOR and ODPOR plan a branch when their analysis finds a race. On
-// lastzero-12 and indexer-16 (ODPOR, split depth 12) nearly every unit's
-// input is known four units or more before the search needs it, which
-// would allow 1.95-2.0x with 2 workers and no overhead (TestParallelTrace
-// with -por.units). Measured on 2 cores with 2 workers (whole processes,
+// lastzero-12 and indexer-16 (ODPOR, split depth 12) most units' input is
+// known four units or more before the search needs it (231 of 352, 539 of
+// 544), which would allow 1.95-2.0x with 2 workers and no overhead
+// (TestParallelTrace with -por.units). Measured on 2 cores with 2 workers (whole processes,
 // alternating with one worker): 1.5x on indexer-16 and 1.7x on
 // indexer-17 with ODPOR, 1.7x on indexer-16 with DPOR, and 1.1x on
 // lastzero-12, whose units are small.
 // Where the rest goes, on indexer-16 with ODPOR (a search of about 0.3 s
-// with 2 workers): the second goroutine waits 55-65 ms while the first
-// 50,000 transitions are explored alone, 20-25 ms when the predictor has
+// with 2 workers): the second goroutine waits 60-65 ms while the first
+// 50,000 transitions are explored alone, 17-24 ms when the predictor has
 // handed out all it sees (about half of that while the result that plans
 // the next branches is ready, but the search's goroutine is exploring a
-// unit of its own), and 6-15 ms when the predictor is a window of units
+// unit of its own), and 4-18 ms when the predictor is a window of units
 // ahead; and each unit costs its key, the replay of its prefix and its
 // result, about 10% more CPU in all (38% on lastzero-12). The sequences a
 // worker logs and the plans the search forwards to the predictor go into

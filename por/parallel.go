@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -1012,6 +1013,9 @@ type parallel[S any] struct {
 	// could do (see parallel_trace_test.go).
 	trace unitTracer
 
+	// How long workers waited (idle), by what for.
+	waitStart, waitEnded, waitWindow, waitOther time.Duration
+
 	units, misses, reruns        int64
 	inline, wasted               int64 // transitions the coordinator explored itself; worker transitions not used
 	emits, restarts, queuedTaken int64
@@ -1082,6 +1086,10 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-wasted-transitions"] = p.wasted
 	res.Stats["parallel-split-further"] = p.expanded
 	res.Stats["parallel-logged"] = p.logged
+	res.Stats["parallel-wait-start-us"] = p.waitStart.Microseconds()
+	res.Stats["parallel-wait-predictor-us"] = p.waitEnded.Microseconds()
+	res.Stats["parallel-wait-window-us"] = p.waitWindow.Microseconds()
+	res.Stats["parallel-wait-other-us"] = p.waitOther.Microseconds()
 	if p.runner != nil {
 		res.Stats["parallel-batches"] = p.batches
 		res.Stats["parallel-remote-units"] = p.remote
@@ -1147,7 +1155,7 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 		p.mu.Lock()
 		for len(p.queue) == 0 && !p.done {
 			if !p.walkIdle() {
-				p.cond.Wait()
+				p.idle()
 			}
 		}
 		if p.done {
@@ -1158,6 +1166,26 @@ func (p *parallel[S]) work(sys ts.TransitionSystem[S], model *search.Model[S]) {
 		p.mu.Unlock()
 		p.explore(j, sys, model, &ex)
 	}
+}
+
+// idle waits for the next change (p.mu held), a worker with nothing to
+// explore and no predictor to walk, and adds the time to what it waited
+// for: the search to split, the predictor (at the end of what it sees, or
+// waiting to start again), or the search to take results (the window of
+// units handed out is full).
+func (p *parallel[S]) idle() {
+	why := &p.waitOther
+	switch {
+	case p.predNext == nil && p.restarts == 0:
+		why = &p.waitStart
+	case p.predEnded:
+		why = &p.waitEnded
+	case p.full():
+		why = &p.waitWindow
+	}
+	start := time.Now()
+	p.cond.Wait()
+	*why += time.Since(start)
 }
 
 // dequeue takes the first unit of the queue, which must not be empty

@@ -279,3 +279,29 @@ func TestProgress(t *testing.T) {
 		t.Errorf("%d progress calls in %v over %d transitions, %v", calls, elapsed, res.Transitions, err)
 	}
 }
+
+// Reproduces confirms a counted violation as ConfirmWith does, without the
+// trace: true where the schedule replays to it, false where it does not
+// (ConfirmWith then says why) and for a panic, always confirmed in full.
+func TestReproduces(t *testing.T) {
+	sys := &prog{threads: 2, steps: 1, lock: true}
+	res, err := ts.Explore(ctx, sys, ts.Options{})
+	if err != nil || res.Violation == nil {
+		t.Fatalf("got %+v, %v; want a deadlock", res, err)
+	}
+	v := res.Violation
+	if !ts.Reproduces[*pst](sys, v, ts.Schedule{{Thread: 0}}, ts.Options{}) {
+		t.Errorf("the deadlock's own schedule does not reproduce it")
+	}
+	if ts.Reproduces[*pst](sys, v, ts.Schedule{}, ts.Options{}) {
+		t.Errorf("the initial state, where both threads can move, reproduces the deadlock")
+	}
+	if _, err := ts.ConfirmWith[*pst](sys, v, ts.Schedule{}, ts.Options{}); err == nil {
+		t.Errorf("ConfirmWith confirms what Reproduces refused")
+	}
+	panicked := *v
+	panicked.Kind = ts.Panic
+	if ts.Reproduces[*pst](sys, &panicked, ts.Schedule{{Thread: 0}}, ts.Options{}) {
+		t.Errorf("a panic is reproduced without its trace")
+	}
+}

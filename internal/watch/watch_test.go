@@ -77,3 +77,36 @@ func TestDefaultProgressEvery(t *testing.T) {
 		t.Errorf("interval %v, want %v", w.every, DefaultProgressEvery)
 	}
 }
+
+// Quiet answers for Cancelled between the calls that ask the context, and
+// counts as they do: PollEvery-1 quiet calls, then one that Cancelled must
+// answer, whatever the two calls interleave; a cancelled context is never
+// quiet.
+func TestQuiet(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := Start(ctx, false, 0)
+	defer w.Stop()
+	for round := range 3 {
+		quiet := 0
+		for w.Quiet() {
+			quiet++
+		}
+		if quiet != PollEvery-1 {
+			t.Fatalf("round %d: %d quiet calls, want %d", round, quiet, PollEvery-1)
+		}
+		if w.Cancelled() {
+			t.Fatal("cancelled before cancel")
+		}
+	}
+	cancel()
+	deadline := time.Now().Add(time.Second)
+	for !w.Flag() {
+		if time.Now().After(deadline) {
+			t.Fatal("cancellation not seen within a second")
+		}
+		runtime.Gosched()
+	}
+	if w.Quiet() {
+		t.Error("quiet after the context was cancelled")
+	}
+}
