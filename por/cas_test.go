@@ -92,10 +92,10 @@ func TestCASProgramsConform(t *testing.T) {
 // of T0), so the reversal is T1, T0, T1, T3, which no sleeping thread
 // covers. But that race lies in the part of the execution shared with an
 // earlier one in which T0 ran to the end (and whose notdep, T1, T1, T0,
-// T0, made another reversal), and ODPOR analysed each race once. An
-// execution that ends with a thread waiting now has all its races analysed
-// when a waiting thread moved after the prefix it shares with the previous
-// one (here T0, which ran to its end there).
+// T0, made another reversal), and ODPOR analysed each race once. The races
+// of the shared prefix are now analysed again until their reversal reaches
+// the wakeup tree (see ODPOR); TestODPORSharedPrefixRaces has two more
+// programs where that mattered.
 //
 // Second: T0's x := ... has two outcomes, and taking it with one outcome
 // added the other as a leaf of the wakeup tree; a later reversal that
@@ -131,5 +131,74 @@ func TestODPORDeadlockTraces(t *testing.T) {
 		},
 	}} {
 		optimalChoices[tstest.State](t, p, true)
+	}
+}
+
+// With Options.EveryRace, ODPOR analyses every race of every execution, as
+// the paper's algorithm does. It is exactly optimal on the programs where
+// the default missed traces before it analysed the races of the shared
+// prefix again (compare-and-swaps, awaits), and the default, which stops
+// analysing a race once its reversal has reached the wakeup tree, explores
+// exactly as many executions: one per trace.
+func TestODPOREveryRace(t *testing.T) {
+	every := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], o ts.Options) (ts.Result, error) {
+		return por.ODPOR(ctx, sys, por.Options{Options: o, EveryRace: true})
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		o := casShape(t)
+		o.NoAsserts, o.NoChoices = true, true
+		p := tstest.Programs(o).Draw(t, "program")
+		rep := tstest.CheckOptimal(t, p, every, tstest.ReductionOptions{Bound: ts.NoBound})
+		if n := optimalOn[tstest.State](t, p); n != len(rep.Traces) {
+			t.Fatalf("%d traces explored by default, %d analysing every race", n, len(rep.Traces))
+		}
+	})
+}
+
+// Two programs on which ODPOR lost traces while it analysed each race once,
+// in the first execution that held it (28 of 30, 153 of 174): a race of the
+// prefix an execution shares with earlier ones got a reversal there that no
+// sleeping thread covers. In the first, the race of T2's s0 := 0 with T3's
+// compare-and-swap of s0 gives, in an execution where T1 writes x after
+// T2's await (which reads x), the reversal T3 alone, rejected because T0,
+// asleep there, reads only x; in the next execution T1's write comes first,
+// the reversal is T1, T1, T0, T3, and T0's read is no longer a weak initial.
+func TestODPORSharedPrefixRaces(t *testing.T) {
+	first := &tstest.Program{
+		Vars:  []tstest.Var{{Name: "x"}, {Name: "s0", Init: 1, Sync: true}},
+		Locks: []string{"m0"}, Mod: 4, CASReads: true,
+		Code: [][]tstest.Instr{
+			{tstest.Load(0, 0), tstest.Load(0, 0), tstest.Set(0, 0), tstest.Move(0, 0, 0)},
+			{tstest.Store(0, 1), tstest.Acquire(0)},
+			{tstest.Store(1, 0), tstest.AwaitAny(1, 0, 1, 1)},
+			{tstest.Load(1, 1), tstest.Store(1, 0), tstest.JumpEq(1, 0, 4), tstest.CAS(1, 1, 0, 1)},
+		},
+	}
+	second := &tstest.Program{
+		Vars: []tstest.Var{{Name: "x"}, {Name: "s0", Sync: true}},
+		Mod:  4, CASReads: true,
+		Code: [][]tstest.Instr{
+			{tstest.Move(0, 0, 0), tstest.Store(0, 0), tstest.CAS(1, 0, 1, 0), tstest.Move(1, 1, 1)},
+			{tstest.Store(0, 0), tstest.Load(1, 0), tstest.CAS(0, 0, 0, 0)},
+			{tstest.CAS(0, 1, 0, 0), tstest.FetchAdd(0, 1, 1), tstest.JumpEq(0, 1, 6), tstest.CAS(0, 0, 0, 0), tstest.JumpNe(0, 1, 6), tstest.Move(0, 0, 0)},
+			{tstest.Store(1, 0), tstest.FetchAdd(0, 1, 1)},
+		},
+	}
+	for _, c := range []struct {
+		p      *tstest.Program
+		traces int
+	}{{first, 30}, {second, 174}} {
+		for _, every := range []bool{false, true} {
+			res, err := por.ODPOR(context.Background(), c.p, por.Options{EveryRace: every})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Executions != int64(c.traces) || res.Stats["sleep-blocked"] != 0 {
+				t.Errorf("every race %v: %d executions, %d sleep-blocked; want %d, none", every, res.Executions, res.Stats["sleep-blocked"], c.traces)
+			}
+		}
+		if n := optimalOn[tstest.State](t, c.p); n != c.traces {
+			t.Errorf("%d traces, want %d", n, c.traces)
+		}
 	}
 }

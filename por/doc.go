@@ -190,7 +190,8 @@
 // it explores the units it needs that no other has started, and queued
 // ones while it waits for a result. So the result is the
 // serial search's whatever the worker count: the same executions in the
-// same order, the same figures, callbacks and first violation, under limits
+// same order, the same figures (but ODPOR's feasibility-replays: see ODPOR),
+// callbacks and first violation, under limits
 // and KeepGoing too (property-tested on random programs of the whole
 // model, with the split depth and the point of splitting drawn).
 // Result.Stats gains parallel-* figures: units, misses (units the search

@@ -50,6 +50,12 @@ type event struct {
 	prevThread int32   // the thread's previous event, or -1
 	id         uint64  // DPOR: a number no other event of the search has had (see backtrackAll)
 	held       []ts.Obj
+	// ODPOR: bit i of settled is set once the reversal of the race with
+	// the event's i-th candidate has reached the wakeup tree (see ODPOR),
+	// and then bit i of canRun is reverseFrom's answer for it; done, once
+	// every race analysed has (or the event races with nothing).
+	settled, canRun uint64
+	done            bool
 }
 
 // prevOn returns the previous event on object o, which x touches.
@@ -127,9 +133,16 @@ type explorer[S any] struct {
 
 	// ODPOR
 	wt       wtree
-	raceFrom int   // the first event whose races have not been analysed
-	seqBuf   []wev // reused wakeup sequences
-	insBuf   []wev // insert's copy of the sequence it inserts
+	raceFrom int // the first event whose races have not been analysed
+	// shared: while races analyses the events before it again, the length
+	// of the prefix the execution shares with the last one analysed (see
+	// ODPOR); sharedBuf: settledSharedSeq's scratch; race: the race being
+	// reversed.
+	shared    int32
+	sharedBuf []wev
+	race      raceState
+	seqBuf    []wev // reused wakeup sequences
+	insBuf    []wev // insert's copy of the sequence it inserts
 	// Scratch of a parallel search: the units' encoded inputs, the walk of
 	// a subtree to encode, the ids of a subtree's decoded nodes.
 	keyBuf           []byte
@@ -148,7 +161,6 @@ type explorer[S any] struct {
 	replays               int64
 	infeasible            int64               // wakeup-tree branches found not enabled
 	blockedObjs           map[ts.Obj]struct{} // objects of steps seen waiting
-	popped                bitset.BitSet       // threads with events undone since the last end
 	strict                bool                // a check has failed: weak initials by initials only
 	// blockedIn marks small objects put in blockedObjs by blockObj, so that
 	// the check on every state where a thread waits costs no hashing.
@@ -185,10 +197,7 @@ type explorer[S any] struct {
 	log      []logOp       // a unit's worker: what it does to the coordinator's frames, in order
 	par      *parallel[S]  // coordinator, predictor
 	inE      bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
-	// A unit's worker: the threads whose popped bit its first execution
-	// read, and whether an execution has ended (popped is cleared there).
-	poppedRead bitset.BitSet
-	ended      bool
+	ended    bool          // an execution has ended
 
 	search.Outcome
 }
@@ -334,14 +343,12 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
-	e.popped, e.poppedRead, e.init, e.inE = old.popped, old.poppedRead, old.init, old.inE
+	e.init, e.inE = old.init, old.inE
 	e.ids = old.ids // ids stay unique across the pool's searches
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled
 		resetRuled(e.ruled)
 	}
-	e.popped.ClearAll()
-	e.poppedRead.ClearAll()
 }
 
 // finish fills the result's figures once the search is over, checking the
@@ -602,6 +609,7 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	e.ev = e.evStore[:i+1]
 	x := &e.ev[i]
 	x.t, x.out, x.step = t, out, st
+	x.settled, x.canRun, x.done = 0, 0, false
 	if e.mode == modeSleep {
 		return // sleep sets need no happens-before
 	}
@@ -656,7 +664,6 @@ func (e *explorer[S]) popEvent() {
 	}
 	e.thrLast[x.t] = x.prevThread
 	e.held[x.t] = append(e.held[x.t][:0], x.held...)
-	e.popped.Set(uint(x.t))
 	e.ev = e.ev[:i]
 	if i < e.raceFrom {
 		e.raceFrom = i
@@ -797,9 +804,6 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		return false
 	}
 	if c.Enabled == 0 {
-		if e.mode == modeODPOR && c.Blocked+c.Idle > 0 {
-			e.reanalyse(f)
-		}
 		e.endExecution()
 		search.Terminal(&e.Outcome, s, e.sched[:k])
 		if search.Deadlock(c, &e.opt.Options) {
@@ -960,7 +964,6 @@ func (e *explorer[S]) failureRaces(f *frame[S]) {
 func (e *explorer[S]) endExecution() {
 	if e.mode == modeODPOR {
 		e.races()
-		e.popped.ClearAll()
 	}
 	e.ended = true
 }

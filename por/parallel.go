@@ -63,11 +63,18 @@ const (
 type logOp struct {
 	kind   uint8
 	frame  int32
-	strict bool     // opInsert: the analysis' strict flag then
-	w      []wev    // opInsert: the wakeup sequence
-	t      ts.Tid   // opRootChild: the thread; opBacktrack: p
-	inE    []uint64 // opBacktrack: E
-	init   []uint64 // opBacktrack: the initials of the reversing sequence
+	strict bool  // opInsert: the analysis' strict flag then
+	w      []wev // opInsert: the wakeup sequence
+	// opInsert with ofRace: the coordinator's event and candidate of the
+	// race reversed: the insert is dropped if the race's reversal has
+	// reached the wakeup tree before; settle (on the race's last insert)
+	// records that it has now, with ran, reverseFrom's answer.
+	ofRace, settle, ran bool
+	race                int32
+	ci                  int
+	t                   ts.Tid   // opRootChild: the thread; opBacktrack: p
+	inE                 []uint64 // opBacktrack: E
+	init                []uint64 // opBacktrack: the initials of the reversing sequence
 }
 
 const (
@@ -91,8 +98,7 @@ type unit struct {
 	// treeInKey: the subtree is only in key (see encode); unitRoot reads it
 	// from there.
 	treeInKey bool
-	raceFrom  int      // ODPOR: the first event whose races are not analysed
-	popped    []uint64 // ODPOR: threads with events undone since the last end
+	raceFrom  int // ODPOR: the first event whose races are not analysed
 	strict    bool
 	outcomes  bool
 	blocked   []ts.Obj // ODPOR: objects seen waiting, sorted
@@ -103,7 +109,7 @@ type unit struct {
 	// coordinator's insert would, and applies DPOR's backtrack rule to its
 	// own copy of the frame, logging only what adds a backtrack point.
 	above []frameSleep
-	// key is everything above but popped, encoded (encode); keyb the same
+	// key is everything above, encoded (encode); keyb the same
 	// bytes, where the unit was encoded to (the coordinator's scratch: it
 	// looks its units up without copying them) or decoded from.
 	key  string
@@ -149,8 +155,6 @@ type unitResult struct {
 	stop                          bool // the unit stopped the search (not for a limit)
 	limited                       bool // a limit stopped it
 	raceFrom                      int
-	popped                        []uint64
-	poppedRead                    []uint64
 	ended                         bool
 	strict, outcomes              bool
 	blocked                       []ts.Obj
@@ -284,7 +288,6 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 	u.psleep = slices.Clone(e.nextPsleep)
 	if e.mode == modeODPOR {
 		u.raceFrom = e.raceFrom
-		u.popped = bitsOf(&e.popped)
 		for o := range e.blockedObjs {
 			u.blocked = append(u.blocked, o)
 		}
@@ -354,7 +357,6 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	e.role = roleWorker
 	e.pool, e.log = pool, pool.logOps()
 	e.raceFrom, e.strict, e.outcomes = u.raceFrom, u.strict, u.outcomes
-	fromBits(&e.popped, u.popped)
 	for _, o := range u.blocked {
 		e.blockedObjs[o] = struct{}{}
 	}
@@ -375,8 +377,6 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	r.stop = e.Stop && !r.limited
 	r.cancelled = err != nil && ctx.Err() != nil
 	r.raceFrom = e.raceFrom
-	r.popped = bitsOf(&e.popped)
-	r.poppedRead = bitsOf(&e.poppedRead)
 	r.ended = e.ended
 	r.strict, r.outcomes = e.strict, e.outcomes
 	for o := range e.blockedObjs {
@@ -419,7 +419,6 @@ func (e *explorer[S]) unitRoot(u *unit) {
 	}
 	// pushEvent lowered nothing: the analysis state is the input's.
 	e.raceFrom = u.raceFrom
-	fromBits(&e.popped, u.popped)
 	e.base = e.depth
 	top := &e.stack[k]
 	mv := u.prefix[k]
@@ -526,8 +525,6 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 		}
 		// What the unit leaves when it logs nothing: its events analysed.
 		e.raceFrom = e.depth - 1
-		e.popped.ClearAll()
-		e.popped.Set(uint(mv.Thread))
 		return
 	}
 	r, onTrack := e.par.result(e, u)
@@ -584,8 +581,18 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 		f := &e.stack[op.frame]
 		switch op.kind {
 		case opInsert:
+			if op.ofRace && e.ev[op.race].settled&(1<<op.ci) != 0 {
+				continue // as the serial search, which does not analyse it again
+			}
 			e.strict = op.strict
 			e.insert(int(op.frame), op.w)
+			if op.settle {
+				x := &e.ev[op.race]
+				x.settled |= 1 << op.ci
+				if op.ran {
+					x.canRun |= 1 << op.ci
+				}
+			}
 		case opRootChild:
 			e.addRootChild(op.frame, op.t)
 		case opBacktrack:
@@ -611,7 +618,6 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 		e.blockedObjs[o] = struct{}{}
 	}
 	e.raceFrom = r.raceFrom
-	fromBits(&e.popped, r.popped)
 	for _, ev := range r.events {
 		if ev.remote {
 			if e.remoteEvent(ev) {
@@ -643,21 +649,6 @@ func (r *unitResult) valid(ran, u *unit, maxT, maxE int64) bool {
 	if r.cancelled {
 		return false
 	}
-	if !r.ended {
-		// No execution ended in the unit, so the popped threads it leaves
-		// are those it was given and more.
-		if !slices.Equal(trim(ran.popped), trim(u.popped)) {
-			return false
-		}
-	} else {
-		// Only the first execution reads the popped threads it was given,
-		// and only those of poppedRead.
-		for i, w := range r.poppedRead {
-			if w&(word(ran.popped, i)^word(u.popped, i)) != 0 {
-				return false
-			}
-		}
-	}
 	if r.limited {
 		return r.maxTransitions == maxT && r.maxExecutions == maxE
 	}
@@ -670,12 +661,6 @@ func (r *unitResult) valid(ran, u *unit, maxT, maxE int64) bool {
 	return true
 }
 
-func word(w []uint64, i int) uint64 {
-	if i < len(w) {
-		return w[i]
-	}
-	return 0
-}
 
 func trim(w []uint64) []uint64 {
 	for len(w) > 0 && w[len(w)-1] == 0 {
@@ -701,7 +686,6 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	}
 	c.role, c.split, c.par, c.gen = rolePredictor, e.split, e.par, gen
 	c.outcomes, c.strict, c.raceFrom = e.outcomes, e.strict, e.raceFrom
-	e.popped.CopyFull(&c.popped)
 	for o := range e.blockedObjs {
 		c.blockedObjs[o] = struct{}{}
 	}

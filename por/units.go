@@ -105,7 +105,7 @@ func ExploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], u Unit)
 	if model.N != h.n {
 		return nil, fmt.Errorf("%w: the unit is of a system of %d threads, this one has %d", ErrBadUnit, h.n, model.N)
 	}
-	opt := Options{Options: ts.Options{KeepGoing: h.keepGoing, IgnoreDeadlocks: h.ignoreDeadlocks}}
+	opt := Options{Options: ts.Options{KeepGoing: h.keepGoing, IgnoreDeadlocks: h.ignoreDeadlocks}, EveryRace: h.everyRace}
 	opt.Limits.Depth, opt.Limits.Memory = h.depth, h.memory
 	if h.terminals {
 		opt.OnTerminal = func(any, ts.Schedule) {}
@@ -166,6 +166,7 @@ type unitHeader struct {
 	mode                       mode
 	n                          int
 	keepGoing, ignoreDeadlocks bool
+	everyRace                  bool
 	terminals                  bool
 	depth                      int
 	memory, maxT, maxE, cut    int64
@@ -178,7 +179,7 @@ func encodeUnit(u *unit, opt *Options, m mode, n int, maxT, maxE int64) Unit {
 	c.b = append(c.b, unitMagic...)
 	c.num(int64(m))
 	c.num(int64(n))
-	c.flags(opt.KeepGoing, opt.IgnoreDeadlocks, opt.OnTerminal != nil)
+	c.flags(opt.KeepGoing, opt.IgnoreDeadlocks, opt.OnTerminal != nil, opt.EveryRace)
 	c.num(int64(opt.Limits.Depth))
 	c.num(opt.Limits.Memory)
 	c.num(maxT)
@@ -189,7 +190,6 @@ func encodeUnit(u *unit, opt *Options, m mode, n int, maxT, maxE int64) Unit {
 		c.b = binary.LittleEndian.AppendUint64(c.b, u.rootHash)
 	}
 	c.str(u.keyString())
-	c.words(u.popped)
 	return Unit(c.b)
 }
 
@@ -201,7 +201,7 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 	h.mode = mode(d.num())
 	h.n = int(d.num())
 	f := d.num()
-	h.keepGoing, h.ignoreDeadlocks, h.terminals = f&1 != 0, f&2 != 0, f&4 != 0
+	h.keepGoing, h.ignoreDeadlocks, h.terminals, h.everyRace = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0
 	h.depth = int(d.num())
 	h.memory, h.maxT, h.maxE, h.cut = d.num(), d.num(), d.num(), d.num()
 	var rootHash uint64
@@ -215,7 +215,6 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 		}
 	}
 	key := d.bytes()
-	popped := d.words()
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("trailing bytes")
 	}
@@ -229,7 +228,6 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 	if err != nil {
 		return h, nil, err
 	}
-	u.popped = popped
 	u.rootHash, u.rootHashed = rootHash, hashed
 	return h, u, nil
 }
@@ -329,6 +327,9 @@ func encodeResult(key string, r *unitResult) UnitResult {
 		c.num(int64(op.t))
 		c.words(op.inE)
 		c.words(op.init)
+		c.flags(op.ofRace, op.settle, op.ran)
+		c.num(int64(op.race))
+		c.num(int64(op.ci))
 	}
 	c.num(int64(len(r.events)))
 	for _, ev := range r.events {
@@ -351,8 +352,6 @@ func encodeResult(key string, r *unitResult) UnitResult {
 	}
 	c.flags(r.stop, r.limited, r.ended, r.strict, r.outcomes, r.cut)
 	c.num(int64(r.raceFrom))
-	c.words(r.popped)
-	c.words(r.poppedRead)
 	c.num(int64(len(r.blocked)))
 	for _, o := range r.blocked {
 		c.num(int64(o))
@@ -390,6 +389,12 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 		op.t = d.tid(n)
 		op.inE = d.words()
 		op.init = d.words()
+		f := d.num()
+		op.ofRace, op.settle, op.ran = f&1 != 0, f&2 != 0, f&4 != 0
+		op.race, op.ci = int32(d.num()), int(d.num())
+		if op.ofRace && (op.race < 0 || op.ci < 0 || op.ci >= 64) || op.settle && !op.ofRace {
+			d.fail("race out of range")
+		}
 	}
 	r.events = make([]unitEvent, d.count())
 	for i := range r.events {
@@ -415,7 +420,6 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 	f := d.num()
 	r.stop, r.limited, r.ended, r.strict, r.outcomes, r.cut = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0, f&16 != 0, f&32 != 0
 	r.raceFrom = d.small()
-	r.popped, r.poppedRead = d.words(), d.words()
 	r.blocked = make([]ts.Obj, d.count())
 	for i := range r.blocked {
 		r.blocked[i] = d.obj()
@@ -424,6 +428,12 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 	r.moves = d.small()
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("trailing bytes")
+	}
+	for i := range r.log {
+		// The coordinator's frames and events are those of the prefix.
+		if op := &r.log[i]; d.err == nil && (op.frame < 0 || int(op.frame) >= r.moves || int(op.race) >= r.moves) {
+			d.fail("a log operation out of the unit's prefix")
+		}
 	}
 	if d.err == nil && (r.transitions < 0 || r.executions < 0) {
 		d.fail("negative figures")
@@ -668,8 +678,13 @@ func (d *decoder) tidsTo(tids *[]ts.Tid, n int) []ts.Tid {
 
 func (d *decoder) count() int {
 	v := d.num()
-	if v < 0 || v > int64(len(d.b)) {
+	switch {
+	case v < 0:
 		d.fail("length out of range")
+		return 0
+	case v > int64(len(d.b)):
+		// Every element takes a byte at least: more than the bytes left.
+		d.fail("cut short")
 		return 0
 	}
 	return int(v)
@@ -831,7 +846,7 @@ func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
 			if j := byKey[key]; j != nil && j.r == nil {
 				p.remote++
 				for _, x := range batch { // the jobs of one key share its result
-					if x.r == nil && x.u.keyString() == j.u.keyString() && slices.Equal(x.u.popped, j.u.popped) {
+					if x.r == nil && x.u.keyString() == j.u.keyString() {
 						x.r = r
 						close(x.done)
 					}
