@@ -180,7 +180,11 @@
 // a wakeup sequence) at the point where the serial search would have: a
 // unit's exploration reads nothing of those frames but the states, steps
 // and sleep sets of its prefix (which stay as they are while it runs), and
-// nothing else touches them meanwhile. Workers explore the units a
+// nothing else touches them meanwhile. ODPOR's record of which races of the
+// prefix's events have had their reversal reach a wakeup tree (see ODPOR,
+// "Races of the shared prefix") stays the search's: a worker sends each
+// reversal of such a race that may still be needed, and the search drops
+// those its record says the serial search would not have made. Workers explore the units a
 // predictor (a copy of the search that walks ahead as if no unit planned
 // anything) expects next, and a result is used only if its input is the
 // one the serial search has when it gets there; otherwise the search

@@ -56,6 +56,9 @@ type event struct {
 	// every race analysed has (or the event races with nothing).
 	settled, canRun uint64
 	done            bool
+	memo            []raceMemo // ODPOR: what the replays of its races found
+	cands           []cand     // ODPOR: its races, once candsKnown
+	candsKnown      bool
 }
 
 // prevOn returns the previous event on object o, which x touches.
@@ -609,7 +612,8 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	e.ev = e.evStore[:i+1]
 	x := &e.ev[i]
 	x.t, x.out, x.step = t, out, st
-	x.settled, x.canRun, x.done = 0, 0, false
+	x.settled, x.canRun, x.done, x.memo = 0, 0, false, x.memo[:0]
+	x.cands, x.candsKnown = x.cands[:0], false
 	if e.mode == modeSleep {
 		return // sleep sets need no happens-before
 	}

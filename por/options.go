@@ -52,8 +52,8 @@ type Options struct {
 	// EveryRace makes ODPOR analyse every race of every execution, as the
 	// paper's algorithm does, instead of no longer analysing a race once its
 	// reversal has reached the wakeup tree (see ODPOR, "Races of the shared
-	// prefix"). It explores the same executions, at 2-2.3x the cost on the
-	// bundled models. Other strategies ignore it.
+	// prefix"). It explores the same executions, at 1.2-2.1x the time on
+	// the bundled models. Other strategies ignore it.
 	EveryRace bool
 
 	// inline makes a parallel search explore every unit on the caller's

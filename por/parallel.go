@@ -584,8 +584,10 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 			if op.ofRace && e.ev[op.race].settled&(1<<op.ci) != 0 {
 				continue // as the serial search, which does not analyse it again
 			}
+			// The worker's sleep verdict is this frame's (its sleep set is
+			// part of the unit's input), on the whole reversal.
 			e.strict = op.strict
-			e.insert(int(op.frame), op.w)
+			e.insertAwake(int(op.frame), op.w)
 			if op.settle {
 				x := &e.ev[op.race]
 				x.settled |= 1 << op.ci
@@ -660,7 +662,6 @@ func (r *unitResult) valid(ran, u *unit, maxT, maxE int64) bool {
 	}
 	return true
 }
-
 
 func trim(w []uint64) []uint64 {
 	for len(w) > 0 && w[len(w)-1] == 0 {
@@ -770,8 +771,9 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	c.ev = c.evStore[:len(e.ev)]
 	for i := range e.ev {
 		src, dst := &e.ev[i], &c.ev[i]
-		clock, prev := dst.clock, dst.prev
+		clock, prev, cands, memo := dst.clock, dst.prev, dst.cands, dst.memo
 		*dst = *src
+		dst.cands, dst.memo = append(cands[:0], src.cands...), append(memo[:0], src.memo...)
 		dst.clock = clock
 		dst.clock.CopyFrom(src.clock)
 		dst.prev = append(prev[:0], src.prev...)

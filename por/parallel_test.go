@@ -154,8 +154,10 @@ func TestODPORInsertKeepsSequence(t *testing.T) {
 	if got := res.Stats["infeasible-branches"]; got != 0 {
 		t.Errorf("infeasible branches = %d, want 0", got)
 	}
-	if res.Executions != 277 || res.Transitions != 682 {
-		t.Errorf("%d executions, %d transitions; want 277, 682", res.Executions, res.Transitions)
+	// 682 transitions while a reversal stopped at the racing event once
+	// outcomes had been seen (see ODPOR).
+	if res.Executions != 277 || res.Transitions != 658 {
+		t.Errorf("%d executions, %d transitions; want 277, 658", res.Executions, res.Transitions)
 	}
 	opt.Workers, opt.SplitDepth, opt.SplitAfter = 3, 2, -1
 	par, err := ODPOR(context.Background(), p, opt)

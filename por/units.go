@@ -157,8 +157,8 @@ func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *u
 }
 
 const (
-	unitMagic   = "weft-por-unit/3"
-	resultMagic = "weft-por-result/1"
+	unitMagic   = "weft-por-unit/4"
+	resultMagic = "weft-por-result/2"
 )
 
 // unitHeader is what a Unit holds beside the unit's input.
