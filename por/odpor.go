@@ -433,17 +433,9 @@ func (e *explorer[S]) checkSleepRejects(c *sleepCheck, j int32, p ts.Tid, out, o
 	}
 }
 
-// insert inserts w into frame i's wakeup tree (see insertAt) and reports
-// whether the tree changed.
-func (e *explorer[S]) insert(i int, w []wev) bool {
-	if e.asleepIn(&e.stack[i], w) {
-		return false
-	}
-	return e.insertAwake(i, w)
-}
-
-// insertAwake is insert for a sequence no event asleep at frame i is a weak
-// initial of.
+// insertAwake inserts w, of which no event asleep at frame i is a weak
+// initial (see insertAt), into frame i's wakeup tree and reports whether the
+// tree changed.
 func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 	f := &e.stack[i]
 	e.insPath = e.insPath[:0]
