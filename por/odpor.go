@@ -575,9 +575,12 @@ func (e *explorer[S]) reverseRace(c cand, ci int, k int32, p ts.Tid, out, outs i
 	if k >= 0 && ci < 64 && !e.opt.EveryRace {
 		bit = 1 << ci
 	}
+	// A worker's record for the coordinator's events (remote) holds the
+	// races it has sent once, or found recorded there (settledShared): the
+	// coordinator's record has them once it takes the result, in order.
 	var x *event
 	own := e.ownEvents()
-	if bit != 0 && k >= own {
+	if bit != 0 {
 		x = &e.ev[k]
 		if x.settled&bit != 0 {
 			return x.canRun&bit != 0
@@ -600,13 +603,13 @@ func (e *explorer[S]) reverseRace(c cand, ci int, k int32, p ts.Tid, out, outs i
 		}
 		return ran
 	}
-	switch {
-	case x != nil:
+	if x != nil {
 		x.settled |= bit
 		if ran {
 			x.canRun |= bit
 		}
-	case e.race.remote():
+	}
+	if e.race.remote() {
 		// The coordinator records it after the race's last insert.
 		op := &e.log[len(e.log)-1]
 		op.settle, op.ran = true, ran

@@ -105,15 +105,15 @@ func TestRunnerRounds(t *testing.T) {
 	t.Logf("lastzero-9 odpor, split 8: %d units, %d explored by the runner in %d batches (%d sent), %d by the search itself, %d transitions wasted",
 		units, remote, batches, r.units, got.Stats["parallel-misses"], got.Stats["parallel-wasted-transitions"])
 	// A worker logs no wakeup sequence that the sleep set of its frame
-	// rejects (1,061 more operations would go back otherwise). Of the
-	// 2,317 it logs, 1,644 reverse races of the coordinator's events whose
-	// reversal has reached the wakeup tree before: the worker does not
-	// have the coordinator's record of that, so it sends each reversal of
-	// such a race that the sleep set would have rejected in the part of the
-	// execution shared with the last one analysed, and the coordinator
-	// drops it (see reverseRace).
-	if n := got.Stats["parallel-logged"]; n != 2317 {
-		t.Errorf("%d operations logged, want 2317", n)
+	// rejects (1,061 more operations would go back otherwise). Of the 717
+	// it logs, 44 reverse races of the coordinator's events whose reversal
+	// had reached the wakeup tree before, which the coordinator drops: the
+	// worker does not have the coordinator's record of that, so it sends,
+	// once a unit, the reversal of such a race that the sleep set would
+	// have rejected in the part of the execution shared with the last one
+	// analysed (see reverseRace). Sending it every execution made 2,317.
+	if n := got.Stats["parallel-logged"]; n != 717 {
+		t.Errorf("%d operations logged, want 717", n)
 	}
 	// The predictor walks only when the search lets it (a coroutine), so
 	// the batches do not depend on timing.
