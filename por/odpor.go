@@ -52,6 +52,25 @@ import (
 // sequence can still be taken after it, so the paper's weak initials and
 // sleep sets carry over unchanged.
 //
+// A failed check under KeepGoing breaks the second: the execution ends there
+// and the other threads' later steps are never seen. The failing transition
+// is then made dependent with every other thread's next step, and from the
+// first failure on, a thread is a weak initial of a sequence only if it is
+// one of its initials, and the blocked threads of every state are analysed,
+// not only those of the last.
+//
+// With that, ODPOR reaches every terminal state, deadlock and violation
+// ts.Explore reaches (property-tested on random programs with locks, awaits
+// and assertions). It is optimal (one execution per Mazurkiewicz trace,
+// none sleep-blocked, Result.Stats["sleep-blocked"] zero) whenever the
+// search stops at its first violation or no check fails: property-tested
+// against the distinct terminal happens-before states counted by brute
+// force, on random programs with locks (in any order, so with deadlocks) and
+// awaits, and on every bundled acyclic model. Under KeepGoing past failed
+// checks it still never reports two executions with one happens-before
+// state, but some are cut by sleep sets (980 cut runs over 3000 random
+// programs with assertions).
+//
 // # Races of the shared prefix
 //
 // The paper analyses every race of every maximal execution, with notdep
@@ -85,25 +104,6 @@ import (
 // the time (casrot-10, lastzero-12, indexer-16); the property tests check
 // that both explore one execution per trace on random programs
 // (TestODPOREveryRace), and a test keeps the two programs above.
-//
-// A failed check under KeepGoing breaks the second: the execution ends there
-// and the other threads' later steps are never seen. The failing transition
-// is then made dependent with every other thread's next step, and from the
-// first failure on, a thread is a weak initial of a sequence only if it is
-// one of its initials, and the blocked threads of every state are analysed,
-// not only those of the last.
-//
-// With that, ODPOR reaches every terminal state, deadlock and violation
-// ts.Explore reaches (property-tested on random programs with locks, awaits
-// and assertions). It is optimal (one execution per Mazurkiewicz trace,
-// none sleep-blocked, Result.Stats["sleep-blocked"] zero) whenever the
-// search stops at its first violation or no check fails: property-tested
-// against the distinct terminal happens-before states counted by brute
-// force, on random programs with locks (in any order, so with deadlocks) and
-// awaits, and on every bundled acyclic model. Under KeepGoing past failed
-// checks it still never reports two executions with one happens-before
-// state, but some are cut by sleep sets (980 cut runs over 3000 random
-// programs with assertions).
 //
 // # Several objects and outcomes
 //
