@@ -141,3 +141,44 @@ func TestAllocsPerTransition(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEveryRace runs ODPOR with and without Options.EveryRace in the
+// same loop and reports the time of the first over the second
+// (every-race-x): what analysing every race of every execution, as the
+// paper does, costs over stopping once a race's reversal has reached the
+// wakeup tree (see ODPOR). Both explore the same executions.
+func BenchmarkEveryRace(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		run  func(por.Options) (ts.Result, error)
+	}{
+		{"casrot-10", func(o por.Options) (ts.Result, error) {
+			return por.ODPOR(context.Background(), models.NewCASRot(10), o)
+		}},
+		{"lastzero-12", func(o por.Options) (ts.Result, error) {
+			return por.ODPOR(context.Background(), models.NewLastzero(12), o)
+		}},
+		{"indexer-16", func(o por.Options) (ts.Result, error) {
+			return por.ODPOR(context.Background(), models.NewIndexer(16), o)
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var every, once time.Duration
+			for b.Loop() {
+				for _, all := range []bool{true, false} {
+					start := time.Now()
+					res, err := c.run(por.Options{EveryRace: all})
+					if err != nil || res.Violation != nil {
+						b.Fatal(err, res.Violation)
+					}
+					if all {
+						every += time.Since(start)
+					} else {
+						once += time.Since(start)
+					}
+				}
+			}
+			b.ReportMetric(float64(every)/float64(once), "every-race-x")
+		})
+	}
+}

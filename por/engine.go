@@ -112,10 +112,6 @@ type explorer[S any] struct {
 	maxDepth int
 	flat     bool // states hold no references: Apply cannot modify them (package flat)
 	typed    bool // flat is known (an explorer from the pool knows it from its last search)
-	// outcomes: some enabled transition seen so far has several outcomes
-	// (a system that implements ts.Chooser but never offers a choice, as a
-	// wrapper standing in for one, is analysed as one without).
-	outcomes bool
 
 	stack []frame[S]
 	depth int
@@ -200,7 +196,6 @@ type explorer[S any] struct {
 	log      []logOp       // a unit's worker: what it does to the coordinator's frames, in order
 	par      *parallel[S]  // coordinator, predictor
 	inE      bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
-	ended    bool          // an execution has ended
 
 	search.Outcome
 }
@@ -752,7 +747,6 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		e.Fail(search.WithSchedule(err, e.sched[:k]))
 		return false
 	}
-	e.outcomes = e.outcomes || c.Moves > c.Enabled
 	if e.mode == modeODPOR && c.Blocked > 0 {
 		e.seeBlocked(f)
 	}
@@ -969,7 +963,6 @@ func (e *explorer[S]) endExecution() {
 	if e.mode == modeODPOR {
 		e.races()
 	}
-	e.ended = true
 }
 
 // violation confirms a violation by replaying its schedule and records it.

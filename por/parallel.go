@@ -100,7 +100,6 @@ type unit struct {
 	treeInKey bool
 	raceFrom  int // ODPOR: the first event whose races are not analysed
 	strict    bool
-	outcomes  bool
 	blocked   []ts.Obj // ODPOR: objects seen waiting, sorted
 	// above holds, for ODPOR and DPOR, the sleep set (and DPOR's backtrack
 	// set) of each frame of the prefix, which only the unit changes while
@@ -155,8 +154,7 @@ type unitResult struct {
 	stop                          bool // the unit stopped the search (not for a limit)
 	limited                       bool // a limit stopped it
 	raceFrom                      int
-	ended                         bool
-	strict, outcomes              bool
+	strict                        bool
 	blocked                       []ts.Obj
 	maxTransitions, maxExecutions int64 // the limits it ran under (0: none)
 	cancelled                     bool  // stopped by the pool, not finished
@@ -233,9 +231,6 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 	if u.strict {
 		flags |= 1
 	}
-	if u.outcomes {
-		flags |= 2
-	}
 	c.num(flags)
 	c.num(int64(len(u.blocked)))
 	for _, o := range u.blocked {
@@ -281,7 +276,7 @@ func (u *unit) keyString() string {
 // sleep set and wakeup subtree take has just set.
 func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 	k := e.depth - 1
-	u := &unit{prefix: e.sched[:k+1].Clone(), strict: e.strict, outcomes: e.outcomes}
+	u := &unit{prefix: e.sched[:k+1].Clone(), strict: e.strict}
 	for t, ok := e.nextSleep.NextSet(0); ok; t, ok = e.nextSleep.NextSet(t + 1) {
 		u.sleep = append(u.sleep, ts.Tid(t))
 	}
@@ -356,7 +351,7 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	}
 	e.role = roleWorker
 	e.pool, e.log = pool, pool.logOps()
-	e.raceFrom, e.strict, e.outcomes = u.raceFrom, u.strict, u.outcomes
+	e.raceFrom, e.strict = u.raceFrom, u.strict
 	for _, o := range u.blocked {
 		e.blockedObjs[o] = struct{}{}
 	}
@@ -377,8 +372,7 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	r.stop = e.Stop && !r.limited
 	r.cancelled = err != nil && ctx.Err() != nil
 	r.raceFrom = e.raceFrom
-	r.ended = e.ended
-	r.strict, r.outcomes = e.strict, e.outcomes
+	r.strict = e.strict
 	for o := range e.blockedObjs {
 		r.blocked = append(r.blocked, o)
 	}
@@ -605,7 +599,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 			}
 		}
 	}
-	other := r.strict != strict || r.outcomes != e.outcomes ||
+	other := r.strict != strict ||
 		len(r.blocked) != len(e.blockedObjs) || (e.mode == modeODPOR && r.raceFrom != e.depth-1)
 	changed = e.backtracks != before || other
 	planOnly = !other && len(e.plans) == int(e.backtracks-before)
@@ -615,7 +609,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.sleepBlocked += r.sleepBlocked
 	e.replays += r.replays
 	e.infeasible += r.infeasible
-	e.strict, e.outcomes = r.strict, r.outcomes
+	e.strict = r.strict
 	for _, o := range r.blocked {
 		e.blockedObjs[o] = struct{}{}
 	}
@@ -686,7 +680,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		c.recycle(ctx, opt, res)
 	}
 	c.role, c.split, c.par, c.gen = rolePredictor, e.split, e.par, gen
-	c.outcomes, c.strict, c.raceFrom = e.outcomes, e.strict, e.raceFrom
+	c.strict, c.raceFrom = e.strict, e.raceFrom
 	for o := range e.blockedObjs {
 		c.blockedObjs[o] = struct{}{}
 	}

@@ -276,7 +276,7 @@ func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit,
 	}
 	u.raceFrom = d.small()
 	f := d.num()
-	u.strict, u.outcomes = f&1 != 0, f&2 != 0
+	u.strict = f&1 != 0
 	u.blocked = make([]ts.Obj, d.count())
 	for i := range u.blocked {
 		u.blocked[i] = d.obj()
@@ -350,7 +350,7 @@ func encodeResult(key string, r *unitResult) UnitResult {
 		c.str(r.err.Error())
 		c.num(int64(sentinelsOf(r.err)))
 	}
-	c.flags(r.stop, r.limited, r.ended, r.strict, r.outcomes, r.cut)
+	c.flags(r.stop, r.limited, r.strict, r.cut)
 	c.num(int64(r.raceFrom))
 	c.num(int64(len(r.blocked)))
 	for _, o := range r.blocked {
@@ -418,7 +418,7 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 		r.err = &remoteError{msg: msg, is: sentinels(d.num())}
 	}
 	f := d.num()
-	r.stop, r.limited, r.ended, r.strict, r.outcomes, r.cut = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0, f&16 != 0, f&32 != 0
+	r.stop, r.limited, r.strict, r.cut = f&1 != 0, f&2 != 0, f&4 != 0, f&8 != 0
 	r.raceFrom = d.small()
 	r.blocked = make([]ts.Obj, d.count())
 	for i := range r.blocked {
