@@ -129,8 +129,8 @@ func TestAllocsPerTransition(t *testing.T) {
 	for _, p := range pairs {
 		for _, name := range []string{"sleep", "dpor", "odpor"} {
 			var small, large ts.Result
-			a := testing.AllocsPerRun(3, func() { small, _ = p.small.run[name](ctx, ts.Options{KeepGoing: true}) })
-			b := testing.AllocsPerRun(3, func() { large, _ = p.large.run[name](ctx, ts.Options{KeepGoing: true}) })
+			a := leastAllocs(func() { small, _ = p.small.run[name](ctx, ts.Options{KeepGoing: true}) })
+			b := leastAllocs(func() { large, _ = p.large.run[name](ctx, ts.Options{KeepGoing: true}) })
 			t.Logf("%s: %s %.0f allocs for %d transitions, %s %.0f for %d", name, p.small.name, a, small.Transitions, p.large.name, b, large.Transitions)
 			if large.Transitions < 5*small.Transitions {
 				t.Fatalf("%s: %s is not much larger than %s", name, p.large.name, p.small.name)
@@ -140,6 +140,17 @@ func TestAllocsPerTransition(t *testing.T) {
 			}
 		}
 	}
+}
+
+// leastAllocs is the least of three testing.AllocsPerRun(3, f): a search
+// takes its buffers from the last one's, unless a collection has emptied
+// the pool that keeps them (under load, as in CI, one often does).
+func leastAllocs(f func()) float64 {
+	least := testing.AllocsPerRun(3, f)
+	for range 2 {
+		least = min(least, testing.AllocsPerRun(3, f))
+	}
+	return least
 }
 
 // BenchmarkEveryRace runs ODPOR with and without Options.EveryRace in the

@@ -206,32 +206,43 @@
 // search to take results).
 //
 // What it can gain is bounded by how early each unit's input is known:
-// DPOR and ODPOR plan a branch when their analysis finds a race. On
-// lastzero-12 and indexer-16 (ODPOR, split depth 12) most units' input is
-// known four units or more before the search needs it (231 of 352, 539 of
-// 544), which would allow 1.95-2.0x with 2 workers and no overhead
-// (TestParallelTrace with -por.units). Measured on 2 cores with 2 workers (whole processes,
-// alternating with one worker): 1.5x on indexer-16 and 1.7x on
-// indexer-17 with ODPOR, 1.7x on indexer-16 with DPOR, and 1.1x on
-// lastzero-12, whose units are small.
-// Where the rest goes, on indexer-16 with ODPOR (a search of about 0.3 s
-// with 2 workers): the second goroutine waits 60-65 ms while the first
-// 50,000 transitions are explored alone, 17-24 ms when the predictor has
-// handed out all it sees (about half of that while the result that plans
-// the next branches is ready, but the search's goroutine is exploring a
-// unit of its own), and 4-18 ms when the predictor is a window of units
-// ahead; and each unit costs its key, the replay of its prefix and its
-// result, about 10% more CPU in all (38% on lastzero-12). The sequences a
-// worker logs and the plans the search forwards to the predictor go into
-// recycled chunks, so that a search allocates per unit, not per logged
-// insertion (TestParallelODPORAllocates). A unit's input holds the sleep
-// sets (and DPOR's backtrack sets) of the frames above it, which only the
-// unit changes while it runs, so its worker logs only what changes them:
-// the wakeup sequences those sleep sets do not reject, the applications
-// of DPOR's rule that add a backtrack point. A search splits only after
-// Options.SplitAfter transitions (50,000 by default: splitting after
-// 10,000 made lastzero-9 and lastzero-10, searches of 9 and 20 ms, 15-35%
-// slower with 2 workers than alone). SDPOR refuses a worker count above
+// DPOR and ODPOR plan a branch when their analysis finds a race. At the
+// default split depths, lastzero-12 and indexer-16 (ODPOR) would allow
+// 1.93-1.98x with 2 workers and no overhead (TestParallelTrace with
+// -por.units), if the predictor saw every unit it has copied. Measured
+// on 2 cores with 2 workers, in one process (least of 5 searches, against
+// one worker): 1.8x on indexer-16, indexer-17 and lastzero-16 with ODPOR,
+// 1.8x on indexer-16 with DPOR, 1.7-1.8x on lastzero-8 and -9 with Sleep,
+// 1.5x on lastzero-12 and 1.2-1.4x on lastzero-9 and -10 (searches of
+// 0.12 s, 9 ms and 21 ms). What is left is what a unit costs: its key, the
+// replay of its prefix and its result (explored one after the other on one
+// goroutine, lastzero-12's units take 7% more time than the serial
+// search, indexer-16's 3%), and a new predictor each time a result adds a
+// branch the predictor has walked past (19 times in lastzero-12's 58
+// units), which copies the frames and the wakeup trees the next units
+// need: the subtrees of at most 64 units a worker, or of two windows of
+// units and then up to 32,768 nodes. (A budget of 4,096 nodes, before,
+// fell short of a single unit's subtree on lastzero-16, where a predictor
+// then saw nothing to hand out: 2 workers took longer than one.)
+//
+// The default split depth is the strategy's (Options.SplitDepth): 8 for
+// ODPOR, whose units carry and log the most; 12 for DPOR, whose trees
+// branch further down; 4 for Sleep, whose trees branch at every frame, so
+// that at 12 its units were of a few transitions and 2 workers took 2.4
+// times as long as one on lastzero-8. A search splits only after
+// Options.SplitAfter transitions (5,000 by default), and once it is back
+// at or above the split depth: splitting where it stood, deep in its first
+// execution, made the moves of the deep frames a string of small units
+// each of which changes the next one's input, and on indexer-17 the
+// workers explored 1.9 million transitions (of 4.5 million) for units the
+// search then explored itself. The sequences a worker logs and the plans
+// the search forwards to the predictor go into recycled chunks, so that a
+// search allocates per unit, not per logged insertion
+// (TestParallelODPORAllocates). A unit's input holds the sleep sets (and
+// DPOR's backtrack sets) of the frames above it, which only the unit
+// changes while it runs, so its worker logs only what changes them: the
+// wakeup sequences those sleep sets do not reject, the applications of
+// DPOR's rule that add a backtrack point. SDPOR refuses a worker count above
 // 1. A system that cannot be used from several goroutines implements
 // ts.Forker.
 //

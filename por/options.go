@@ -22,15 +22,18 @@ type Options struct {
 
 	// SplitDepth is, for a search with several workers, the length of the
 	// schedule prefixes at which it splits into units (see the package
-	// documentation): 0 means 12. Shallower splits give fewer, larger
-	// units; deeper ones more, smaller units. The result does not depend
-	// on it.
+	// documentation): 0 means 8 for ODPOR, 12 for DPOR and 4 for Sleep,
+	// the depths that did best on the bundled models. Shallower splits give
+	// fewer, larger units; deeper ones more, smaller units. The result does
+	// not depend on it.
 	SplitDepth int
 
 	// SplitAfter is how many transitions a search with several workers
 	// explores on the caller's goroutine alone before it splits: handing
-	// units out has a cost that a small search does not repay. 0 means
-	// 50,000; a negative count splits from the start.
+	// units out has a cost that a small search does not repay. It splits
+	// when it is next back above the split depth, so that its first units
+	// are whole subtrees. 0 means 5,000; a negative count splits from the
+	// start.
 	SplitAfter int64
 
 	// Runner, if set, explores the units of Sleep, DPOR and ODPOR

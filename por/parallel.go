@@ -696,7 +696,13 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		// on the path copied first: the other entries need no reset.
 		remap = slices.Grow(e.par.remap[:0], len(e.wt.nodes))[:len(e.wt.nodes)]
 		e.par.remap = remap
-		budget := e.par.cloneNodes
+		// The budget counts units (moves into the split depth), whose
+		// subtrees can hold thousands of nodes each: up to cloneUnits of
+		// them, or cloneNodes nodes once it has cloneMin.
+		units, nodes := 0, 0
+		enough := func() bool {
+			return units >= e.par.cloneUnits || (nodes >= cloneNodes && units >= e.par.cloneMin)
+		}
 		// Preorder, iteratively: each entry of the walk is a node copied,
 		// its copy, the copy of its last child copied and the next child
 		// to copy.
@@ -705,14 +711,13 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		id := c.wt.alloc(e.wt.nodes[root].wev)
 		c.wt.nodes[id].extra = e.wt.nodes[root].extra
 		remap[root] = id
-		budget--
 		walk = append(walk, cloneStep{dst: id, last: -1, next: e.wt.nodes[root].first})
 		for len(walk) > 0 {
 			top := &walk[len(walk)-1]
 			ch := top.next
 			// A node at the split depth or below is part of a unit's
 			// input: copied whole, or the unit would be guessed wrong.
-			if ch < 0 || (budget <= 0 && top.depth < e.split) {
+			if ch < 0 || (top.depth < e.split && enough()) {
 				walk = walk[:len(walk)-1]
 				continue
 			}
@@ -721,7 +726,10 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 			id := c.wt.alloc(x.wev)
 			c.wt.nodes[id].extra = x.extra
 			remap[ch] = id
-			budget--
+			nodes++
+			if top.depth+1 == e.split {
+				units++
+			}
 			if top.last < 0 {
 				c.wt.nodes[top.dst].first = id
 			} else {
@@ -939,17 +947,19 @@ type job struct {
 // parallel is the machinery of a parallel search: the workers, the queue
 // of units the predictor handed out, and the results by unit key.
 type parallel[S any] struct {
-	ctx        context.Context
-	cancel     context.CancelFunc
-	sys        ts.TransitionSystem[S]
-	model      *search.Model[S]
-	opt        Options
-	mode       mode
-	window     int
-	split      int   // the split depth, once the search splits
-	after      int64 // transitions before it splits (negative: none)
-	keep       int   // the units kept handed out before old ones are dropped
-	cloneNodes int   // wakeup-tree nodes a predictor copies above the split
+	ctx    context.Context
+	cancel context.CancelFunc
+	sys    ts.TransitionSystem[S]
+	model  *search.Model[S]
+	opt    Options
+	mode   mode
+	window int
+	split  int   // the split depth, once the search splits
+	after  int64 // transitions before it splits (negative: none)
+	keep   int   // the units kept handed out before old ones are dropped
+	// A predictor copies the wakeup subtrees of cloneUnits units at most,
+	// and of cloneMin at least (see clone).
+	cloneUnits, cloneMin int
 
 	mu    sync.Mutex
 	cond  *sync.Cond
@@ -1008,7 +1018,7 @@ type parallel[S any] struct {
 // workers (see the top of this file).
 func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) (ts.Result, error) {
 	pctx, cancel := context.WithCancel(ctx)
-	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * opt.Workers, keep: 64 * opt.Workers, cloneNodes: cloneNodes}
+	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * opt.Workers, keep: 64 * opt.Workers, cloneUnits: cloneUnitsPerWorker * opt.Workers, cloneMin: 8 * opt.Workers}
 	p.cond = sync.NewCond(&p.mu)
 	local := opt.Workers - 1 // the coordinator explores too (wait)
 	if opt.Runner != nil {
@@ -1016,6 +1026,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		// walks as far as it can and every unit it hands out is kept.
 		p.runner, local = opt.Runner, 0
 		p.window, p.keep = math.MaxInt, math.MaxInt
+		p.cloneUnits, p.cloneMin = math.MaxInt, 0
 	}
 	// Every goroutine's system first: a system that cannot be copied
 	// refuses the search before it starts.
@@ -1041,7 +1052,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	e.role = roleCoordinator
 	p.split = opt.SplitDepth
 	if p.split <= 0 {
-		p.split = defaultSplit
+		p.split = defaultSplit(m)
 	}
 	p.after = opt.SplitAfter
 	if p.after == 0 {
@@ -1089,14 +1100,35 @@ func (p *parallel[S]) closeForks() {
 }
 
 // defaultSplitAfter is Options.SplitAfter's default.
-const defaultSplitAfter = 50_000
+const defaultSplitAfter = 5_000
 
-// cloneNodes is how many wakeup-tree nodes a predictor copies.
-const cloneNodes = 4096
+// A predictor copies the wakeup trees' nodes in the search's order until
+// it has cloneUnitsPerWorker units per worker, or cloneNodes nodes and two
+// windows of units (a runner's, cloneNodes nodes). Copying far ahead costs
+// more than it saves, as the predictor starts again every few units on some
+// models; copying less than a few windows of units starves the workers.
+const (
+	cloneUnitsPerWorker = 64
+	cloneNodes          = 1 << 15
+)
 
-// defaultSplit is the depth of the frames below which the search is split
-// into units.
-const defaultSplit = 12
+// defaultSplit is Options.SplitDepth's default for mode m: the depth of
+// the frames below which the search is split into units. Measured with 2
+// workers (see BenchmarkParallel): ODPOR's units carry and log the most,
+// and do best at 8 (lastzero-12 to -16 and indexer-16 and -17: 1.57-1.83x,
+// against 1.1-1.7x at 12); DPOR's trees branch more deeply down (indexer-16
+// and -17: 1.8x at 12, 1.4x at 8); Sleep's branch at every frame, so that a
+// split at 12 hands out units of a few transitions (lastzero-8 took 2.4 times
+// as long as alone) and at 4 they are large enough (1.6-1.7x).
+func defaultSplit(m mode) int {
+	switch m {
+	case modeODPOR:
+		return 8
+	case modeSleep:
+		return 4
+	}
+	return 12
+}
 
 // forked returns the system a goroutine of the search uses, and a model of
 // its own (a model keeps scratch state): a copy of the system from

@@ -107,7 +107,7 @@ func traceUnits[S any](t *testing.T, name string, sys ts.TransitionSystem[S], m 
 	tr := &unitTrace{since: map[string]int{}}
 	e := newExplorer(context.Background(), sys, model, opt, m, &res)
 	e.role, e.split = roleCoordinator, split
-	p := &parallel[S]{ctx: context.Background(), cancel: func() {}, sys: sys, model: model, opt: opt, mode: m, jobs: map[string]*job{}, skip: map[string]bool{}, window: 1 << 30, trace: tr, predSys: sys, predModel: model, cloneNodes: 1 << 30}
+	p := &parallel[S]{ctx: context.Background(), cancel: func() {}, sys: sys, model: model, opt: opt, mode: m, jobs: map[string]*job{}, skip: map[string]bool{}, window: 1 << 30, trace: tr, predSys: sys, predModel: model, cloneUnits: 1 << 30, cloneMin: 1 << 30}
 	p.cond = sync.NewCond(&p.mu)
 	e.par = p
 	if err := e.Drive(func() { e.root(); p.restart(e) }, e.loop, e.panicked); err != nil {
@@ -140,11 +140,18 @@ func TestParallelTrace(t *testing.T) {
 	}
 	t.Log("| model, strategy | split depth | units | 2 workers | 4 | 8 | 64 | known 4 units early |")
 	t.Log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-	for _, split := range []int{8, 12} {
-		traceUnits(t, "lastzero-12, odpor", models.NewLastzero(12), modeODPOR, split)
-		traceUnits(t, "indexer-16, odpor", models.NewIndexer(16), modeODPOR, split)
-		traceUnits(t, "indexer-16, dpor", models.NewIndexer(16), modeDPOR, split)
-		traceUnits(t, "lastzero-8, sleep", models.NewLastzero(8), modeSleep, split)
+	// At each mode's default split depth, and at 12 for comparison.
+	for _, split := range []int{0, 12} {
+		at := func(m mode) int {
+			if split == 0 {
+				return defaultSplit(m)
+			}
+			return split
+		}
+		traceUnits(t, "lastzero-12, odpor", models.NewLastzero(12), modeODPOR, at(modeODPOR))
+		traceUnits(t, "indexer-16, odpor", models.NewIndexer(16), modeODPOR, at(modeODPOR))
+		traceUnits(t, "indexer-16, dpor", models.NewIndexer(16), modeDPOR, at(modeDPOR))
+		traceUnits(t, "lastzero-8, sleep", models.NewLastzero(8), modeSleep, at(modeSleep))
 	}
 }
 

@@ -12,7 +12,7 @@ echo "cores: $(nproc)"
 echo
 echo "| model | strategy | 1 worker | 2 workers | 4 workers | 8 workers |"
 echo "| --- | --- | ---: | ---: | ---: | ---: |"
-for case in "lastzero-12 odpor" "indexer-16 odpor" "indexer-16 dpor" "indexer-17 odpor" "lastzero-8 dfs-stateful"; do
+for case in "lastzero-12 odpor" "indexer-16 odpor" "indexer-16 dpor" "indexer-17 odpor" "lastzero-16 odpor" "lastzero-9 sleep" "lastzero-8 dfs-stateful"; do
   read -r model strat <<<"$case"
   row="| $model | $strat" base="" want=""
   for w in 1 2 4 8; do
