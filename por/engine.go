@@ -408,11 +408,9 @@ func (e *explorer[S]) loop() {
 			e.Stop = true
 			return
 		}
-		if e.role == roleCoordinator && e.split == 0 && e.res.Transitions >= e.par.after && e.depth <= e.par.split {
+		if e.role == roleCoordinator && e.split == 0 && e.par.splitHere(e.depth, e.res.Transitions) {
 			// Time to split (parallel.go): from here, where the loop picks
-			// the top frame's next move, as a predictor will. Not below the
-			// split depth: every move from there would be a unit, a string
-			// of small ones whose logs change the next ones' input.
+			// the top frame's next move, as a predictor will.
 			e.split = e.par.split
 			e.par.restart(e)
 		}

@@ -22,10 +22,13 @@ type Options struct {
 
 	// SplitDepth is, for a search with several workers, the length of the
 	// schedule prefixes at which it splits into units (see the package
-	// documentation): 0 means 8 for ODPOR, 12 for DPOR and 4 for Sleep,
-	// the depths that did best on the bundled models. Shallower splits give
-	// fewer, larger units; deeper ones more, smaller units. The result does
-	// not depend on it.
+	// documentation). 0 means 8 for ODPOR, 12 for DPOR and 4 for Sleep
+	// (the depths that did best on the bundled models), but no deeper than
+	// half the longest execution met before the split, and one frame
+	// higher whenever the units taken are too small to repay their cost
+	// (16 in a row of fewer than 200 transitions on average). Shallower
+	// splits give fewer, larger units; deeper ones more, smaller units.
+	// The result does not depend on it.
 	SplitDepth int
 
 	// SplitAfter is how many transitions a search with several workers

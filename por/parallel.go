@@ -144,12 +144,16 @@ type unitEvent struct {
 
 // unitResult is what exploring a unit gives.
 type unitResult struct {
-	log                           []logOp
-	chunks                        [][]wev // where log's sequences are (wevPool)
-	transitions, executions       int64
-	sleepBlocked, backtracks      int64
-	replays, infeasible           int64
-	events                        []unitEvent
+	log                      []logOp
+	chunks                   [][]wev // where log's sequences are (wevPool)
+	transitions, executions  int64
+	sleepBlocked, backtracks int64
+	replays, infeasible      int64
+	events                   []unitEvent
+	// Without every violation as an event (exploreUnit): the unit's first
+	// violation and how many it met.
+	viol                          *ts.Violation
+	violations                    int64
 	err                           error
 	stop                          bool // the unit stopped the search (not for a limit)
 	limited                       bool // a limit stopped it
@@ -326,7 +330,13 @@ func (w *wtree) build(r int32, tree []tnode) {
 //
 // A positive cut stops the exploration after that many transitions, short
 // of maxT: the result is then only that the unit is too large (r.cut).
-func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE, cut int64, ex **explorer[S], pool *wevPool) *unitResult {
+//
+// With everyViolation, each violation is an event of the result, with its
+// trace; without, as for a search with no OnViolation, only the unit's
+// first has a trace (r.viol) and the others are counted (r.violations),
+// as the serial search counts those after its first: building every trace
+// tripled the time of bluetooth-4's Sleep search with 2 workers.
+func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE, cut int64, ex **explorer[S], pool *wevPool, everyViolation bool) *unitResult {
 	cutting := cut > 0 && (maxT == 0 || cut < maxT)
 	if cutting {
 		maxT = cut
@@ -339,7 +349,10 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 			r.events = append(r.events, unitEvent{state: s, sched: sched.Clone()})
 		}
 	}
-	opt.OnViolation = func(v *ts.Violation) { r.events = append(r.events, unitEvent{viol: v}) }
+	opt.OnViolation = nil
+	if everyViolation {
+		opt.OnViolation = func(v *ts.Violation) { r.events = append(r.events, unitEvent{viol: v}) }
+	}
 	var res ts.Result
 	var e *explorer[S]
 	if *ex != nil {
@@ -359,6 +372,9 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	r.log, r.chunks = e.log, e.logChunks
 	e.log, e.logChunks = nil, nil
 	r.transitions, r.executions = res.Transitions, res.Executions
+	if !everyViolation {
+		r.viol, r.violations = res.Violation, res.Violations
+	}
 	r.sleepBlocked, r.backtracks, r.replays, r.infeasible = e.sleepBlocked, e.backtracks, e.replays, e.infeasible
 	r.err = err
 	l := opt.Limits
@@ -527,7 +543,17 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 		return
 	}
 	changed, planOnly := e.commit(r)
+	small := e.par.tooSmall(r.transitions)
 	e.par.pool.put(r)
+	if small && !e.Stop {
+		// Units of a few transitions cost more than they save: split one
+		// frame higher from here, with a new predictor.
+		e.split--
+		e.par.split = e.split
+		e.par.pool.putChunks(&e.planChunks)
+		e.par.restart(e)
+		return
+	}
 	switch {
 	case !onTrack:
 	case !changed:
@@ -628,6 +654,10 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 		if e.opt.OnTerminal != nil {
 			search.Callback("OnTerminal", func() { e.opt.OnTerminal(ev.state, ev.sched) })
 		}
+	}
+	if r.violations > 0 {
+		e.Record(r.viol)
+		e.res.Violations += r.violations - 1
 	}
 	if r.err != nil {
 		e.Fail(r.err)
@@ -954,9 +984,15 @@ type parallel[S any] struct {
 	opt    Options
 	mode   mode
 	window int
-	split  int   // the split depth, once the search splits
-	after  int64 // transitions before it splits (negative: none)
-	keep   int   // the units kept handed out before old ones are dropped
+	split  int // the split depth, once the search splits
+	// deepest is the deepest frame the search has reached before it
+	// splits; fixed, whether split is fixed (see splitHere).
+	deepest int
+	fixed   bool
+	// sized units taken of sizes transitions since tooSmall last judged.
+	sized, sizes int64
+	after        int64 // transitions before it splits (negative: none)
+	keep         int   // the units kept handed out before old ones are dropped
 	// A predictor copies the wakeup subtrees of cloneUnits units at most,
 	// and of cloneMin at least (see clone).
 	cloneUnits, cloneMin int
@@ -1099,6 +1135,59 @@ func (p *parallel[S]) closeForks() {
 	p.forks = nil
 }
 
+// splitHere reports whether a search that has not split yet splits at a
+// frame of depth depth after transitions transitions. It explores alone
+// until Options.SplitAfter transitions; then it fixes the split depth, no
+// deeper than half the longest execution it has seen (else the units are
+// the last few transitions of an execution: casrot-10's took 5 on average
+// with ODPOR, and 2 workers took 6 times as long as one), and splits once
+// it is back at or above that depth: from a deeper frame every move would
+// be a unit, a string of small ones each of which changes the next one's
+// input.
+func (p *parallel[S]) splitHere(depth int, transitions int64) bool {
+	p.deepest = max(p.deepest, depth)
+	if transitions < p.after {
+		return false
+	}
+	if !p.fixed {
+		p.fixed = true
+		if p.opt.SplitDepth <= 0 && p.after > 0 {
+			p.split = max(1, min(p.split, (p.deepest-1)/2))
+		}
+	}
+	return depth <= p.split
+}
+
+// tooSmall records that the search took a unit of the given transitions,
+// and reports whether the units taken are too small to repay what a unit
+// costs: every smallUnits units, whether their mean is below minUnit.
+// Only the default split depth moves (Options.SplitDepth 0), and only up:
+// a split one frame higher multiplies a unit's size by the branching there,
+// while a unit too large only costs balance, and deeper units were often
+// the ones whose inputs the predictor guessed wrong (see splitHere).
+func (p *parallel[S]) tooSmall(transitions int64) bool {
+	if p.opt.SplitDepth > 0 || p.split <= 1 {
+		return false
+	}
+	p.sized++
+	p.sizes += transitions
+	if p.sized < smallUnits {
+		return false
+	}
+	small := p.sizes < smallUnits*minUnit
+	p.sized, p.sizes = 0, 0
+	return small
+}
+
+// smallUnits units of fewer than minUnit transitions on average make the
+// search split one frame higher (tooSmall): a unit costs its key, the replay
+// of its prefix and often a new predictor, 50-150 µs, the time of a few
+// hundred transitions.
+const (
+	smallUnits = 16
+	minUnit    = 200
+)
+
 // defaultSplitAfter is Options.SplitAfter's default.
 const defaultSplitAfter = 5_000
 
@@ -1212,7 +1301,7 @@ func (p *parallel[S]) dequeue() *job {
 // explore explores job j's unit on sys with explorer *ex (reused from unit
 // to unit), as a worker.
 func (p *parallel[S]) explore(j *job, sys ts.TransitionSystem[S], model *search.Model[S], ex **explorer[S]) {
-	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, ex, &p.pool)
+	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, ex, &p.pool, p.opt.OnViolation != nil)
 	p.mu.Lock()
 	j.r = r
 	close(j.done)
@@ -1332,7 +1421,7 @@ func (p *parallel[S]) canWalk() bool {
 func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bool) {
 	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
 	if p.trace != nil {
-		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx, &p.pool)
+		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx, &p.pool, e.opt.OnViolation != nil)
 		p.trace.took(u.keyString(), r.transitions)
 		p.units++
 		return r, true
@@ -1398,7 +1487,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		p.wasted += j.r.transitions
 		p.mu.Unlock()
 	}
-	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, e.opt.UnitTransitions, &p.inlineEx, &p.pool)
+	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, e.opt.UnitTransitions, &p.inlineEx, &p.pool, e.opt.OnViolation != nil)
 	if r.cut {
 		p.wasted += r.transitions
 		return r, onTrack

@@ -117,7 +117,7 @@ func ExploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], u Unit)
 		return nil, err
 	}
 	var ex *explorer[S]
-	r := exploreUnit(ctx, sys, model, opt, h.mode, in, h.maxT, h.maxE, h.cut, &ex, nil)
+	r := exploreUnit(ctx, sys, model, opt, h.mode, in, h.maxT, h.maxE, h.cut, &ex, nil, true) // the search replays each
 	release(ex)
 	if r.cancelled {
 		return nil, ctx.Err()

@@ -66,7 +66,7 @@ func (r *shipping[S]) RunUnits(ctx context.Context, units []Unit) ([]UnitResult,
 func TestRunnerIsSerial(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p, m, opt := drawSearch(t)
-		want := runRecorded[tstest.State](p, opt, m)
+		serial := opt
 		r := &shipping[tstest.State]{sys: p,
 			reverse:   rapid.Bool().Draw(t, "reverse"),
 			duplicate: rapid.Bool().Draw(t, "duplicate"),
@@ -74,7 +74,9 @@ func TestRunnerIsSerial(t *testing.T) {
 		}
 		opt.Runner = r
 		drawSplit(t, &opt)
-		got := runRecorded[tstest.State](p, opt, m)
+		cb := drawCallbacks(t)
+		want := runRecorded[tstest.State](p, serial, m, cb)
+		got := runRecorded[tstest.State](p, opt, m, cb)
 		if d := want.diff(got); d != "" {
 			t.Fatalf("%s with a runner, split %d: %s", modeNames[m], opt.SplitDepth, d)
 		}
