@@ -197,7 +197,10 @@
 // same order, the same figures (but ODPOR's feasibility-replays: see ODPOR),
 // callbacks and first violation, under limits
 // and KeepGoing too (property-tested on random programs of the whole
-// model, with the split depth and the point of splitting drawn).
+// model, with the split depth, the point of splitting and the callbacks
+// drawn). Under a limit, a worker explores a unit within what the search
+// had left when it last took a result; a unit whose result does not fit
+// what is left when the search takes it is explored again by the search.
 // Result.Stats gains parallel-* figures: units, misses (units the search
 // explored itself), restarts of the predictor, the transitions explored by
 // the search itself or wasted by workers, logged (what the units did to

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bits-and-blooms/bitset"
@@ -632,6 +633,8 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.backtracks += r.backtracks
 	e.res.Transitions += r.transitions
 	e.res.Executions += r.executions
+	e.par.spentT.Store(e.res.Transitions)
+	e.par.spentE.Store(e.res.Executions)
 	e.sleepBlocked += r.sleepBlocked
 	e.replays += r.replays
 	e.infeasible += r.infeasible
@@ -991,8 +994,11 @@ type parallel[S any] struct {
 	fixed   bool
 	// sized units taken of sizes transitions since tooSmall last judged.
 	sized, sizes int64
-	after        int64 // transitions before it splits (negative: none)
-	keep         int   // the units kept handed out before old ones are dropped
+	// spentT and spentE are the search's transitions and executions when
+	// it last took a unit's result, for the workers' budgets.
+	spentT, spentE atomic.Int64
+	after          int64 // transitions before it splits (negative: none)
+	keep           int   // the units kept handed out before old ones are dropped
 	// A predictor copies the wakeup subtrees of cloneUnits units at most,
 	// and of cloneMin at least (see clone).
 	cloneUnits, cloneMin int
@@ -1301,7 +1307,17 @@ func (p *parallel[S]) dequeue() *job {
 // explore explores job j's unit on sys with explorer *ex (reused from unit
 // to unit), as a worker.
 func (p *parallel[S]) explore(j *job, sys ts.TransitionSystem[S], model *search.Model[S], ex **explorer[S]) {
-	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, p.opt.Limits.Transitions, p.opt.Limits.Executions, p.opt.UnitTransitions, ex, &p.pool, p.opt.OnViolation != nil)
+	// The budgets the search has left when it takes the unit are at most
+	// what it has left now: a unit explored beyond them is wasted, and near
+	// the end of a limited search a unit may be large.
+	maxT, maxE := p.opt.Limits.Transitions, p.opt.Limits.Executions
+	if maxT > 0 {
+		maxT = max(maxT-p.spentT.Load(), 1)
+	}
+	if maxE > 0 {
+		maxE = max(maxE-p.spentE.Load(), 1)
+	}
+	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, maxT, maxE, p.opt.UnitTransitions, ex, &p.pool, p.opt.OnViolation != nil)
 	p.mu.Lock()
 	j.r = r
 	close(j.done)
