@@ -1167,12 +1167,13 @@ func (p *parallel[S]) splitHere(depth int, transitions int64) bool {
 // tooSmall records that the search took a unit of the given transitions,
 // and reports whether the units taken are too small to repay what a unit
 // costs: every smallUnits units, whether their mean is below minUnit.
-// Only the default split depth moves (Options.SplitDepth 0), and only up:
+// Only the default split depth moves (Options.SplitDepth 0, and no
+// Options.UnitTransitions, whose units split further below it), and only up:
 // a split one frame higher multiplies a unit's size by the branching there,
 // while a unit too large only costs balance, and deeper units were often
 // the ones whose inputs the predictor guessed wrong (see splitHere).
 func (p *parallel[S]) tooSmall(transitions int64) bool {
-	if p.opt.SplitDepth > 0 || p.split <= 1 {
+	if p.opt.SplitDepth > 0 || p.opt.UnitTransitions > 0 || p.split <= 1 {
 		return false
 	}
 	p.sized++

@@ -40,6 +40,15 @@ func drawCallbacks(t *rapid.T) callbacks {
 	}
 }
 
+// drawDefaultSplit draws, now and then, the default split depth, which
+// moves with the executions met before the split and the units' sizes
+// (drawn last, for the failures kept before, as drawCallbacks).
+func drawDefaultSplit(t *rapid.T, opt *Options) {
+	if rapid.IntRange(0, 3).Draw(t, "defaultSplit") == 3 {
+		opt.SplitDepth = 0
+	}
+}
+
 func runRecorded[S any](sys ts.TransitionSystem[S], opt Options, m mode, cb callbacks) record {
 	var r record
 	if cb.terminal {
@@ -99,6 +108,7 @@ func TestParallelIsSerial(t *testing.T) {
 		drawSplit(t, &opt)
 		opt.inline = rapid.IntRange(0, 3).Draw(t, "inline") == 0
 		cb := drawCallbacks(t)
+		drawDefaultSplit(t, &opt)
 		want := runRecorded[tstest.State](p, serial, m, cb)
 		got := runRecorded[tstest.State](p, opt, m, cb)
 		if d := want.diff(got); d != "" {

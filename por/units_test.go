@@ -75,6 +75,7 @@ func TestRunnerIsSerial(t *testing.T) {
 		opt.Runner = r
 		drawSplit(t, &opt)
 		cb := drawCallbacks(t)
+		drawDefaultSplit(t, &opt)
 		want := runRecorded[tstest.State](p, serial, m, cb)
 		got := runRecorded[tstest.State](p, opt, m, cb)
 		if d := want.diff(got); d != "" {
