@@ -10,7 +10,8 @@ import (
 )
 
 // BenchmarkParallel runs Sleep, DPOR and ODPOR with 1 (serial) and more
-// workers on the models the parallel search is measured on. Compare the
+// workers on the models the parallel search is measured on, and on two
+// whose units used to be too small or too costly. Compare the
 // sub-benchmarks' times with benchstat; the transitions are the same.
 func BenchmarkParallel(b *testing.B) {
 	lz, ix := models.NewLastzero(12), models.NewIndexer(16)
@@ -24,6 +25,15 @@ func BenchmarkParallel(b *testing.B) {
 		{"indexer-16/dpor", modeDPOR, func(o Options, m mode) (ts.Result, error) { return run(context.Background(), ix, o, m) }},
 		{"lastzero-8/sleep", modeSleep, func(o Options, m mode) (ts.Result, error) {
 			return run(context.Background(), models.NewLastzero(8), o, m)
+		}},
+		// Short executions (the split depth is capped by them) and many
+		// violations (a unit traces only its first).
+		{"casrot-10/odpor", modeODPOR, func(o Options, m mode) (ts.Result, error) {
+			return run(context.Background(), models.NewCASRot(10), o, m)
+		}},
+		{"bluetooth-4/sleep", modeSleep, func(o Options, m mode) (ts.Result, error) {
+			o.KeepGoing = true
+			return run(context.Background(), models.NewBluetooth(4), o, m)
 		}},
 	}
 	for _, c := range cases {
