@@ -236,13 +236,14 @@
 // execution met before the split (casrot-10's executions are 10 long: its
 // ODPOR units at 8 took 5 transitions on average, and 2 workers 6 times as
 // long as one), and moves one frame up whenever 16 units in a row take
-// fewer than 200 transitions on average (wcas-12, twophase-3: 2-4 times as
+// fewer than 200 transitions on average (wcas-12, twophase-3: 2-5 times as
 // long with 2 workers before). A unit too small costs more than its work;
 // one too large costs only balance, so the depth never moves down. Where
 // the search has no OnViolation, a unit builds the trace of its first
 // violation only and counts the others, as the serial search does after
 // its first (bluetooth-4's units built every trace: 2 workers took 1.6
-// times as long as one with Sleep). A search splits only after
+// times as long as one with Sleep); a unit explored elsewhere (below) still
+// sends the schedule of each, which the search replays. A search splits only after
 // Options.SplitAfter transitions (5,000 by default), and once it is back
 // at or above the split depth: splitting where it stood, deep in its first
 // execution, made the moves of the deep frames a string of small units
