@@ -213,14 +213,14 @@
 // default split depths, lastzero-12 and indexer-16 (ODPOR) would allow
 // 1.93-1.98x with 2 workers and no overhead (TestParallelTrace with
 // -por.units), if the predictor saw every unit it has copied. Measured
-// on 2 cores with 2 workers, in one process (least of 5 searches, against
-// one worker): 1.8x on indexer-16, indexer-17 and lastzero-16 with ODPOR,
-// 1.8x on indexer-16 with DPOR, 1.7-1.8x on lastzero-8 and -9 with Sleep,
-// 1.5x on lastzero-12 and 1.2-1.4x on lastzero-9 and -10 (searches of
-// 0.12 s, 9 ms and 21 ms). What is left is what a unit costs: its key, the
-// replay of its prefix and its result (explored one after the other on one
-// goroutine, lastzero-12's units take 7% more time than the serial
-// search, indexer-16's 3%), and a new predictor each time a result adds a
+// on 2 cores with 2 workers against one (BenchmarkParallel, mean of 5):
+// 1.72x on indexer-16 and 1.69x on casrot-10 with ODPOR, 1.76x on
+// indexer-16 with DPOR, 1.63x on lastzero-8 and 1.45x on bluetooth-4 with
+// Sleep, 1.48x on lastzero-12, a search of 0.12 s. What is left is what a
+// unit costs: its key, the replay of its prefix and its result (explored
+// one after the other on one goroutine, the benchmark's inline rows,
+// lastzero-12's units take 8% more time than the serial search,
+// indexer-16's 5%), and a new predictor each time a result adds a
 // branch the predictor has walked past (19 times in lastzero-12's 58
 // units), which copies the frames and the wakeup trees the next units
 // need: the subtrees of at most 64 units a worker, or of two windows of

@@ -593,25 +593,17 @@ func (e *explorer[S]) reverseRace(c cand, ci int, k int32, p ts.Tid, out, outs i
 	if e.race.rejected {
 		return ran
 	}
-	if !e.race.reached {
-		// No reversal can run (or, in a worker, the coordinator has
-		// recorded the race): where a reversal can run depends only on the
-		// events before the race, so no later analysis finds one either.
-		if x != nil {
-			x.settled |= bit
-			if ran {
-				x.canRun |= bit
-			}
-		}
-		return ran
-	}
+	// Reached the wakeup tree, or no reversal can run (or, in a worker, the
+	// coordinator has recorded the race): where a reversal can run depends
+	// only on the events before the race, so no later analysis finds one
+	// either.
 	if x != nil {
 		x.settled |= bit
 		if ran {
 			x.canRun |= bit
 		}
 	}
-	if e.race.remote() {
+	if e.race.reached && e.race.remote() {
 		// The coordinator records it after the race's last insert.
 		op := &e.log[len(e.log)-1]
 		op.settle, op.ran = true, ran

@@ -37,11 +37,18 @@ func BenchmarkParallel(b *testing.B) {
 		}},
 	}
 	for _, c := range cases {
-		for _, w := range []int{1, 2, 4} {
-			b.Run(fmt.Sprintf("%s/workers-%d", c.name, w), func(b *testing.B) {
+		// inline: split as with 2 workers, every unit explored in turn on
+		// one goroutine, what a unit costs over the serial search.
+		for _, w := range []int{1, 2, 4, -2} {
+			name := fmt.Sprintf("%s/workers-%d", c.name, w)
+			if w < 0 {
+				name = c.name + "/inline"
+			}
+			b.Run(name, func(b *testing.B) {
 				b.ReportAllocs()
 				var opt Options
-				opt.Workers = w
+				opt.Workers = max(w, -w)
+				opt.inline = w < 0
 				var trans int64
 				for b.Loop() {
 					res, err := c.run(opt, c.m)

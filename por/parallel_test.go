@@ -255,9 +255,8 @@ func TestParallelGoroutines(t *testing.T) {
 // A parallel ODPOR search allocates per unit, not per logged insertion: the
 // sequences its workers log and the plans the coordinator forwards go into
 // recycled chunks. On lastzero-12 split from the start at depth 12 (352
-// units) it
-// allocated 154 bytes and 0.24 times per transition when each was a slice
-// of its own, 48 and 0.094 with the chunks; 94-96 bytes and 0.07 times
+// units) it allocated 154 bytes and 0.24 times per transition when each was
+// a slice of its own, 48 and 0.094 with the chunks; 94-96 bytes and 0.07 times
 // since a predictor copies the wakeup subtrees of up to 128 units (the
 // explorers' wakeup-tree node pools, which grow once a search, are half
 // the bytes). The bounds leave room for the restarts that timing adds.
