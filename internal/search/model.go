@@ -166,15 +166,19 @@ func (m *Model[S]) Look(s S, steps []ts.Step, status []ts.Status, outs []int, cu
 	inv, chooser := m.Inv, m.Chooser
 	for t := range ts.Tid(n) {
 		*current = t
-		step, st := m.Sys.Next(s, t)
-		if !st.Valid() || st != ts.Finished && !step.Valid() {
+		// Stored as returned, before any other call: a step kept on the
+		// stack across a call and then copied here as a whole is read back
+		// with wider loads than the byte stores that wrote it, which stalls
+		// the processor (store forwarding fails) on every thread's step.
+		steps[t], status[t] = m.Sys.Next(s, t)
+		st := status[t]
+		if !st.Valid() || st != ts.Finished && !steps[t].Valid() {
 			*current = -1
-			return c, validate(t, step, st)
+			return c, validate(t, steps[t], st)
 		}
 		if inv != nil {
-			step = inv.Mark(step)
+			steps[t] = inv.Mark(steps[t])
 		}
-		steps[t], status[t] = step, st
 		k := 1
 		if chooser != nil && st != ts.Finished {
 			if k = chooser.Outcomes(s, t); k < 1 {
@@ -292,7 +296,7 @@ func (m *Model[S]) Unchanged(s S, b Baseline, path ts.Schedule, taken []ts.Move,
 	if b.Flat && !b.Hashed {
 		// The usual case, without the deferred reset below: one thread's
 		// answer asked again. A difference is diagnosed by the full check.
-		u := ts.Tid(len(path) % m.N)
+		u := ts.Tid(uint32(len(path)) % uint32(m.N)) // a 32-bit division: a 64-bit one is slow
 		*current = u
 		step, st := m.Next(s, u)
 		same := sameAnswer(step, st, b.Steps[u], b.Status[u]) && m.sameOutcomes(s, u, &b)
@@ -322,7 +326,7 @@ func (m *Model[S]) unchanged(s S, b *Baseline, path ts.Schedule, taken []ts.Move
 	// depth) still catches a Next that is not a function of the state.
 	from, to := ts.Tid(0), ts.Tid(m.N)
 	if b.Hashed || b.Flat {
-		from = ts.Tid(len(path) % m.N)
+		from = ts.Tid(uint32(len(path)) % uint32(m.N)) // a 32-bit division: a 64-bit one is slow
 		to = from + 1
 	}
 	for u := from; u < to; u++ {

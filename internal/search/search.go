@@ -66,16 +66,17 @@ func Look[S any](sys ts.TransitionSystem[S], s S, steps []ts.Step, status []ts.S
 	chooser, _ := sys.(ts.Chooser[S])
 	for t := range ts.Tid(len(status)) {
 		*current = t
-		step, st := sys.Next(s, t)
-		if err := validate(t, step, st); err != nil {
+		steps[t], status[t] = sys.Next(s, t) // at once, and read field by field: see Model.Look
+		st := status[t]
+		if err := validate(t, steps[t], st); err != nil {
 			*current = -1
 			return 0, 0, err
 		}
 		switch {
 		case st == ts.Idle:
 			err = fmt.Errorf("%w: thread %d is Idle", ts.ErrUnsupported, t)
-		case st != ts.Finished && !step.Single():
-			err = fmt.Errorf("%w: thread %d's step touches several objects (%v)", ts.ErrUnsupported, t, step)
+		case st != ts.Finished && !steps[t].Single():
+			err = fmt.Errorf("%w: thread %d's step touches several objects (%v)", ts.ErrUnsupported, t, steps[t])
 		case st == ts.Enabled && chooser != nil && chooser.Outcomes(s, t) > 1:
 			err = fmt.Errorf("%w: thread %d's transition has %d outcomes", ts.ErrUnsupported, t, chooser.Outcomes(s, t))
 		}
@@ -83,7 +84,6 @@ func Look[S any](sys ts.TransitionSystem[S], s S, steps []ts.Step, status []ts.S
 			*current = -1
 			return 0, 0, &ts.SystemError{Err: err, Thread: t}
 		}
-		steps[t], status[t] = step, st
 		switch st {
 		case ts.Enabled:
 			enabled++
