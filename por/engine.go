@@ -99,6 +99,7 @@ type frame[S any] struct {
 	cur    int32         // ODPOR: the child being explored, or -1
 	tried  bool          // ODPOR: a branch has been taken from here
 	taken  []ts.Move     // the moves taken from here, for the contract check
+	after  bool          // steps, status and outs are LookAfter's from the frame below
 }
 
 type explorer[S any] struct {
@@ -533,6 +534,17 @@ func (e *explorer[S]) move(top *frame[S], mv ts.Move) {
 	e.current, e.pushing = -1, false
 }
 
+// baseline is what the contract check compares frame i's state with.
+func (e *explorer[S]) baseline(i int) search.Baseline {
+	f := &e.stack[i]
+	b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Flat: e.flat, Steps: f.steps, Status: f.status, Outs: f.outs}
+	if f.after {
+		p := &e.stack[i-1]
+		b.PrevSteps, b.PrevStatus, b.Mover = p.steps, p.status, f.last
+	}
+	return b
+}
+
 // pop removes the top frame and the event that reached it, after checking
 // the contract where the state had several moves.
 func (e *explorer[S]) pop() {
@@ -540,8 +552,7 @@ func (e *explorer[S]) pop() {
 	if f.multi {
 		// Checked wherever the search could have taken another move, as
 		// ts.Explore does, also where the reduction took only one.
-		b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Flat: e.flat, Steps: f.steps, Status: f.status, Outs: f.outs}
-		if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], f.taken, &e.current); err != nil {
+		if err := e.m.Unchanged(f.state, e.baseline(e.depth-1), e.sched[:e.depth-1], f.taken, &e.current); err != nil {
 			e.Fail(err)
 			return
 		}
@@ -742,7 +753,14 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		}
 	}
 	f := &e.stack[e.depth]
-	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
+	var c search.Counts
+	var err error
+	if f.after = e.depth > 0; f.after {
+		p := &e.stack[e.depth-1]
+		c, err = e.m.LookAfter(s, last, p.steps, p.status, p.outs, f.steps, f.status, f.outs, &e.current)
+	} else {
+		c, err = e.m.Look(s, f.steps, f.status, f.outs, &e.current)
+	}
 	if err != nil {
 		e.Fail(search.WithSchedule(err, e.sched[:k]))
 		return false

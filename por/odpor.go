@@ -5,7 +5,6 @@ import (
 	"math/bits"
 
 	"github.com/weftlab/weft/hb"
-	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -1000,8 +999,7 @@ func (e *explorer[S]) feasible(j int32, w []wev, p ts.Tid, st ts.Step, check boo
 // frame was pushed, and stops the search with the error if not.
 func (e *explorer[S]) checkFrame(i int) {
 	f := &e.stack[i]
-	b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Flat: e.flat, Steps: f.steps, Status: f.status, Outs: f.outs}
-	if err := e.m.Unchanged(f.state, b, e.sched[:i], f.taken, &e.current); err != nil {
+	if err := e.m.Unchanged(f.state, e.baseline(i), e.sched[:i], f.taken, &e.current); err != nil {
 		e.Fail(err)
 	}
 }

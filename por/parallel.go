@@ -507,7 +507,7 @@ func (e *explorer[S]) pushPrefix(s S, last ts.Tid) bool {
 		e.Fail(search.WithSchedule(err, e.sched[:len(e.ev)]))
 		return false
 	}
-	f.state, f.last, f.multi, f.hashed = s, last, c.Moves > 1, false
+	f.state, f.last, f.multi, f.hashed, f.after = s, last, c.Moves > 1, false, false
 	if e.m.Hasher != nil && c.Moves > 1 && !e.flat {
 		e.current = -1
 		f.hash, f.hashed = e.m.Hasher.Hash(s), true
