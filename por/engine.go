@@ -765,7 +765,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		e.Fail(search.WithSchedule(err, e.sched[:k]))
 		return false
 	}
-	if e.mode == modeODPOR && c.Blocked > 0 {
+	if e.mode == modeODPOR && c.Blocked+c.Idle > 0 {
 		e.seeBlocked(f)
 	}
 	var h uint64

@@ -37,9 +37,10 @@ import (
 // it could already pass, found by replaying the candidate sequence from the
 // state stored on the search stack. A write that may wait (a Once's Do, a
 // send on a full channel) is checked the same way once it has been seen
-// Blocked (where a branch planned for it finds it Blocked, it is analysed
-// there as a waiting thread's step): its race with a later write of the
-// thread it waits for (the end of Do) cannot be reversed, so the reversal
+// Blocked or Idle (where a branch planned for it finds it waiting, it is
+// analysed there as a waiting thread's step; a select of package threads
+// with nothing ready is Idle): its race with a later write of the thread it
+// waits for (the end of Do) cannot be reversed, so the reversal
 // walks back along the object to that thread's earlier write (the start of
 // Do), which the paper's rule, reversing only the latest race, never tries
 // (TestODPORBlockingWrite, and a property test on random programs with
@@ -220,7 +221,9 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 				e.insertAt(e.depth-1, w)
 			}
 			e.reinsert = seqs[:0]
-			if f.status[t] == ts.Blocked {
+			if f.status[t].Waiting() {
+				// Idle waits as Blocked does (a goroutine of package
+				// threads in a select with nothing ready is Idle).
 				e.learnBlocked(f, t)
 			}
 		default:
@@ -1110,9 +1113,10 @@ func (e *explorer[S]) blockObj(o ts.Obj) {
 	e.blockedObjs[o] = struct{}{}
 }
 
-// seeBlocked records the objects of the blocked threads' steps at frame f
-// that mayBlock does not already treat as blocking (a write that waits, such
-// as a Once's Do or a send on a full channel): a race with such a step may
+// seeBlocked records the objects of the waiting (Blocked or Idle) threads'
+// steps at frame f that mayBlock does not already treat as blocking (a
+// write that waits, such as a Once's Do or a send on a full channel, a
+// select of package threads): a race with such a step may
 // not be reversible where it is found, and reverseFrom then walks back to
 // the latest earlier event before which the step can run, which it can only
 // do if it replays the candidate sequences. Awaits (synchronization reads)
@@ -1120,7 +1124,7 @@ func (e *explorer[S]) blockObj(o ts.Obj) {
 // they can run, and replaying them would only cost.
 func (e *explorer[S]) seeBlocked(f *frame[S]) {
 	for t := range ts.Tid(e.n) {
-		if f.status[t] != ts.Blocked {
+		if !f.status[t].Waiting() {
 			continue
 		}
 		st := f.steps[t]
@@ -1136,8 +1140,8 @@ func (e *explorer[S]) seeBlocked(f *frame[S]) {
 	}
 }
 
-// learnBlocked handles a planned branch of thread p found Blocked at frame f
-// (the top of the stack): p's step was not known to block when the race
+// learnBlocked handles a planned branch of thread p found Blocked (or Idle)
+// at frame f (the top of the stack): p's step was not known to block when the race
 // that planned it was reversed (an unmarked write that waits), so the
 // reversal assumed it could run. Its objects are recorded, so that later
 // reversals are replayed, and p's step is analysed here as a waiting

@@ -55,3 +55,31 @@ func TestOptimal(t *testing.T) {
 		})
 	}
 }
+
+// A select found Idle where a branch planned it (a buffered receive that
+// another thread's receive emptied first) is analysed there as a waiting
+// thread's step, as a Blocked one is: its reversal walks back to before
+// that receive. Before, ODPOR dropped the branch and explored 4 of the
+// program's 6 traces, missing the deadlocks where thread 2 takes thread 0's
+// value (found by TestRandomOptimal at one seed: [5][6 5][0 7]).
+func TestIdleSelectOnPlannedBranch(t *testing.T) {
+	var x *threads.Var[int]
+	var b, u *threads.Chan[int]
+	p := &threads.Program{MaxThreads: 3, Threads: []func(*threads.T){
+		func(t *threads.T) {
+			x, b, u = threads.NewVar(t, "x", 0), threads.NewChan[int](t, "b", 1), threads.NewChan[int](t, "u", 0)
+			b.Send(t, 0)
+		},
+		func(t *threads.T) { b.Send(t, b.Recv(t)) },
+		func(t *threads.T) {
+			acc := x.Load(t)
+			threads.Select(t, u.SendCase(acc), b.RecvCase(&acc, nil))
+		},
+	}}
+	sys := p.MustSystem()
+	defer sys.Close()
+	rep := tstest.CheckOptimal[sim.State](t, sys, odpor, tstest.ReductionOptions{Bound: ts.NoBound, Key: traceKeyed(sys)})
+	if len(rep.Traces) != 6 || rep.Result.Executions != 6 {
+		t.Errorf("%d traces, %d executions; want 6 and 6", len(rep.Traces), rep.Result.Executions)
+	}
+}
