@@ -166,11 +166,17 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 		e.undX.ClearAll()
 	}
 	lv := below
-	// Threads whose status at x the stack does not decide (undX) matter
-	// only if one of their moves leads out of the table within the bound:
-	// only then is x replayed to find out, after the threads it decides
-	// (pass 0). (For x's level they are taken as enabled, which can only
-	// lower it.)
+	// A thread's status at x matters only for a move that is not stored:
+	// a move whose state is stored was taken from x in some execution
+	// (the table holds only states executions reach, and x with the
+	// move's event is one), so its thread is enabled at x. Under
+	// IterativePOR a move over the bound lowers x's level, so its status
+	// is asked there too. Threads whose status at x the stack does not
+	// decide (undX) matter only if one of their moves leads out of the
+	// table within the bound: only then is x replayed to find out, after
+	// the threads it decides (pass 0). (For x's level they are taken as
+	// enabled, which can only lower it.)
+	top := &e.frames[e.depth-1]
 	for pass := 0; pass < 2; pass++ {
 		if pass == 1 && !lazy {
 			break
@@ -197,18 +203,15 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 					}
 				}
 				if lazy {
-					enabled, ok := e.derive(v)
-					if !ok {
-						e.undX.Set(uint(u))
-						continue
-					}
-					if !enabled {
-						continue
+					if e.ownFinish && top.status[v] == ts.Finished && e.memo.x.ThreadLen(v) == len(e.tpos[v]) {
+						continue // Finished at x too (derive0)
 					}
 				} else if !en.Test(uint(u)) {
 					continue
 				}
 			}
+			// v's status at x is still to be derived (lazy, pass 0)
+			derive := lazy && pass == 0 && v != t
 			outs := e.outsAt(v)
 			if v == t && outs == 1 {
 				continue // next(x, (t, ct)) is the state just stored
@@ -234,6 +237,12 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 						if !e.incr {
 							break
 						}
+						if derive {
+							if !e.derivedEnabled(v) {
+								break
+							}
+							derive = false
+						}
 						lo, _ := e.cbMark(v)
 						if lv = e.refusedLevel(v, step, c, lo, lv); int32(lv) < lt {
 							return false, 0
@@ -248,6 +257,12 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 					}
 					continue
 				}
+				if derive {
+					if !e.derivedEnabled(v) {
+						break
+					}
+					derive = false
+				}
 				if pass == 1 && !e.statusAt(v) {
 					break // v is not enabled at x after all
 				}
@@ -260,6 +275,18 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 		return false, 0 // complete only up to a bound that does not reach x by t
 	}
 	return true, lv
+}
+
+// derivedEnabled reports whether thread v is enabled at the scratch state x,
+// read off the stack; where the stack does not decide it, it reports false
+// after adding v to e.undX, for markable's second pass.
+func (e *hbSearch[S]) derivedEnabled(v ts.Tid) bool {
+	enabled, ok := e.derive(v)
+	if !ok {
+		e.undX.Set(uint(v))
+		return false
+	}
+	return enabled
 }
 
 // loadCB copies the memo's bounds on CB(x, t) of every thread t at the
