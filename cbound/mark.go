@@ -370,16 +370,17 @@ func (e *hbSearch[S]) stored(s *hb.State) (bool, uint8) {
 
 // storedNext is stored for next(x, (v, c)), the scratch state x with v's
 // next event, whose step is step, with outcome c: x is changed only if the
-// table holds a state with that hash (most states not stored have none).
+// table holds a state with that hash (most states not stored have none),
+// and then only for the lookup: its second fingerprint and path positions
+// (memo.addStep) are left as they are.
 func (e *hbSearch[S]) storedNext(v ts.Tid, step ts.Step, c int) (bool, uint8) {
-	m := e.memo
-	x := m.x
+	x := e.memo.x
 	if !e.table.MayContain(x.Hash() ^ x.EventHash(x.NextEventOutcome(v, step, c))) {
 		return false, 0
 	}
-	m.addStep(v, step, c)
+	x.AddOutcome(v, step, c)
 	in, lv := e.stored(x)
-	m.remove(v)
+	x.Remove(v)
 	return in, lv
 }
 
@@ -393,11 +394,11 @@ func (e *hbSearch[S]) refusedLevel(v ts.Tid, step ts.Step, oc int, lo int32, lv 
 	if l >= int32(lv) {
 		return lv // the move lowers nothing: no lookup
 	}
-	m.addStep(v, step, oc)
+	m.x.AddOutcome(v, step, oc) // for the lookup only, as in storedNext
 	if id, ok := e.table.Lookup(m.x); ok {
 		l = max(l, int32(e.level[id]))
 	}
-	m.remove(v)
+	m.x.Remove(v)
 	return uint8(min(l, int32(lv)))
 }
 
