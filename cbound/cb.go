@@ -780,7 +780,6 @@ func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 			m.auditSteps++
 		}
 		if e.rstates != nil {
-			e.rstates.rotate()
 			e.rstates.put(e.rkeys[j], s)
 		}
 	}
@@ -806,6 +805,50 @@ func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 	}
 	return enEntry{en, bad}
 }
+
+// keptStates holds system states by HB state in two generations, as gens
+// does, each state in a slice that its map indexes: the maps and slices are
+// reused from generation to generation, so that keeping a state allocates
+// nothing once they have grown, whatever the state's size.
+type keptStates[S any] struct {
+	cur, old   map[memoKey]int32
+	curS, oldS []S
+	cap        int
+}
+
+func newKeptStates[S any](cap int) *keptStates[S] {
+	return &keptStates[S]{cur: map[memoKey]int32{}, old: map[memoKey]int32{}, cap: max(cap, 1)}
+}
+
+func (k *keptStates[S]) get(key memoKey) (S, bool) {
+	if i, ok := k.cur[key]; ok {
+		return k.curS[i], true
+	}
+	if i, ok := k.old[key]; ok {
+		s := k.oldS[i]
+		delete(k.old, key)
+		k.put(key, s)
+		return s, true
+	}
+	var zero S
+	return zero, false
+}
+
+// put keeps s under key, which it does not hold, starting a new generation
+// first if the newer is full.
+func (k *keptStates[S]) put(key memoKey, s S) {
+	if len(k.curS) >= k.cap {
+		k.old, k.cur = k.cur, k.old
+		k.oldS, k.curS = k.curS, k.oldS
+		clear(k.cur)
+		clear(k.curS) // states that hold nothing, but the slice is reused
+		k.curS = k.curS[:0]
+	}
+	k.cur[key] = int32(len(k.curS))
+	k.curS = append(k.curS, s)
+}
+
+func (k *keptStates[S]) len() int { return len(k.cur) + len(k.old) }
 
 // stateEntryBytes is what a state a replay reached costs kept (hbSearch.rstates):
 // the state, its key and a map slot's overhead (enEntryBytes's estimate).

@@ -142,7 +142,7 @@ type hbSearch[S any] struct {
 	// references (Apply, handed a copy, cannot modify them) and the memo
 	// keeps values: a replay starts from the last state on its way that
 	// one of them holds (replayPrefix). nil otherwise.
-	rstates *gens[S]
+	rstates *keptStates[S]
 	rlist   []int32   // replayPrefix's path positions
 	rkeys   []memoKey // and the HB states after each
 
@@ -197,8 +197,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), scratchOuts: make([]int, n)}
 	m.tpos = e.tpos // a memo shared by several searches takes the current one's
 	if flat.Is[S]() && m.keep {
-		g := newGens[S](int(m.cost / 8 / 2 / stateEntryBytes[S]()))
-		e.rstates = &g
+		e.rstates = newKeptStates[S](int(m.cost / 8 / 2 / stateEntryBytes[S]()))
 	}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
 	e.States = func() int64 { return int64(e.table.Len()) }
