@@ -187,6 +187,7 @@ type memo struct {
 	derived                    int64 // statuses at prefixes read off the stack
 	knownHits                  int64 // of which learned from an earlier replay
 	auditSteps                 int64 // replayed transitions that audit a derived status
+	enSkipped                  int64 // transitions replays did not take, starting from a kept state
 	auditing                   bool
 }
 
@@ -334,6 +335,7 @@ func (m *memo) stats(into map[string]int64) {
 	into["enabled.derived"] = m.derived
 	into["enabled.learned"] = m.knownHits
 	into["enabled.audit_transitions"] = m.auditSteps
+	into["enabled.replay_skipped"] = m.enSkipped
 	into["cb.memo_bytes"] = m.bytes()
 }
 
@@ -715,14 +717,39 @@ func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 	e.rsched = append(e.rsched[:0], e.sched[:p]...)
 	e.replaying = true
 	s := e.frames[p].state
+	e.rlist = e.rlist[:0]
 	for i := p + 1; i < e.depth; i++ {
+		if f := &e.frames[i]; x.ThreadLen(f.t) >= int(f.n) {
+			e.rlist = append(e.rlist, int32(i))
+		}
+	}
+	from := 0 // the first of rlist to take; those before lead to a kept state
+	if e.rstates != nil {
+		// The HB states after each transition of rlist, from frame p's
+		// by the events' hashes (a frame's hash less its parent's).
+		h1, h2 := e.frames[p].h1, e.frames[p].h2
+		e.rkeys = e.rkeys[:0]
+		for _, i := range e.rlist {
+			ev := e.frames[i].h1 ^ e.frames[i-1].h1
+			h1, h2 = h1^ev, h2^fp2(ev)
+			e.rkeys = append(e.rkeys, memoKey{h1, h2, -2})
+		}
+		for j := len(e.rkeys); j > 0; j-- {
+			if kept, ok := e.rstates.get(e.rkeys[j-1]); ok {
+				s, from = kept, j
+				m.enSkipped += int64(j)
+				break
+			}
+		}
+	}
+	for j, i := range e.rlist {
 		f := &e.frames[i]
-		if x.ThreadLen(f.t) < int(f.n) {
+		mv := e.sched[i-1]
+		e.rsched = append(e.rsched, mv)
+		if j < from {
 			continue
 		}
 		want, outs := e.frames[i-1].steps[f.t], e.frames[i-1].outs[f.t]
-		mv := e.sched[i-1]
-		e.rsched = append(e.rsched, mv)
 		e.current = f.t
 		step, st := e.m.Next(s, f.t)
 		if st == ts.Enabled && step.Equal(want) && e.m.Outcomes(s, f.t) != outs {
@@ -752,6 +779,9 @@ func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 		if m.auditing {
 			m.auditSteps++
 		}
+		if e.rstates != nil {
+			e.rstates.put(e.rkeys[j], s)
+		}
 	}
 	en := bitset.New(uint(e.n))
 	e.current = -1
@@ -774,6 +804,56 @@ func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 		m.vsteps[en] = slices.Clone(e.scratchSteps)
 	}
 	return enEntry{en, bad}
+}
+
+// keptStates holds system states by HB state in two generations, as gens
+// does, each state in a slice that its map indexes: the maps and slices are
+// reused from generation to generation, so that keeping a state allocates
+// nothing once they have grown, whatever the state's size.
+type keptStates[S any] struct {
+	cur, old   map[memoKey]int32
+	curS, oldS []S
+	cap        int
+}
+
+func newKeptStates[S any](cap int) *keptStates[S] {
+	return &keptStates[S]{cur: map[memoKey]int32{}, old: map[memoKey]int32{}, cap: max(cap, 1)}
+}
+
+func (k *keptStates[S]) get(key memoKey) (S, bool) {
+	if i, ok := k.cur[key]; ok {
+		return k.curS[i], true
+	}
+	if i, ok := k.old[key]; ok {
+		s := k.oldS[i]
+		delete(k.old, key)
+		k.put(key, s)
+		return s, true
+	}
+	var zero S
+	return zero, false
+}
+
+// put keeps s under key, which it does not hold, starting a new generation
+// first if the newer is full.
+func (k *keptStates[S]) put(key memoKey, s S) {
+	if len(k.curS) >= k.cap {
+		k.old, k.cur = k.cur, k.old
+		k.oldS, k.curS = k.curS, k.oldS
+		clear(k.cur)
+		clear(k.curS) // states that hold nothing, but the slice is reused
+		k.curS = k.curS[:0]
+	}
+	k.cur[key] = int32(len(k.curS))
+	k.curS = append(k.curS, s)
+}
+
+func (k *keptStates[S]) len() int { return len(k.cur) + len(k.old) }
+
+// stateEntryBytes is what a state a replay reached costs kept (hbSearch.rstates):
+// the state, its key and a map slot's overhead (enEntryBytes's estimate).
+func stateEntryBytes[S any]() int64 {
+	return int64(unsafe.Sizeof(*new(S))) + int64(unsafe.Sizeof(memoKey{})) + 40
 }
 
 // mutated looks for a state on the stack that is no longer what the search

@@ -117,9 +117,16 @@
 // reaches the same state of a system that keeps the ts.TransitionSystem
 // contract, so the path's transitions that belong to z are taken from the
 // deepest state on the search stack that z extends, and the enabled set
-// found is cached with the CB values. (Replaying x itself, before, took
-// 5.7 replayed transitions per transition taken on lastzero-7 at bound 2
-// with cb-por2; z, 0.37.) The first 16 statuses a search derives, and then
+// found is cached with the CB values. A replay starts from the last state
+// on its way that an earlier replay reached: where the state type holds no
+// references (Apply, handed a copy, cannot modify it), the states replays
+// reach are kept by HB state (its hash and second fingerprint, as the
+// memo's entries), within an eighth of Options.MemoCost, and a replay
+// takes only the transitions after the last of its HB states found there
+// (Stats["enabled.replay_skipped"] counts those it did not take again).
+// (Replaying x itself, before, took 5.7 replayed transitions per
+// transition taken on lastzero-7 at bound 2 with cb-por2; z, 0.37; z from
+// a kept state, 0.24.) The first 16 statuses a search derives, and then
 // one at every power of two, are replayed at x too and compared (a system
 // whose independent steps change each other's status is reported with
 // ts.ErrNondeterministic, an Apply that modified its argument with
@@ -159,8 +166,9 @@
 // terminal state cb-por2 reaches as a copy of its events (8 bytes an access,
 // and one for an outcome); the memo keeps at most about Options.MemoCost
 // (an entry costs 16 bytes of key and 8 bytes for every 16 threads at bound
-// 2, in tables at most three quarters full before they rotate), and a
-// quarter of Limits.Memory at most; the stack costs some 50 bytes per
+// 2, in tables at most three quarters full before they rotate; the states
+// replays reached, an eighth of it more), and a quarter of Limits.Memory at
+// most; the stack costs some 50 bytes per
 // thread per transition of depth, plus a bit per thread per transition of
 // depth per frame for the dependency sets (derive.go reads statuses off the
 // stack only while a frame's sets fit in 2 KiB, some 1,600 transitions of

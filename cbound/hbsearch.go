@@ -8,6 +8,7 @@ import (
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/flat"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -85,6 +86,7 @@ type hbFrame[S any] struct {
 	counts search.Counts
 	t      ts.Tid // the thread of the transition into this state, -1 at the root
 	n      int32  // that transition's event number among t's events
+	h1     uint64 // the HB state's hash here
 	h2     uint64 // second fingerprint of the HB state here
 	id     int32  // Algorithm 1: the state's id in the table
 	it     int    // the next position in the thread order
@@ -136,6 +138,13 @@ type hbSearch[S any] struct {
 	zOff          []zEvent      // the events statusAt took off the scratch state
 	zfr           bitset.BitSet // statusAt's frontier scratch
 	ownFinish     bool          // no thread was seen turning Finished on another's transition
+	// The states replays reached, by HB state, when S holds no
+	// references (Apply, handed a copy, cannot modify them) and the memo
+	// keeps values: a replay starts from the last state on its way that
+	// one of them holds (replayPrefix). nil otherwise.
+	rstates *keptStates[S]
+	rlist   []int32   // replayPrefix's path positions
+	rkeys   []memoKey // and the HB states after each
 
 	current  ts.Tid  // thread whose user code runs, or -1
 	moving   ts.Move // the move being taken (its Apply, the Next of the state it reaches); Thread -1 if none
@@ -187,6 +196,9 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, moving: ts.Move{Thread: -1}, ownFinish: true,
 		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), scratchOuts: make([]int, n)}
 	m.tpos = e.tpos // a memo shared by several searches takes the current one's
+	if flat.Is[S]() && m.keep {
+		e.rstates = newKeptStates[S](int(m.cost / 8 / 2 / stateEntryBytes[S]()))
+	}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
 	e.States = func() int64 { return int64(e.table.Len()) }
 	if model.Hasher != nil {
@@ -461,6 +473,9 @@ func (e *hbSearch[S]) memoryOK() bool {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(hbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+8+4) + (n+63)/8*8
 	used := e.table.Bytes() + e.memo.bytes() + int64(cap(e.frames))*frameBytes + int64(len(e.termCB))*24 + int64(cap(e.level))
+	if e.rstates != nil {
+		used += int64(e.rstates.len()) * stateEntryBytes[S]()
+	}
 	for i := range e.frames {
 		used += int64(cap(e.frames[i].dep)) * 8
 	}
@@ -579,7 +594,7 @@ func (e *hbSearch[S]) push(s S, mv ts.Move, step ts.Step) {
 		e.tpos[t] = append(e.tpos[t], int32(e.depth))
 		e.sched = sched
 	}
-	f.h2 = e.curH2
+	f.h1, f.h2 = e.cur.Hash(), e.curH2
 	e.depth++
 }
 

@@ -166,11 +166,17 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 		e.undX.ClearAll()
 	}
 	lv := below
-	// Threads whose status at x the stack does not decide (undX) matter
-	// only if one of their moves leads out of the table within the bound:
-	// only then is x replayed to find out, after the threads it decides
-	// (pass 0). (For x's level they are taken as enabled, which can only
-	// lower it.)
+	// A thread's status at x matters only for a move that is not stored:
+	// a move whose state is stored was taken from x in some execution
+	// (the table holds only states executions reach, and x with the
+	// move's event is one), so its thread is enabled at x. Under
+	// IterativePOR a move over the bound lowers x's level, so its status
+	// is asked there too. Threads whose status at x the stack does not
+	// decide (undX) matter only if one of their moves leads out of the
+	// table within the bound: only then is x replayed to find out, after
+	// the threads it decides (pass 0). (For x's level they are taken as
+	// enabled, which can only lower it.)
+	top := &e.frames[e.depth-1]
 	for pass := 0; pass < 2; pass++ {
 		if pass == 1 && !lazy {
 			break
@@ -197,18 +203,15 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 					}
 				}
 				if lazy {
-					enabled, ok := e.derive(v)
-					if !ok {
-						e.undX.Set(uint(u))
-						continue
-					}
-					if !enabled {
-						continue
+					if e.ownFinish && top.status[v] == ts.Finished && e.memo.x.ThreadLen(v) == len(e.tpos[v]) {
+						continue // Finished at x too (derive0)
 					}
 				} else if !en.Test(uint(u)) {
 					continue
 				}
 			}
+			// v's status at x is still to be derived (lazy, pass 0)
+			derive := lazy && pass == 0 && v != t
 			outs := e.outsAt(v)
 			if v == t && outs == 1 {
 				continue // next(x, (t, ct)) is the state just stored
@@ -234,6 +237,12 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 						if !e.incr {
 							break
 						}
+						if derive {
+							if !e.derivedEnabled(v) {
+								break
+							}
+							derive = false
+						}
 						lo, _ := e.cbMark(v)
 						if lv = e.refusedLevel(v, step, c, lo, lv); int32(lv) < lt {
 							return false, 0
@@ -248,6 +257,12 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 					}
 					continue
 				}
+				if derive {
+					if !e.derivedEnabled(v) {
+						break
+					}
+					derive = false
+				}
 				if pass == 1 && !e.statusAt(v) {
 					break // v is not enabled at x after all
 				}
@@ -260,6 +275,18 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 		return false, 0 // complete only up to a bound that does not reach x by t
 	}
 	return true, lv
+}
+
+// derivedEnabled reports whether thread v is enabled at the scratch state x,
+// read off the stack; where the stack does not decide it, it reports false
+// after adding v to e.undX, for markable's second pass.
+func (e *hbSearch[S]) derivedEnabled(v ts.Tid) bool {
+	enabled, ok := e.derive(v)
+	if !ok {
+		e.undX.Set(uint(v))
+		return false
+	}
+	return enabled
 }
 
 // loadCB copies the memo's bounds on CB(x, t) of every thread t at the
@@ -343,16 +370,17 @@ func (e *hbSearch[S]) stored(s *hb.State) (bool, uint8) {
 
 // storedNext is stored for next(x, (v, c)), the scratch state x with v's
 // next event, whose step is step, with outcome c: x is changed only if the
-// table holds a state with that hash (most states not stored have none).
+// table holds a state with that hash (most states not stored have none),
+// and then only for the lookup: its second fingerprint and path positions
+// (memo.addStep) are left as they are.
 func (e *hbSearch[S]) storedNext(v ts.Tid, step ts.Step, c int) (bool, uint8) {
-	m := e.memo
-	x := m.x
+	x := e.memo.x
 	if !e.table.MayContain(x.Hash() ^ x.EventHash(x.NextEventOutcome(v, step, c))) {
 		return false, 0
 	}
-	m.addStep(v, step, c)
+	x.AddOutcome(v, step, c)
 	in, lv := e.stored(x)
-	m.remove(v)
+	x.Remove(v)
 	return in, lv
 }
 
@@ -366,11 +394,11 @@ func (e *hbSearch[S]) refusedLevel(v ts.Tid, step ts.Step, oc int, lo int32, lv 
 	if l >= int32(lv) {
 		return lv // the move lowers nothing: no lookup
 	}
-	m.addStep(v, step, oc)
+	m.x.AddOutcome(v, step, oc) // for the lookup only, as in storedNext
 	if id, ok := e.table.Lookup(m.x); ok {
 		l = max(l, int32(e.level[id]))
 	}
-	m.remove(v)
+	m.x.Remove(v)
 	return uint8(min(l, int32(lv)))
 }
 

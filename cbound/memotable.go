@@ -27,14 +27,15 @@ type cbTable struct {
 	w     int
 	n     int // entries in use
 	shift uint
+	nslot int // slots, a power of two (no division on a lookup)
 }
 
 func (t *cbTable) stride() int { return 2 + t.w }
 
-func (t *cbTable) len() int { return len(t.slots) / t.stride() }
+func (t *cbTable) len() int { return t.nslot }
 
 func (t *cbTable) init(slots, w int) {
-	t.w, t.n = w, 0
+	t.w, t.n, t.nslot = w, 0, slots
 	if cap(t.slots) >= slots*(2+w) {
 		t.slots = t.slots[:slots*(2+w)]
 		clear(t.slots)
@@ -105,12 +106,17 @@ type cbGens struct {
 	cur, old cbTable
 	cap      int // entries of one generation
 	bits     int // bits a value
-	per      int // values a word
-	max      uint64
+	per      int // values a word, a power of two
+	// shifts: a thread's word is t >> perShift, its place in the word
+	// (t & (per-1)) << valShift: no division on a lookup
+	perShift, valShift uint
+	max                uint64
 }
 
 func newCBGens(threads, bitsPer, capEntries int) cbGens {
 	g := cbGens{cap: max(capEntries, 1), bits: bitsPer, per: 64 / (2 * bitsPer), max: 1<<bitsPer - 1}
+	g.perShift = uint(bits.TrailingZeros(uint(g.per)))
+	g.valShift = uint(bits.TrailingZeros(uint(2 * bitsPer)))
 	w := (threads + g.per - 1) / g.per
 	g.cur.init(256, max(w, 1))
 	g.old.w = g.cur.w
@@ -144,8 +150,8 @@ func (g *cbGens) put(k cbKey) []uint64 {
 
 // value reads thread t's bounds in a row.
 func (g *cbGens) value(r []uint64, t int) (lo, hi int32) {
-	w := r[t/g.per] >> (uint(t%g.per) * uint(2*g.bits))
-	return int32(w & g.max), int32(w >> uint(g.bits) & g.max)
+	w := r[t>>g.perShift] >> ((uint(t&(g.per-1)) << g.valShift) & 63)
+	return int32(w & g.max), int32(w >> (uint(g.bits) & 63) & g.max)
 }
 
 // setRow writes every thread t's bounds lo[t], hi[t] (each at most g.max)
@@ -166,9 +172,10 @@ func (g *cbGens) setRow(r []uint64, lo, hi []int32) {
 // replace writes thread t's bounds (each at most g.max) in a row over the
 // ones it holds.
 func (g *cbGens) replace(r []uint64, t int, lo, hi int32) {
-	sh := uint(t%g.per) * uint(2*g.bits)
+	sh := (uint(t&(g.per-1)) << g.valShift) & 63
 	all := uint64(1)<<uint(2*g.bits) - 1 // all ones when a value's bounds fill the word
-	r[t/g.per] = r[t/g.per]&^(all<<sh) | (uint64(lo)|uint64(hi)<<uint(g.bits))<<sh
+	i := t >> g.perShift
+	r[i] = r[i]&^(all<<sh) | (uint64(lo)|uint64(hi)<<uint(g.bits))<<sh
 }
 
 // rotate starts a new generation if the newer is full; called only between
