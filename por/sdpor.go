@@ -35,8 +35,11 @@ import (
 // for the whole summary there each time would cost several times the rest
 // of the search. So each operation keeps how far the rule has settled for
 // it (opRuled): a revisit rules again only on the events pushed since its
-// last ruling, while its thread's last event then is still on the stack.
-// This does not change what the search explores.
+// last ruling (or on all, where its thread's clock may have lost what it
+// knew of them), and only for the operations such an event touches or
+// whose thread's last event has been popped since. This does not change
+// what the search explores (tested: ruling again on the whole execution
+// never adds a backtrack point).
 //
 // Assumptions, which SDPOR checks where it can:
 //   - the system implements ts.Hasher (otherwise the error wraps
@@ -98,6 +101,25 @@ type opGraph struct {
 	reachAt []uint64
 	version uint64
 	reached bitset.BitSet // revisit's scratch: the join
+	// prefixLen is prefix's answer for the stamp prefixOf (noStamp: none).
+	prefixOf  uint64
+	prefixLen int32
+	// clock[i*n:(i+1)*n] is the clock of operation i's ruling (opRuled),
+	// for the n threads.
+	clock []uint32
+	// dirty holds the operations a revisit must rule on if it reaches
+	// them (see revisit): an event on one of their objects was pushed, or
+	// their thread's last event popped, since their last ruling; or their
+	// record holds only with the same locks or leaves events open. onObj
+	// (by object: dense below denseObjs, else sparse) and ofThread are the
+	// operations touching an object and those of a thread. since and
+	// lastOf are the ids and each thread's last event at the last revisit.
+	dirty    bitset.BitSet
+	onObj    []bitset.BitSet
+	onSparse map[ts.Obj]*bitset.BitSet
+	ofThread []bitset.BitSet
+	since    uint64
+	lastOf   []int32
 	// at[d*n+t] is the operation of thread t's next step at the frame of
 	// depth d (-1: finished), for the frames on the stack: a thread that
 	// did not move keeps its step, and its operation is found by comparing
@@ -139,7 +161,38 @@ func (g *opGraph) id(k opKey) int32 {
 	}
 	g.reachAt = append(g.reachAt, 0)
 	g.version++
+	g.dirty.Set(uint(i))
+	for a := range k.step.NumAccesses() {
+		g.opsOn(k.step.At(a).Obj, true).Set(uint(i))
+	}
+	for int(k.t) >= len(g.ofThread) {
+		g.ofThread = append(g.ofThread, bitset.BitSet{})
+	}
+	g.ofThread[k.t].Set(uint(i))
 	return i
+}
+
+// opsOn returns the set of operations touching object o, or nil for none
+// unless add.
+func (g *opGraph) opsOn(o ts.Obj, add bool) *bitset.BitSet {
+	if o >= 0 && o < denseObjs {
+		for add && int(o) >= len(g.onObj) {
+			g.onObj = append(g.onObj, bitset.BitSet{})
+		}
+		if int(o) < len(g.onObj) {
+			return &g.onObj[o]
+		}
+		return nil
+	}
+	b := g.onSparse[o]
+	if b == nil && add {
+		if g.onSparse == nil {
+			g.onSparse = make(map[ts.Obj]*bitset.BitSet)
+		}
+		b = &bitset.BitSet{}
+		g.onSparse[o] = b
+	}
+	return b
 }
 
 // reachable returns the operations reachable from operation i, i included.
@@ -231,50 +284,175 @@ func recordEdges[S any](e *explorer[S], f *frame[S]) []int32 {
 
 // revisit handles a state met again (its frame f holds its steps and
 // statuses): the backtrack rule for every operation of the summary.
+//
+// An operation's record (opRuled) settles the rule on every event below
+// the part of the execution pushed since; so a revisit rules only on those
+// of the summary that an event pushed since touches, and on those whose
+// thread's clock may have shrunk (dirty). The others, ruled again, would
+// find nothing: their objects' events are all below the record's reach,
+// and their thread's clock has only grown. They keep their record, which
+// still holds.
 func (e *explorer[S]) revisit(f *frame[S]) {
 	e.revisits++
 	at := recordEdges(e, f)
 	g := &e.graph
+	k := int32(len(e.ev))
+	g.prefixOf = noStamp // none known yet for this execution
+	e.markDirty()
 	g.reached.ClearAll()
 	for _, i := range at {
 		if i >= 0 {
 			g.reached.InPlaceUnion(g.reachable(i))
 		}
 	}
-	for k, ok := g.reached.NextSet(0); ok; k, ok = g.reached.NextSet(k + 1) {
-		i := int32(k)
-		op := g.ops[i]
-		var held []ts.Obj
-		if at[op.t] == i {
-			held = e.held[op.t] // the thread's next step: its locks are known
-		}
+	if c := e.opt.checkRevisits; c != nil {
+		e.checkClean(c)
+	}
+	g.reached.InPlaceIntersection(&g.dirty)
+	c := e.opt.checkRevisits
+	n := e.n
+	if need := len(g.ops) * n; len(g.clock) < need {
+		g.clock = append(g.clock, make([]uint32, need-len(g.clock))...)
+	}
+	for u, ok := g.reached.NextSet(0); ok; u, ok = g.reached.NextSet(u + 1) {
+		i := int32(u)
+		op := &g.ops[i]
+		own := at[op.t] == i // the thread's next step: its locks are known
 		r := &g.ruled[i]
 		last := e.thrLast[op.t]
+		cp := e.clockOf(op.t)
+		rc := g.clock[int(i)*n : int(i+1)*n]
 		from := int32(0)
-		if r.reuses(e.ev, last, held != nil) {
-			// The events below from that are still on the stack: ids grow
-			// along the stack, so those pushed by the time of the ruling.
-			from = e.sharedPrefix(r.from, r.stamp)
+		same := false // the thread's last event is the record's
+		if r.stamp > 0 {
+			// The events with ids up to the stamp still on the stack are a
+			// prefix of it (ids grow along the stack): those below p, all
+			// there at the ruling, at the same indices.
+			p := prefix(e, r.stamp)
+			same = last == r.last && r.last < p
+			switch {
+			case r.held:
+				if own && same {
+					from = min(r.from, p)
+				}
+			case r.last < p:
+				from = min(r.from, p) // the clock has only grown since
+			default:
+				if m := min(r.from, p); grownBelow(op.t, cp, rc, e.stack[m].count) {
+					from = m
+				}
+			}
 		}
-		r.from = e.racesFrom(op.t, op.step, e.clockOf(op.t), held, from, nil)
-		if c := e.opt.checkRevisits; c != nil && from > 0 {
+		held := []ts.Obj(nil)
+		if own {
+			held = e.held[op.t]
+		}
+		r.from = e.racesFrom(op.t, op.step, cp, held, from, nil)
+		if c != nil && from > 0 {
 			b := e.backtracks
-			e.racesFrom(op.t, op.step, e.clockOf(op.t), held, 0, nil)
+			e.racesFrom(op.t, op.step, cp, held, 0, nil)
 			c.checks++
 			if e.backtracks != b {
 				c.misses++
 			}
 		}
-		r.last, r.held, r.stamp = last, held != nil, e.ids
-		if last >= 0 {
-			r.lastID = e.ev[last].id
+		if !same {
+			copy(rc, cp)
+		}
+		r.last, r.held, r.stamp = last, len(held) > 0, e.ids
+		if !r.held && r.from == k {
+			g.dirty.Clear(uint(i))
 		}
 	}
 }
 
+// checkClean rules, for tests, on the whole execution for every operation
+// of the summary that is not dirty, and counts where that adds a backtrack
+// point (revisitCheck).
+func (e *explorer[S]) checkClean(c *revisitCheck) {
+	g := &e.graph
+	at := g.at[e.depth*e.n : (e.depth+1)*e.n]
+	for u, ok := g.reached.NextSet(0); ok; u, ok = g.reached.NextSet(u + 1) {
+		if g.dirty.Test(u) {
+			continue
+		}
+		op := &g.ops[u]
+		held := []ts.Obj(nil)
+		if at[op.t] == int32(u) {
+			held = e.held[op.t]
+		}
+		b := e.backtracks
+		e.racesFrom(op.t, op.step, e.clockOf(op.t), held, 0, nil)
+		c.checks++
+		if e.backtracks != b {
+			c.misses++
+		}
+	}
+}
+
+// markDirty adds to the dirty operations those touching an object of an
+// event pushed since the last revisit, and those of a thread whose last
+// event then has been popped.
+func (e *explorer[S]) markDirty() {
+	g := &e.graph
+	p := prefix(e, g.since) // below p: the events there at the last revisit
+	for j := p; j < int32(len(e.ev)); j++ {
+		st := e.ev[j].step
+		for a := range st.NumAccesses() {
+			if b := g.opsOn(st.At(a).Obj, false); b != nil {
+				g.dirty.InPlaceUnion(b)
+			}
+		}
+	}
+	if len(g.lastOf) != e.n {
+		g.lastOf = make([]int32, e.n)
+		for t := range g.lastOf {
+			g.lastOf[t] = -1
+		}
+	}
+	for t, l := range g.lastOf {
+		if l >= p && t < len(g.ofThread) {
+			g.dirty.InPlaceUnion(&g.ofThread[t])
+		}
+		g.lastOf[t] = e.thrLast[t]
+	}
+	g.since = e.ids
+}
+
+// grownBelow reports whether clock cp has grown from clock old as far as
+// the events below a point of the execution can tell, count[u] being the
+// number of thread u's events there: whether every event there that
+// happens before old happens before cp, and for every thread u, cp knows
+// more of u's events than those there whenever old does. Then an event
+// there races with cp only if it races with old, and its set E for cp holds
+// the one for old (see opRuled).
+func grownBelow(t ts.Tid, cp, old []uint32, count []uint32) bool {
+	for u, c := range count {
+		if a, b := cp[u], old[u]; a < b && a <= c && ts.Tid(u) != t {
+			return false
+		}
+	}
+	return true
+}
+
+// prefix returns how many events at the bottom of the stack have ids up to
+// stamp: those of the execution when e.ids was stamp that are still there.
+// The revisit's operations were mostly ruled at the same revisit, so the
+// last answer is kept until the stack changes (prefixOf set to noStamp).
+const noStamp = ^uint64(0)
+
+func prefix[S any](e *explorer[S], stamp uint64) int32 {
+	g := &e.graph
+	if stamp != g.prefixOf {
+		g.prefixOf, g.prefixLen = stamp, e.sharedPrefix(int32(len(e.ev)), stamp)
+	}
+	return g.prefixLen
+}
+
 // revisitCheck is, for tests (Options.checkRevisits), the count of the
-// rulings that a record shortened, each done again on the whole execution,
-// and of those where that added a backtrack point.
+// rulings that a record shortened or skipped (the operation was not dirty),
+// each done again on the whole execution, and of those where that added a
+// backtrack point.
 type revisitCheck struct {
 	checks, misses int64
 }
@@ -282,8 +460,8 @@ type revisitCheck struct {
 // opRuled is how far the backtrack rule has settled, at revisits, for an
 // operation of the graph, as ruled is for a thread's next step (see
 // backtrackAll): for every event below from, over the execution as it was
-// when e.ids was stamp, with the clock of the operation's thread's last event
-// then (last, at index last with id lastID; -1 for none) and with the
+// when e.ids was stamp (0: never ruled), with the clock of the operation's
+// thread's last event then (at index last; -1 for none) and with the
 // thread's held locks (held) or none.
 //
 // Consecutive revisits mostly share the execution below them, and the
@@ -298,21 +476,15 @@ type revisitCheck struct {
 // holds every enabled thread. Ruling without locks finds every race that
 // ruling with them finds; with them, the locks must be the same (the same
 // last event).
+//
+// Where the thread's last event then has been popped, its clock (kept in
+// opGraph.clock) may know less than it did; but the events below the shared
+// part are settled still if, for every other thread, the clock knows at
+// least what it knew of that thread's events there (grownBelow). The
+// thread's own events never race with its step, and it is in its E
+// whatever its clock.
 type opRuled struct {
-	lastID, stamp uint64
-	last, from    int32
-	held          bool
-}
-
-// reuses reports whether the ruling recorded in r still holds for the
-// operation's thread, whose last event is now at index last (-1: none) of
-// the execution ev, ruled on with its held locks (held) or without.
-func (r *opRuled) reuses(ev []event, last int32, held bool) bool {
-	if r.held && !held {
-		return false
-	}
-	if r.held {
-		return last == r.last && (last < 0 || ev[last].id == r.lastID)
-	}
-	return r.last < 0 || int(r.last) < len(ev) && ev[r.last].id == r.lastID
+	stamp      uint64
+	last, from int32
+	held       bool
 }
