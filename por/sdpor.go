@@ -39,7 +39,9 @@ import (
 // knew of them), and only for the operations such an event touches or
 // whose thread's last event has been popped since. This does not change
 // what the search explores (tested: ruling again on the whole execution
-// never adds a backtrack point).
+// never adds a backtrack point). A revisit takes the state's next
+// operations from the graph, where they were stored when it was first met:
+// it hashes the state and calls no Next.
 //
 // Assumptions, which SDPOR checks where it can:
 //   - the system implements ts.Hasher (otherwise the error wraps
@@ -120,6 +122,12 @@ type opGraph struct {
 	ofThread []bitset.BitSet
 	since    uint64
 	lastOf   []int32
+	// stateAt[(i-1)*n:i*n] is the at (below) of the state whose visited
+	// entry holds i, when it was first met: a state met again has the same
+	// next steps, so a revisit takes its operations from here, without
+	// asking the system for them. n is the thread count.
+	stateAt []int32
+	n       int
 	// at[d*n+t] is the operation of thread t's next step at the frame of
 	// depth d (-1: finished), for the frames on the stack: a thread that
 	// did not move keeps its step, and its operation is found by comparing
@@ -238,6 +246,27 @@ func (g *opGraph) edge(a, b int32) {
 	g.version++
 }
 
+// keepOps stores the operations at of a state's threads and returns them
+// as the state's visited entry (without its status), 0 past 2^30 states.
+func (g *opGraph) keepOps(at []int32) uint32 {
+	i := len(g.stateAt)/len(at) + 1
+	if i >= 1<<30 {
+		return 0
+	}
+	g.stateAt, g.n = append(g.stateAt, at...), len(at)
+	return uint32(i) << 2
+}
+
+// stateOps returns the operations of the threads of a state whose visited
+// entry is v, or nil if none were stored.
+func (g *opGraph) stateOps(v uint32) []int32 {
+	i := int(v >> 2)
+	if i == 0 {
+		return nil
+	}
+	return g.stateAt[(i-1)*g.n : i*g.n]
+}
+
 // recordEdges adds the edges from the operation that reached the state of
 // frame f (the frame of depth e.depth) to every unfinished thread's next
 // operation there, and returns those operations, by thread (-1: finished).
@@ -282,8 +311,23 @@ func recordEdges[S any](e *explorer[S], f *frame[S]) []int32 {
 	return at
 }
 
-// revisit handles a state met again (its frame f holds its steps and
-// statuses): the backtrack rule for every operation of the summary.
+// edgesTo adds the edges from the operation of the last event to the
+// operations at of a state met again (recordEdges without the next steps).
+func (e *explorer[S]) edgesTo(at []int32) {
+	g := &e.graph
+	d, n := e.depth, e.n
+	x := &e.ev[len(e.ev)-1]
+	from := g.at[(d-1)*n+int(x.t)] // the top frame's: the event took its step
+	for _, to := range at {
+		if to >= 0 {
+			g.edge(from, to)
+		}
+	}
+}
+
+// revisit handles a state met again: the backtrack rule for every
+// operation of the summary. at holds its threads' operations (stateOps),
+// or is nil and its frame f holds its steps and statuses.
 //
 // An operation's record (opRuled) settles the rule on every event below
 // the part of the execution pushed since; so a revisit rules only on those
@@ -292,9 +336,13 @@ func recordEdges[S any](e *explorer[S], f *frame[S]) []int32 {
 // find nothing: their objects' events are all below the record's reach,
 // and their thread's clock has only grown. They keep their record, which
 // still holds.
-func (e *explorer[S]) revisit(f *frame[S]) {
+func (e *explorer[S]) revisit(f *frame[S], at []int32) {
 	e.revisits++
-	at := recordEdges(e, f)
+	if at == nil {
+		at = recordEdges(e, f)
+	} else {
+		e.edgesTo(at)
+	}
 	g := &e.graph
 	k := int32(len(e.ev))
 	g.prefixOf = noStamp // none known yet for this execution
@@ -306,7 +354,7 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 		}
 	}
 	if c := e.opt.checkRevisits; c != nil {
-		e.checkClean(c)
+		e.checkClean(c, at)
 	}
 	g.reached.InPlaceIntersection(&g.dirty)
 	c := e.opt.checkRevisits
@@ -369,9 +417,8 @@ func (e *explorer[S]) revisit(f *frame[S]) {
 // checkClean rules, for tests, on the whole execution for every operation
 // of the summary that is not dirty, and counts where that adds a backtrack
 // point (revisitCheck).
-func (e *explorer[S]) checkClean(c *revisitCheck) {
+func (e *explorer[S]) checkClean(c *revisitCheck, at []int32) {
 	g := &e.graph
-	at := g.at[e.depth*e.n : (e.depth+1)*e.n]
 	for u, ok := g.reached.NextSet(0); ok; u, ok = g.reached.NextSet(u + 1) {
 		if g.dirty.Test(u) {
 			continue
