@@ -2,7 +2,7 @@ package por
 
 import (
 	"context"
-	"github.com/bits-and-blooms/bitset"
+	"math/bits"
 
 	"github.com/weftlab/weft/ts"
 )
@@ -87,7 +87,7 @@ type opGraph struct {
 	adj [][]int32
 	// An edge between the first denseOps operations is in succ (a set of
 	// successors by operation), one with another in edges.
-	succ  []bitset.BitSet
+	succ  []opSet
 	edges map[uint64]struct{}
 	seen  []uint32  // BFS marks, by generation
 	ruled []opRuled // by operation: how far revisits have ruled on it
@@ -99,10 +99,10 @@ type opGraph struct {
 	// (lastzero-7: 22 operations and 294 edges, new during 50 of 48,291
 	// revisits), so the sets are computed once and revisits only join
 	// them.
-	reach   []bitset.BitSet
+	reach   []opSet
 	reachAt []uint64
 	version uint64
-	reached bitset.BitSet // revisit's scratch: the join
+	reached opSet // revisit's scratch: the join
 	// prefixLen is prefix's answer for the stamp prefixOf (noStamp: none).
 	prefixOf  uint64
 	prefixLen int32
@@ -116,12 +116,13 @@ type opGraph struct {
 	// (by object: dense below denseObjs, else sparse) and ofThread are the
 	// operations touching an object and those of a thread. since and
 	// lastOf are the ids and each thread's last event at the last revisit.
-	dirty    bitset.BitSet
-	onObj    []bitset.BitSet
-	onSparse map[ts.Obj]*bitset.BitSet
-	ofThread []bitset.BitSet
+	dirty    opSet
+	onObj    []opSet
+	onSparse map[ts.Obj]*opSet
+	ofThread []opSet
 	since    uint64
 	lastOf   []int32
+	shared   int32 // how many events the execution shares with the last revisit's
 	// stateAt[(i-1)*n:i*n] is the at (below) of the state whose visited
 	// entry holds i, when it was first met: a state met again has the same
 	// next steps, so a revisit takes its operations from here, without
@@ -163,29 +164,29 @@ func (g *opGraph) id(k opKey) int32 {
 	g.adj = append(g.adj, nil)
 	g.seen = append(g.seen, 0)
 	g.ruled = append(g.ruled, opRuled{})
-	g.reach = append(g.reach, bitset.BitSet{})
+	g.reach = append(g.reach, nil)
 	if i < denseOps {
-		g.succ = append(g.succ, bitset.BitSet{})
+		g.succ = append(g.succ, nil)
 	}
 	g.reachAt = append(g.reachAt, 0)
 	g.version++
-	g.dirty.Set(uint(i))
+	g.dirty.add(i)
 	for a := range k.step.NumAccesses() {
-		g.opsOn(k.step.At(a).Obj, true).Set(uint(i))
+		g.opsOn(k.step.At(a).Obj, true).add(i)
 	}
 	for int(k.t) >= len(g.ofThread) {
-		g.ofThread = append(g.ofThread, bitset.BitSet{})
+		g.ofThread = append(g.ofThread, nil)
 	}
-	g.ofThread[k.t].Set(uint(i))
+	g.ofThread[k.t].add(i)
 	return i
 }
 
 // opsOn returns the set of operations touching object o, or nil for none
 // unless add.
-func (g *opGraph) opsOn(o ts.Obj, add bool) *bitset.BitSet {
+func (g *opGraph) opsOn(o ts.Obj, add bool) *opSet {
 	if o >= 0 && o < denseObjs {
 		for add && int(o) >= len(g.onObj) {
-			g.onObj = append(g.onObj, bitset.BitSet{})
+			g.onObj = append(g.onObj, nil)
 		}
 		if int(o) < len(g.onObj) {
 			return &g.onObj[o]
@@ -195,27 +196,27 @@ func (g *opGraph) opsOn(o ts.Obj, add bool) *bitset.BitSet {
 	b := g.onSparse[o]
 	if b == nil && add {
 		if g.onSparse == nil {
-			g.onSparse = make(map[ts.Obj]*bitset.BitSet)
+			g.onSparse = make(map[ts.Obj]*opSet)
 		}
-		b = &bitset.BitSet{}
+		b = new(opSet)
 		g.onSparse[o] = b
 	}
 	return b
 }
 
 // reachable returns the operations reachable from operation i, i included.
-func (g *opGraph) reachable(i int32) *bitset.BitSet {
+func (g *opGraph) reachable(i int32) opSet {
 	r := &g.reach[i]
 	if g.reachAt[i] == g.version {
-		return r
+		return *r
 	}
 	g.reachAt[i] = g.version
-	r.ClearAll()
+	clear(*r)
 	g.gen++
 	g.queue = append(g.queue[:0], i)
 	g.seen[i] = g.gen
 	for q := 0; q < len(g.queue); q++ {
-		r.Set(uint(g.queue[q]))
+		r.add(g.queue[q])
 		for _, j := range g.adj[g.queue[q]] {
 			if g.seen[j] != g.gen {
 				g.seen[j] = g.gen
@@ -223,7 +224,7 @@ func (g *opGraph) reachable(i int32) *bitset.BitSet {
 			}
 		}
 	}
-	return r
+	return *r
 }
 
 func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
@@ -231,10 +232,10 @@ func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 func (g *opGraph) edge(a, b int32) {
 	if a < denseOps && b < denseOps {
 		s := &g.succ[a]
-		if s.Test(uint(b)) {
+		if s.has(b) {
 			return
 		}
-		s.Set(uint(b))
+		s.add(b)
 	} else {
 		k := edgeKey(a, b)
 		if _, ok := g.edges[k]; ok {
@@ -347,70 +348,80 @@ func (e *explorer[S]) revisit(f *frame[S], at []int32) {
 	k := int32(len(e.ev))
 	g.prefixOf = noStamp // none known yet for this execution
 	e.markDirty()
-	g.reached.ClearAll()
+	clear(g.reached)
 	for _, i := range at {
 		if i >= 0 {
-			g.reached.InPlaceUnion(g.reachable(i))
+			g.reached.join(g.reachable(i))
 		}
 	}
 	if c := e.opt.checkRevisits; c != nil {
 		e.checkClean(c, at)
 	}
-	g.reached.InPlaceIntersection(&g.dirty)
+	g.reached.meet(g.dirty)
 	c := e.opt.checkRevisits
 	n := e.n
 	if need := len(g.ops) * n; len(g.clock) < need {
 		g.clock = append(g.clock, make([]uint32, need-len(g.clock))...)
 	}
-	for u, ok := g.reached.NextSet(0); ok; u, ok = g.reached.NextSet(u + 1) {
-		i := int32(u)
-		op := &g.ops[i]
-		own := at[op.t] == i // the thread's next step: its locks are known
-		r := &g.ruled[i]
-		last := e.thrLast[op.t]
-		cp := e.clockOf(op.t)
-		rc := g.clock[int(i)*n : int(i+1)*n]
-		from := int32(0)
-		same := false // the thread's last event is the record's
-		if r.stamp > 0 {
-			// The events with ids up to the stamp still on the stack are a
-			// prefix of it (ids grow along the stack): those below p, all
-			// there at the ruling, at the same indices.
-			p := prefix(e, r.stamp)
-			same = last == r.last && r.last < p
-			switch {
-			case r.held:
-				if own && same {
-					from = min(r.from, p)
-				}
-			case r.last < p:
-				from = min(r.from, p) // the clock has only grown since
-			default:
-				if m := min(r.from, p); grownBelow(op.t, cp, rc, e.stack[m].count) {
-					from = m
-				}
+	for w, word := range g.reached {
+		for ; word != 0; word &= word - 1 {
+			e.ruleOn(int32(w<<6+bits.TrailingZeros64(word)), at, k, c)
+		}
+	}
+}
+
+// ruleOn applies the backtrack rule, at a revisit whose state's threads
+// have the operations at, for operation i of the summary, from where its
+// record leaves it unsettled, and records the ruling.
+func (e *explorer[S]) ruleOn(i int32, at []int32, k int32, c *revisitCheck) {
+	g := &e.graph
+	n := e.n
+	op := &g.ops[i]
+	own := at[op.t] == i // the thread's next step: its locks are known
+	r := &g.ruled[i]
+	last := e.thrLast[op.t]
+	cp := e.clockOf(op.t)
+	rc := g.clock[int(i)*n : int(i+1)*n]
+	from := int32(0)
+	same := false // the thread's last event is the record's
+	if r.stamp > 0 {
+		// The events with ids up to the stamp still on the stack are a
+		// prefix of it (ids grow along the stack): those below p, all
+		// there at the ruling, at the same indices.
+		p := prefix(e, r.stamp)
+		same = last == r.last && r.last < p
+		switch {
+		case r.held:
+			if own && same {
+				from = min(r.from, p)
+			}
+		case r.last < p:
+			from = min(r.from, p) // the clock has only grown since
+		default:
+			if m := min(r.from, p); grownBelow(op.t, cp, rc, e.stack[m].count) {
+				from = m
 			}
 		}
-		held := []ts.Obj(nil)
-		if own {
-			held = e.held[op.t]
+	}
+	held := []ts.Obj(nil)
+	if own {
+		held = e.held[op.t]
+	}
+	r.from = e.racesFrom(op.t, op.step, cp, held, from, nil)
+	if c != nil && from > 0 {
+		b := e.backtracks
+		e.racesFrom(op.t, op.step, cp, held, 0, nil)
+		c.checks++
+		if e.backtracks != b {
+			c.misses++
 		}
-		r.from = e.racesFrom(op.t, op.step, cp, held, from, nil)
-		if c != nil && from > 0 {
-			b := e.backtracks
-			e.racesFrom(op.t, op.step, cp, held, 0, nil)
-			c.checks++
-			if e.backtracks != b {
-				c.misses++
-			}
-		}
-		if !same {
-			copy(rc, cp)
-		}
-		r.last, r.held, r.stamp = last, len(held) > 0, e.ids
-		if !r.held && r.from == k {
-			g.dirty.Clear(uint(i))
-		}
+	}
+	if !same {
+		copy(rc, cp)
+	}
+	r.last, r.held, r.stamp = last, len(held) > 0, e.ids
+	if !r.held && r.from == k {
+		g.dirty.del(i)
 	}
 }
 
@@ -419,13 +430,13 @@ func (e *explorer[S]) revisit(f *frame[S], at []int32) {
 // point (revisitCheck).
 func (e *explorer[S]) checkClean(c *revisitCheck, at []int32) {
 	g := &e.graph
-	for u, ok := g.reached.NextSet(0); ok; u, ok = g.reached.NextSet(u + 1) {
-		if g.dirty.Test(u) {
+	for u := range int32(len(g.reached) * 64) {
+		if !g.reached.has(u) || g.dirty.has(u) {
 			continue
 		}
 		op := &g.ops[u]
 		held := []ts.Obj(nil)
-		if at[op.t] == int32(u) {
+		if at[op.t] == u {
 			held = e.held[op.t]
 		}
 		b := e.backtracks
@@ -442,12 +453,14 @@ func (e *explorer[S]) checkClean(c *revisitCheck, at []int32) {
 // event then has been popped.
 func (e *explorer[S]) markDirty() {
 	g := &e.graph
-	p := prefix(e, g.since) // below p: the events there at the last revisit
+	// Below p, the events there at the last revisit.
+	p := e.sharedPrefix(int32(len(e.ev)), g.since)
+	g.shared = p
 	for j := p; j < int32(len(e.ev)); j++ {
 		st := e.ev[j].step
 		for a := range st.NumAccesses() {
 			if b := g.opsOn(st.At(a).Obj, false); b != nil {
-				g.dirty.InPlaceUnion(b)
+				g.dirty.join(*b)
 			}
 		}
 	}
@@ -459,7 +472,7 @@ func (e *explorer[S]) markDirty() {
 	}
 	for t, l := range g.lastOf {
 		if l >= p && t < len(g.ofThread) {
-			g.dirty.InPlaceUnion(&g.ofThread[t])
+			g.dirty.join(g.ofThread[t])
 		}
 		g.lastOf[t] = e.thrLast[t]
 	}
@@ -482,16 +495,19 @@ func grownBelow(t ts.Tid, cp, old []uint32, count []uint32) bool {
 	return true
 }
 
+// noStamp is no stamp: prefixOf when no answer is kept.
+const noStamp = ^uint64(0)
+
 // prefix returns how many events at the bottom of the stack have ids up to
 // stamp: those of the execution when e.ids was stamp that are still there.
 // The revisit's operations were mostly ruled at the same revisit, so the
 // last answer is kept until the stack changes (prefixOf set to noStamp).
-const noStamp = ^uint64(0)
-
 func prefix[S any](e *explorer[S], stamp uint64) int32 {
 	g := &e.graph
 	if stamp != g.prefixOf {
-		g.prefixOf, g.prefixLen = stamp, e.sharedPrefix(int32(len(e.ev)), stamp)
+		// Every record was made by the last revisit or before: its prefix
+		// is no longer than the one shared with the last revisit.
+		g.prefixOf, g.prefixLen = stamp, e.sharedPrefix(g.shared, stamp)
 	}
 	return g.prefixLen
 }
@@ -534,4 +550,49 @@ type opRuled struct {
 	stamp      uint64
 	last, from int32
 	held       bool
+}
+
+// opSet is a set of operations, by bit: plain words, which a revisit's joins
+// and its walk over the summary read inline.
+type opSet []uint64
+
+func (s *opSet) add(i int32) {
+	w := int(i >> 6)
+	for len(*s) <= w {
+		*s = append(*s, 0)
+	}
+	(*s)[w] |= 1 << uint(i&63)
+}
+
+func (s opSet) has(i int32) bool {
+	w := int(i >> 6)
+	return w < len(s) && s[w]&(1<<uint(i&63)) != 0
+}
+
+func (s opSet) del(i int32) {
+	if w := int(i >> 6); w < len(s) {
+		s[w] &^= 1 << uint(i&63)
+	}
+}
+
+// join adds the operations of o to s.
+func (s *opSet) join(o opSet) {
+	for len(*s) < len(o) {
+		*s = append(*s, 0)
+	}
+	d := (*s)[:len(o)]
+	for w, x := range o {
+		d[w] |= x
+	}
+}
+
+// meet keeps in s the operations of o.
+func (s opSet) meet(o opSet) {
+	for w := range s {
+		if w < len(o) {
+			s[w] &= o[w]
+		} else {
+			s[w] = 0
+		}
+	}
 }
