@@ -345,6 +345,8 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE
+	// SDPOR's graph, emptied by its init.
+	e.graph = old.graph
 	e.ids = old.ids // ids stay unique across the pool's searches
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled

@@ -141,9 +141,36 @@ type opGraph struct {
 // search revisits its few hundred operations' edges at every state.
 const denseOps = 4096
 
+// init makes g empty for a new search, keeping the buffers of the last
+// one (an explorer from the pool carries its graph): a search of a few
+// hundred transitions would otherwise allocate for each of its operations.
 func (g *opGraph) init() {
-	g.ids = make(map[uint64]int32)
-	g.edges = make(map[uint64]struct{})
+	if g.ids == nil {
+		g.ids = make(map[uint64]int32)
+		g.edges = make(map[uint64]struct{})
+	}
+	clear(g.ids)
+	clear(g.edges)
+	clear(g.onSparse)
+	clear(g.ops) // the systems' steps
+	*g = opGraph{
+		ids: g.ids, edges: g.edges, onSparse: g.onSparse,
+		ops: g.ops[:0], adj: g.adj[:0], succ: g.succ[:0], seen: g.seen[:0], ruled: g.ruled[:0],
+		queue: g.queue[:0], reach: g.reach[:0], reachAt: g.reachAt[:0], reached: g.reached[:0],
+		clock: g.clock[:0], dirty: g.dirty[:0], onObj: g.onObj[:0], ofThread: g.ofThread[:0],
+		lastOf: g.lastOf[:0], stateAt: g.stateAt[:0], at: g.at[:0],
+	}
+}
+
+// extend returns s one element longer, the new one empty but keeping the
+// buffer an earlier search left there.
+func extend[S ~[]E, E any](s []S) []S {
+	if len(s) < cap(s) {
+		s = s[:len(s)+1]
+		s[len(s)-1] = s[len(s)-1][:0]
+		return s
+	}
+	return append(s, nil)
 }
 
 func (g *opGraph) id(k opKey) int32 {
@@ -161,12 +188,12 @@ func (g *opGraph) id(k opKey) int32 {
 	i := int32(len(g.ops))
 	g.ids[f] = i
 	g.ops = append(g.ops, k)
-	g.adj = append(g.adj, nil)
+	g.adj = extend(g.adj)
 	g.seen = append(g.seen, 0)
 	g.ruled = append(g.ruled, opRuled{})
-	g.reach = append(g.reach, nil)
+	g.reach = extend(g.reach)
 	if i < denseOps {
-		g.succ = append(g.succ, nil)
+		g.succ = extend(g.succ)
 	}
 	g.reachAt = append(g.reachAt, 0)
 	g.version++
@@ -175,7 +202,7 @@ func (g *opGraph) id(k opKey) int32 {
 		g.opsOn(k.step.At(a).Obj, true).add(i)
 	}
 	for int(k.t) >= len(g.ofThread) {
-		g.ofThread = append(g.ofThread, nil)
+		g.ofThread = extend(g.ofThread)
 	}
 	g.ofThread[k.t].add(i)
 	return i
@@ -186,7 +213,7 @@ func (g *opGraph) id(k opKey) int32 {
 func (g *opGraph) opsOn(o ts.Obj, add bool) *opSet {
 	if o >= 0 && o < denseObjs {
 		for add && int(o) >= len(g.onObj) {
-			g.onObj = append(g.onObj, nil)
+			g.onObj = extend(g.onObj)
 		}
 		if int(o) < len(g.onObj) {
 			return &g.onObj[o]
@@ -464,11 +491,8 @@ func (e *explorer[S]) markDirty() {
 			}
 		}
 	}
-	if len(g.lastOf) != e.n {
-		g.lastOf = make([]int32, e.n)
-		for t := range g.lastOf {
-			g.lastOf[t] = -1
-		}
+	for len(g.lastOf) < e.n {
+		g.lastOf = append(g.lastOf, -1)
 	}
 	for t, l := range g.lastOf {
 		if l >= p && t < len(g.ofThread) {
