@@ -153,14 +153,23 @@ func (g *opGraph) init() {
 	clear(g.edges)
 	clear(g.onSparse)
 	clear(g.ops) // the systems' steps
+	stateAt := g.stateAt
 	*g = opGraph{
 		ids: g.ids, edges: g.edges, onSparse: g.onSparse,
 		ops: g.ops[:0], adj: g.adj[:0], succ: g.succ[:0], seen: g.seen[:0], ruled: g.ruled[:0],
 		queue: g.queue[:0], reach: g.reach[:0], reachAt: g.reachAt[:0], reached: g.reached[:0],
 		clock: g.clock[:0], dirty: g.dirty[:0], onObj: g.onObj[:0], ofThread: g.ofThread[:0],
-		lastOf: g.lastOf[:0], stateAt: g.stateAt[:0], at: g.at[:0],
+		lastOf: g.lastOf[:0], at: g.at[:0],
+	}
+	if cap(stateAt) <= keptStates {
+		g.stateAt = stateAt[:0]
 	}
 }
+
+// keptStates bounds the stored operations (opGraph.stateAt, one per thread
+// and state) that the pool keeps for the next search: they grow with the
+// states, not with the depth.
+const keptStates = 1 << 16
 
 // extend returns s one element longer, the new one empty but keeping the
 // buffer an earlier search left there.
