@@ -167,7 +167,10 @@ type explorer[S any] struct {
 	blockedIn bitset.BitSet
 
 	// SDPOR
-	visited map[uint64]uint8 // 1 on the stack, 2 explored, 3 explored and failing
+	// visited holds, by hash, the state's status (bits 0-1: 1 on the stack,
+	// 2 explored, 3 explored and failing) and its operations in the graph
+	// (the rest: see opGraph.stateOps).
+	visited map[uint64]uint32
 	graph   opGraph
 
 	init        bitset.BitSet // initials, reused
@@ -310,7 +313,7 @@ func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], mod
 		e.blockedObjs = make(map[ts.Obj]struct{})
 	}
 	if m == modeSDPOR {
-		e.visited = make(map[uint64]uint8)
+		e.visited = make(map[uint64]uint32)
 		e.graph.init()
 		e.States = func() int64 { return int64(len(e.visited)) }
 	}
@@ -343,6 +346,8 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE
+	// SDPOR's graph, emptied by its init.
+	e.graph = old.graph
 	e.ids = old.ids // ids stay unique across the pool's searches
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled
@@ -562,8 +567,8 @@ func (e *explorer[S]) pop() {
 		e.expanded = e.expanded[:n-1]
 	}
 	if e.visited != nil {
-		if e.visited[f.hash] == 1 {
-			e.visited[f.hash] = 2
+		if v := e.visited[f.hash]; v&3 == 1 {
+			e.visited[f.hash] = v&^3 | 2
 		}
 	}
 	if e.mode == modeODPOR && e.depth == 0 {
@@ -753,6 +758,19 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		}
 	}
 	f := &e.stack[e.depth]
+	var h uint64
+	hashed := false
+	if e.visited != nil {
+		// An explored state's next steps are in the graph: a revisit
+		// needs no Next.
+		e.current = -1
+		h, hashed = e.m.Hasher.Hash(s), true
+		if v := e.visited[h]; v&3 == 2 && e.graph.stateOps(v) != nil {
+			e.revisit(f, e.graph.stateOps(v))
+			e.res.Executions++
+			return false
+		}
+	}
 	var c search.Counts
 	var err error
 	if f.after = e.depth > 0; f.after {
@@ -768,27 +786,25 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	if e.mode == modeODPOR && c.Blocked+c.Idle > 0 {
 		e.seeBlocked(f)
 	}
-	var h uint64
-	hashed := false
-	if e.m.Hasher != nil && (e.visited != nil || (c.Moves > 1 && !e.flat)) {
-		// SDPOR's visited table needs every state's hash; the stateless
-		// strategies take one only where they may come back to the state,
+	if e.m.Hasher != nil && !hashed && c.Moves > 1 && !e.flat {
+		// SDPOR's visited table needs every state's hash (above); the
+		// stateless strategies take one only where they may come back to the state,
 		// as the baseline of the contract check, and not for a state that
 		// holds no references, which Apply cannot modify (package flat).
 		e.current = -1
 		h, hashed = e.m.Hasher.Hash(s), true
 	}
 	if e.visited != nil {
-		switch e.visited[h] {
+		switch e.visited[h] & 3 {
 		case 1:
 			e.Fail(&ts.SystemError{Err: ErrCyclic, Thread: last, Schedule: e.sched[:k].Clone(),
 				Detail: fmt.Sprintf("the state reached by this schedule (hash %#x) is on the search stack", h)})
 			return false
 		case 2, 3:
-			if e.visited[h] == 3 {
+			if e.visited[h]&3 == 3 {
 				e.failureRaces(f)
 			}
-			e.revisit(f)
+			e.revisit(f, nil)
 			e.res.Executions++
 			return false
 		}
@@ -804,7 +820,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	case modeDPOR, modeSDPOR:
 		e.backtrackAll(f)
 		if e.mode == modeSDPOR {
-			recordEdges(e, f)
+			e.visited[h] = 2 | e.graph.keepOps(recordEdges(e, f))
 		}
 	case modeODPOR:
 		e.pending(f, ends, c.Blocked+c.Idle > 0)
@@ -812,7 +828,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	if failed != nil {
 		e.failureRaces(f)
 		if e.visited != nil {
-			e.visited[h] = 3
+			e.visited[h] |= 3
 		}
 		e.endExecution()
 		failed.Thread = last
@@ -882,7 +898,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		}
 	}
 	if e.visited != nil {
-		e.visited[h] = 1
+		e.visited[h] = e.visited[h]&^3 | 1
 	}
 	e.depth++
 	return true
@@ -1007,7 +1023,7 @@ func (e *explorer[S]) memoryOK() bool {
 	eventBytes := int64(unsafe.Sizeof(event{})) + 4*n + 16
 	used := int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
 		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) +
-		int64(len(e.visited))*24 + int64(len(e.graph.ops))*64 + int64(len(e.graph.edges))*24
+		int64(len(e.visited))*24 + int64(len(e.graph.ops))*64 + int64(len(e.graph.edges))*24 + int64(len(e.graph.stateAt))*4
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // without the message's cost
 	}

@@ -2,7 +2,7 @@ package por
 
 import (
 	"context"
-	"github.com/bits-and-blooms/bitset"
+	"math/bits"
 
 	"github.com/weftlab/weft/ts"
 )
@@ -35,8 +35,13 @@ import (
 // for the whole summary there each time would cost several times the rest
 // of the search. So each operation keeps how far the rule has settled for
 // it (opRuled): a revisit rules again only on the events pushed since its
-// last ruling, while its thread's last event then is still on the stack.
-// This does not change what the search explores.
+// last ruling (or on all, where its thread's clock may have lost what it
+// knew of them), and only for the operations such an event touches or
+// whose thread's last event has been popped since. This does not change
+// what the search explores (tested: ruling again on the whole execution
+// never adds a backtrack point). A revisit takes the state's next
+// operations from the graph, where they were stored when it was first met:
+// it hashes the state and calls no Next.
 //
 // Assumptions, which SDPOR checks where it can:
 //   - the system implements ts.Hasher (otherwise the error wraps
@@ -82,7 +87,7 @@ type opGraph struct {
 	adj [][]int32
 	// An edge between the first denseOps operations is in succ (a set of
 	// successors by operation), one with another in edges.
-	succ  []bitset.BitSet
+	succ  []opSet
 	edges map[uint64]struct{}
 	seen  []uint32  // BFS marks, by generation
 	ruled []opRuled // by operation: how far revisits have ruled on it
@@ -94,10 +99,36 @@ type opGraph struct {
 	// (lastzero-7: 22 operations and 294 edges, new during 50 of 48,291
 	// revisits), so the sets are computed once and revisits only join
 	// them.
-	reach   []bitset.BitSet
+	reach   []opSet
 	reachAt []uint64
 	version uint64
-	reached bitset.BitSet // revisit's scratch: the join
+	reached opSet // revisit's scratch: the join
+	// prefixLen is prefix's answer for the stamp prefixOf (noStamp: none).
+	prefixOf  uint64
+	prefixLen int32
+	// clock[i*n:(i+1)*n] is the clock of operation i's ruling (opRuled),
+	// for the n threads.
+	clock []uint32
+	// dirty holds the operations a revisit must rule on if it reaches
+	// them (see revisit): an event on one of their objects was pushed, or
+	// their thread's last event popped, since their last ruling; or their
+	// record holds only with the same locks or leaves events open. onObj
+	// (by object: dense below denseObjs, else sparse) and ofThread are the
+	// operations touching an object and those of a thread. since and
+	// lastOf are the ids and each thread's last event at the last revisit.
+	dirty    opSet
+	onObj    []opSet
+	onSparse map[ts.Obj]*opSet
+	ofThread []opSet
+	since    uint64
+	lastOf   []int32
+	shared   int32 // how many events the execution shares with the last revisit's
+	// stateAt[(i-1)*n:i*n] is the at (below) of the state whose visited
+	// entry holds i, when it was first met: a state met again has the same
+	// next steps, so a revisit takes its operations from here, without
+	// asking the system for them. n is the thread count.
+	stateAt []int32
+	n       int
 	// at[d*n+t] is the operation of thread t's next step at the frame of
 	// depth d (-1: finished), for the frames on the stack: a thread that
 	// did not move keeps its step, and its operation is found by comparing
@@ -110,9 +141,45 @@ type opGraph struct {
 // search revisits its few hundred operations' edges at every state.
 const denseOps = 4096
 
+// init makes g empty for a new search, keeping the buffers of the last
+// one (an explorer from the pool carries its graph): a search of a few
+// hundred transitions would otherwise allocate for each of its operations.
 func (g *opGraph) init() {
-	g.ids = make(map[uint64]int32)
-	g.edges = make(map[uint64]struct{})
+	if g.ids == nil {
+		g.ids = make(map[uint64]int32)
+		g.edges = make(map[uint64]struct{})
+	}
+	clear(g.ids)
+	clear(g.edges)
+	clear(g.onSparse)
+	clear(g.ops) // the systems' steps
+	stateAt := g.stateAt
+	*g = opGraph{
+		ids: g.ids, edges: g.edges, onSparse: g.onSparse,
+		ops: g.ops[:0], adj: g.adj[:0], succ: g.succ[:0], seen: g.seen[:0], ruled: g.ruled[:0],
+		queue: g.queue[:0], reach: g.reach[:0], reachAt: g.reachAt[:0], reached: g.reached[:0],
+		clock: g.clock[:0], dirty: g.dirty[:0], onObj: g.onObj[:0], ofThread: g.ofThread[:0],
+		lastOf: g.lastOf[:0], at: g.at[:0],
+	}
+	if cap(stateAt) <= keptStates {
+		g.stateAt = stateAt[:0]
+	}
+}
+
+// keptStates bounds the stored operations (opGraph.stateAt, one per thread
+// and state) that the pool keeps for the next search: they grow with the
+// states, not with the depth.
+const keptStates = 1 << 16
+
+// extend returns s one element longer, the new one empty but keeping the
+// buffer an earlier search left there.
+func extend[S ~[]E, E any](s []S) []S {
+	if len(s) < cap(s) {
+		s = s[:len(s)+1]
+		s[len(s)-1] = s[len(s)-1][:0]
+		return s
+	}
+	return append(s, nil)
 }
 
 func (g *opGraph) id(k opKey) int32 {
@@ -130,31 +197,62 @@ func (g *opGraph) id(k opKey) int32 {
 	i := int32(len(g.ops))
 	g.ids[f] = i
 	g.ops = append(g.ops, k)
-	g.adj = append(g.adj, nil)
+	g.adj = extend(g.adj)
 	g.seen = append(g.seen, 0)
 	g.ruled = append(g.ruled, opRuled{})
-	g.reach = append(g.reach, bitset.BitSet{})
+	g.reach = extend(g.reach)
 	if i < denseOps {
-		g.succ = append(g.succ, bitset.BitSet{})
+		g.succ = extend(g.succ)
 	}
 	g.reachAt = append(g.reachAt, 0)
 	g.version++
+	g.dirty.add(i)
+	for a := range k.step.NumAccesses() {
+		g.opsOn(k.step.At(a).Obj, true).add(i)
+	}
+	for int(k.t) >= len(g.ofThread) {
+		g.ofThread = extend(g.ofThread)
+	}
+	g.ofThread[k.t].add(i)
 	return i
 }
 
+// opsOn returns the set of operations touching object o, or nil for none
+// unless add.
+func (g *opGraph) opsOn(o ts.Obj, add bool) *opSet {
+	if o >= 0 && o < denseObjs {
+		for add && int(o) >= len(g.onObj) {
+			g.onObj = extend(g.onObj)
+		}
+		if int(o) < len(g.onObj) {
+			return &g.onObj[o]
+		}
+		return nil
+	}
+	b := g.onSparse[o]
+	if b == nil && add {
+		if g.onSparse == nil {
+			g.onSparse = make(map[ts.Obj]*opSet)
+		}
+		b = new(opSet)
+		g.onSparse[o] = b
+	}
+	return b
+}
+
 // reachable returns the operations reachable from operation i, i included.
-func (g *opGraph) reachable(i int32) *bitset.BitSet {
+func (g *opGraph) reachable(i int32) opSet {
 	r := &g.reach[i]
 	if g.reachAt[i] == g.version {
-		return r
+		return *r
 	}
 	g.reachAt[i] = g.version
-	r.ClearAll()
+	clear(*r)
 	g.gen++
 	g.queue = append(g.queue[:0], i)
 	g.seen[i] = g.gen
 	for q := 0; q < len(g.queue); q++ {
-		r.Set(uint(g.queue[q]))
+		r.add(g.queue[q])
 		for _, j := range g.adj[g.queue[q]] {
 			if g.seen[j] != g.gen {
 				g.seen[j] = g.gen
@@ -162,7 +260,7 @@ func (g *opGraph) reachable(i int32) *bitset.BitSet {
 			}
 		}
 	}
-	return r
+	return *r
 }
 
 func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
@@ -170,10 +268,10 @@ func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 func (g *opGraph) edge(a, b int32) {
 	if a < denseOps && b < denseOps {
 		s := &g.succ[a]
-		if s.Test(uint(b)) {
+		if s.has(b) {
 			return
 		}
-		s.Set(uint(b))
+		s.add(b)
 	} else {
 		k := edgeKey(a, b)
 		if _, ok := g.edges[k]; ok {
@@ -183,6 +281,27 @@ func (g *opGraph) edge(a, b int32) {
 	}
 	g.adj[a] = append(g.adj[a], b)
 	g.version++
+}
+
+// keepOps stores the operations at of a state's threads and returns them
+// as the state's visited entry (without its status), 0 past 2^30 states.
+func (g *opGraph) keepOps(at []int32) uint32 {
+	i := len(g.stateAt)/len(at) + 1
+	if i >= 1<<30 {
+		return 0
+	}
+	g.stateAt, g.n = append(g.stateAt, at...), len(at)
+	return uint32(i) << 2
+}
+
+// stateOps returns the operations of the threads of a state whose visited
+// entry is v, or nil if none were stored.
+func (g *opGraph) stateOps(v uint32) []int32 {
+	i := int(v >> 2)
+	if i == 0 {
+		return nil
+	}
+	return g.stateAt[(i-1)*g.n : i*g.n]
 }
 
 // recordEdges adds the edges from the operation that reached the state of
@@ -229,52 +348,207 @@ func recordEdges[S any](e *explorer[S], f *frame[S]) []int32 {
 	return at
 }
 
-// revisit handles a state met again (its frame f holds its steps and
-// statuses): the backtrack rule for every operation of the summary.
-func (e *explorer[S]) revisit(f *frame[S]) {
-	e.revisits++
-	at := recordEdges(e, f)
+// edgesTo adds the edges from the operation of the last event to the
+// operations at of a state met again (recordEdges without the next steps).
+func (e *explorer[S]) edgesTo(at []int32) {
 	g := &e.graph
-	g.reached.ClearAll()
-	for _, i := range at {
-		if i >= 0 {
-			g.reached.InPlaceUnion(g.reachable(i))
-		}
-	}
-	for k, ok := g.reached.NextSet(0); ok; k, ok = g.reached.NextSet(k + 1) {
-		i := int32(k)
-		op := g.ops[i]
-		var held []ts.Obj
-		if at[op.t] == i {
-			held = e.held[op.t] // the thread's next step: its locks are known
-		}
-		r := &g.ruled[i]
-		last := e.thrLast[op.t]
-		from := int32(0)
-		if r.reuses(e.ev, last, held != nil) {
-			// The events below from that are still on the stack: ids grow
-			// along the stack, so those pushed by the time of the ruling.
-			from = e.sharedPrefix(r.from, r.stamp)
-		}
-		r.from = e.racesFrom(op.t, op.step, e.clockOf(op.t), held, from, nil)
-		if c := e.opt.checkRevisits; c != nil && from > 0 {
-			b := e.backtracks
-			e.racesFrom(op.t, op.step, e.clockOf(op.t), held, 0, nil)
-			c.checks++
-			if e.backtracks != b {
-				c.misses++
-			}
-		}
-		r.last, r.held, r.stamp = last, held != nil, e.ids
-		if last >= 0 {
-			r.lastID = e.ev[last].id
+	d, n := e.depth, e.n
+	x := &e.ev[len(e.ev)-1]
+	from := g.at[(d-1)*n+int(x.t)] // the top frame's: the event took its step
+	for _, to := range at {
+		if to >= 0 {
+			g.edge(from, to)
 		}
 	}
 }
 
+// revisit handles a state met again: the backtrack rule for every
+// operation of the summary. at holds its threads' operations (stateOps),
+// or is nil and its frame f holds its steps and statuses.
+//
+// An operation's record (opRuled) settles the rule on every event below
+// the part of the execution pushed since; so a revisit rules only on those
+// of the summary that an event pushed since touches, and on those whose
+// thread's clock may have shrunk (dirty). The others, ruled again, would
+// find nothing: their objects' events are all below the record's reach,
+// and their thread's clock has only grown. They keep their record, which
+// still holds.
+func (e *explorer[S]) revisit(f *frame[S], at []int32) {
+	e.revisits++
+	if at == nil {
+		at = recordEdges(e, f)
+	} else {
+		e.edgesTo(at)
+	}
+	g := &e.graph
+	k := int32(len(e.ev))
+	g.prefixOf = noStamp // none known yet for this execution
+	e.markDirty()
+	clear(g.reached)
+	for _, i := range at {
+		if i >= 0 {
+			g.reached.join(g.reachable(i))
+		}
+	}
+	if c := e.opt.checkRevisits; c != nil {
+		e.checkClean(c, at)
+	}
+	g.reached.meet(g.dirty)
+	c := e.opt.checkRevisits
+	n := e.n
+	if need := len(g.ops) * n; len(g.clock) < need {
+		g.clock = append(g.clock, make([]uint32, need-len(g.clock))...)
+	}
+	for w, word := range g.reached {
+		for ; word != 0; word &= word - 1 {
+			e.ruleOn(int32(w<<6+bits.TrailingZeros64(word)), at, k, c)
+		}
+	}
+}
+
+// ruleOn applies the backtrack rule, at a revisit whose state's threads
+// have the operations at, for operation i of the summary, from where its
+// record leaves it unsettled, and records the ruling.
+func (e *explorer[S]) ruleOn(i int32, at []int32, k int32, c *revisitCheck) {
+	g := &e.graph
+	n := e.n
+	op := &g.ops[i]
+	own := at[op.t] == i // the thread's next step: its locks are known
+	r := &g.ruled[i]
+	last := e.thrLast[op.t]
+	cp := e.clockOf(op.t)
+	rc := g.clock[int(i)*n : int(i+1)*n]
+	from := int32(0)
+	same := false // the thread's last event is the record's
+	if r.stamp > 0 {
+		// The events with ids up to the stamp still on the stack are a
+		// prefix of it (ids grow along the stack): those below p, all
+		// there at the ruling, at the same indices.
+		p := prefix(e, r.stamp)
+		same = last == r.last && r.last < p
+		switch {
+		case r.held:
+			if own && same {
+				from = min(r.from, p)
+			}
+		case r.last < p:
+			from = min(r.from, p) // the clock has only grown since
+		default:
+			if m := min(r.from, p); grownBelow(op.t, cp, rc, e.stack[m].count) {
+				from = m
+			}
+		}
+	}
+	held := []ts.Obj(nil)
+	if own {
+		held = e.held[op.t]
+	}
+	r.from = e.racesFrom(op.t, op.step, cp, held, from, nil)
+	if c != nil && from > 0 {
+		b := e.backtracks
+		e.racesFrom(op.t, op.step, cp, held, 0, nil)
+		c.checks++
+		if e.backtracks != b {
+			c.misses++
+		}
+	}
+	if !same {
+		copy(rc, cp)
+	}
+	r.last, r.held, r.stamp = last, len(held) > 0, e.ids
+	if !r.held && r.from == k {
+		g.dirty.del(i)
+	}
+}
+
+// checkClean rules, for tests, on the whole execution for every operation
+// of the summary that is not dirty, and counts where that adds a backtrack
+// point (revisitCheck).
+func (e *explorer[S]) checkClean(c *revisitCheck, at []int32) {
+	g := &e.graph
+	for u := range int32(len(g.reached) * 64) {
+		if !g.reached.has(u) || g.dirty.has(u) {
+			continue
+		}
+		op := &g.ops[u]
+		held := []ts.Obj(nil)
+		if at[op.t] == u {
+			held = e.held[op.t]
+		}
+		b := e.backtracks
+		e.racesFrom(op.t, op.step, e.clockOf(op.t), held, 0, nil)
+		c.checks++
+		if e.backtracks != b {
+			c.misses++
+		}
+	}
+}
+
+// markDirty adds to the dirty operations those touching an object of an
+// event pushed since the last revisit, and those of a thread whose last
+// event then has been popped.
+func (e *explorer[S]) markDirty() {
+	g := &e.graph
+	// Below p, the events there at the last revisit.
+	p := e.sharedPrefix(int32(len(e.ev)), g.since)
+	g.shared = p
+	for j := p; j < int32(len(e.ev)); j++ {
+		st := e.ev[j].step
+		for a := range st.NumAccesses() {
+			if b := g.opsOn(st.At(a).Obj, false); b != nil {
+				g.dirty.join(*b)
+			}
+		}
+	}
+	for len(g.lastOf) < e.n {
+		g.lastOf = append(g.lastOf, -1)
+	}
+	for t, l := range g.lastOf {
+		if l >= p && t < len(g.ofThread) {
+			g.dirty.join(g.ofThread[t])
+		}
+		g.lastOf[t] = e.thrLast[t]
+	}
+	g.since = e.ids
+}
+
+// grownBelow reports whether clock cp has grown from clock old as far as
+// the events below a point of the execution can tell, count[u] being the
+// number of thread u's events there: whether every event there that
+// happens before old happens before cp, and for every thread u, cp knows
+// more of u's events than those there whenever old does. Then an event
+// there races with cp only if it races with old, and its set E for cp holds
+// the one for old (see opRuled).
+func grownBelow(t ts.Tid, cp, old []uint32, count []uint32) bool {
+	for u, c := range count {
+		if a, b := cp[u], old[u]; a < b && a <= c && ts.Tid(u) != t {
+			return false
+		}
+	}
+	return true
+}
+
+// noStamp is no stamp: prefixOf when no answer is kept.
+const noStamp = ^uint64(0)
+
+// prefix returns how many events at the bottom of the stack have ids up to
+// stamp: those of the execution when e.ids was stamp that are still there.
+// The revisit's operations were mostly ruled at the same revisit, so the
+// last answer is kept until the stack changes (prefixOf set to noStamp).
+func prefix[S any](e *explorer[S], stamp uint64) int32 {
+	g := &e.graph
+	if stamp != g.prefixOf {
+		// Every record was made by the last revisit or before: its prefix
+		// is no longer than the one shared with the last revisit.
+		g.prefixOf, g.prefixLen = stamp, e.sharedPrefix(g.shared, stamp)
+	}
+	return g.prefixLen
+}
+
 // revisitCheck is, for tests (Options.checkRevisits), the count of the
-// rulings that a record shortened, each done again on the whole execution,
-// and of those where that added a backtrack point.
+// rulings that a record shortened or skipped (the operation was not dirty),
+// each done again on the whole execution, and of those where that added a
+// backtrack point.
 type revisitCheck struct {
 	checks, misses int64
 }
@@ -282,8 +556,8 @@ type revisitCheck struct {
 // opRuled is how far the backtrack rule has settled, at revisits, for an
 // operation of the graph, as ruled is for a thread's next step (see
 // backtrackAll): for every event below from, over the execution as it was
-// when e.ids was stamp, with the clock of the operation's thread's last event
-// then (last, at index last with id lastID; -1 for none) and with the
+// when e.ids was stamp (0: never ruled), with the clock of the operation's
+// thread's last event then (at index last; -1 for none) and with the
 // thread's held locks (held) or none.
 //
 // Consecutive revisits mostly share the execution below them, and the
@@ -298,21 +572,60 @@ type revisitCheck struct {
 // holds every enabled thread. Ruling without locks finds every race that
 // ruling with them finds; with them, the locks must be the same (the same
 // last event).
+//
+// Where the thread's last event then has been popped, its clock (kept in
+// opGraph.clock) may know less than it did; but the events below the shared
+// part are settled still if, for every other thread, the clock knows at
+// least what it knew of that thread's events there (grownBelow). The
+// thread's own events never race with its step, and it is in its E
+// whatever its clock.
 type opRuled struct {
-	lastID, stamp uint64
-	last, from    int32
-	held          bool
+	stamp      uint64
+	last, from int32
+	held       bool
 }
 
-// reuses reports whether the ruling recorded in r still holds for the
-// operation's thread, whose last event is now at index last (-1: none) of
-// the execution ev, ruled on with its held locks (held) or without.
-func (r *opRuled) reuses(ev []event, last int32, held bool) bool {
-	if r.held && !held {
-		return false
+// opSet is a set of operations, by bit: plain words, which a revisit's joins
+// and its walk over the summary read inline.
+type opSet []uint64
+
+func (s *opSet) add(i int32) {
+	w := int(i >> 6)
+	for len(*s) <= w {
+		*s = append(*s, 0)
 	}
-	if r.held {
-		return last == r.last && (last < 0 || ev[last].id == r.lastID)
+	(*s)[w] |= 1 << uint(i&63)
+}
+
+func (s opSet) has(i int32) bool {
+	w := int(i >> 6)
+	return w < len(s) && s[w]&(1<<uint(i&63)) != 0
+}
+
+func (s opSet) del(i int32) {
+	if w := int(i >> 6); w < len(s) {
+		s[w] &^= 1 << uint(i&63)
 	}
-	return r.last < 0 || int(r.last) < len(ev) && ev[r.last].id == r.lastID
+}
+
+// join adds the operations of o to s.
+func (s *opSet) join(o opSet) {
+	for len(*s) < len(o) {
+		*s = append(*s, 0)
+	}
+	d := (*s)[:len(o)]
+	for w, x := range o {
+		d[w] |= x
+	}
+}
+
+// meet keeps in s the operations of o.
+func (s opSet) meet(o opSet) {
+	for w := range s {
+		if w < len(o) {
+			s[w] &= o[w]
+		} else {
+			s[w] = 0
+		}
+	}
 }
