@@ -196,49 +196,17 @@ func TestContractBreaches(t *testing.T) {
 	}
 }
 
-// crosstalk has four threads that each write their own object twice; the
-// first move of thread 0 also turns thread 3's next step into a write of
-// object 5, which thread 0's step does not touch: an independent transition
-// changes another thread's step, which the contract of ts.Dependent rules
-// out and tstest.Conformance reports.
-type crosstalk struct{}
-
-func (crosstalk) Init() [5]int { return [5]int{} }
-func (crosstalk) Threads() int { return 4 }
-func (crosstalk) Next(s [5]int, t ts.Tid) (ts.Step, ts.Status) {
-	if s[t] >= 2 {
-		return ts.Step{}, ts.Finished
-	}
-	if t == 3 && s[4] > 0 {
-		return ts.Step{Obj: 5, Op: ts.Write}, ts.Enabled
-	}
-	return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
-}
-func (crosstalk) Apply(s [5]int, t ts.Tid) [5]int {
-	s[t]++
-	if t == 0 {
-		s[4] = 1
-	}
-	return s
-}
-func (crosstalk) Hash(s [5]int) uint64 {
-	h := uint64(17)
-	for _, x := range s {
-		h = h*31 + uint64(x)
-	}
-	return h
-}
-
 // The reductions keep a thread's answer where the move taken is
 // independent of its step (search.Model.LookAfter), as their reduction
 // assumes anyway; where the contract check then finds the answer changed,
 // the error names the broken contract, not a nondeterministic Next.
 func TestBrokenIndependenceIsNamed(t *testing.T) {
-	if errs := tstest.CheckConformance[[5]int](crosstalk{}, tstest.ConformanceOptions{}); len(errs) == 0 {
-		t.Fatal("Conformance finds nothing wrong with crosstalk")
+	sys := tstest.BrokenIndependence()
+	if errs := tstest.CheckConformance(sys, tstest.ConformanceOptions{}); len(errs) == 0 {
+		t.Fatal("Conformance finds nothing wrong with BrokenIndependence")
 	}
 	for _, s := range strategies[[5]int]() {
-		_, err := s.f(context.Background(), crosstalk{}, por.Options{})
+		_, err := s.f(context.Background(), sys, por.Options{})
 		if !errors.Is(err, ts.ErrBadSystem) || !strings.Contains(err.Error(), "ts.Dependent") {
 			t.Errorf("%s: %v", s.name, err)
 		}

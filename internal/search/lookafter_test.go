@@ -90,36 +90,11 @@ func TestLookAfterIsLook(t *testing.T) {
 	t.Logf("%d answers kept", kept)
 }
 
-// crosstalk has four threads that each write their own object twice; the
-// first move of thread 0 also changes thread 3's next step to a write of
-// object 5, which thread 0's step does not touch: it breaks the contract
-// that an independent transition leaves a thread's step as it was.
-type crosstalk struct{}
-
-func (crosstalk) Init() [5]int { return [5]int{} }
-func (crosstalk) Threads() int { return 4 }
-func (crosstalk) Next(s [5]int, t ts.Tid) (ts.Step, ts.Status) {
-	if s[t] >= 2 {
-		return ts.Step{}, ts.Finished
-	}
-	if t == 3 && s[4] > 0 {
-		return ts.Step{Obj: 5, Op: ts.Write}, ts.Enabled
-	}
-	return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
-}
-func (crosstalk) Apply(s [5]int, t ts.Tid) [5]int {
-	s[t]++
-	if t == 0 {
-		s[4] = 1
-	}
-	return s
-}
-
 // A search that keeps a thread's answer where the contract says it holds
 // (LookAfter) and finds it changed names the broken contract, not a
 // nondeterministic Next.
 func TestUnchangedNamesABrokenIndependence(t *testing.T) {
-	m, err := search.NewModel[[5]int](crosstalk{})
+	m, err := search.NewModel(tstest.BrokenIndependence())
 	if err != nil {
 		t.Fatal(err)
 	}

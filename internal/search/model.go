@@ -253,6 +253,8 @@ func (m *Model[S]) LookAfter(s S, mover ts.Tid, prevSteps []ts.Step, prevStatus 
 		if t != mover && st == ts.Finished {
 			continue
 		}
+		// Look's body, inline: as a call (the state passed again) it cost
+		// 3% more instructions on lastzero-12 and on wsq-1.
 		*current = t
 		steps[t], status[t] = m.Sys.Next(s, t) // at once: see Look
 		st = status[t]

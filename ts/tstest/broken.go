@@ -102,3 +102,41 @@ func (b *broken) Apply(s []int, t ts.Tid) []int {
 	c[t]++
 	return c
 }
+
+// BrokenIndependence returns a system of four threads that each write their
+// own object twice, with ts.Hasher, whose thread 0 breaks the independence
+// contract of ts.Dependent: its first transition also turns thread 3's next
+// step into a write of object 5, which thread 0's step does not touch.
+// Conformance reports it. ts.Explore asks every thread at every state and
+// explores it as it is; a reduction, whose soundness rests on that
+// contract, should stop with an error wrapping ts.ErrBadSystem where it
+// notices (the reductions of package por do).
+func BrokenIndependence() ts.TransitionSystem[[5]int] { return crosstalk{} }
+
+type crosstalk struct{}
+
+func (crosstalk) Init() [5]int { return [5]int{} }
+func (crosstalk) Threads() int { return 4 }
+func (crosstalk) Next(s [5]int, t ts.Tid) (ts.Step, ts.Status) {
+	if s[t] >= 2 {
+		return ts.Step{}, ts.Finished
+	}
+	if t == 3 && s[4] > 0 {
+		return ts.Step{Obj: 5, Op: ts.Write}, ts.Enabled
+	}
+	return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
+}
+func (crosstalk) Apply(s [5]int, t ts.Tid) [5]int {
+	s[t]++
+	if t == 0 {
+		s[4] = 1
+	}
+	return s
+}
+func (crosstalk) Hash(s [5]int) uint64 {
+	h := uint64(17)
+	for _, x := range s {
+		h = h*31 + uint64(x)
+	}
+	return h
+}

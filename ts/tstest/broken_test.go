@@ -2,6 +2,7 @@ package tstest_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/weftlab/weft/ts"
@@ -26,5 +27,21 @@ func TestBrokenIsNoticed(t *testing.T) {
 		if b.Noticed(nil) {
 			t.Errorf("%v: Noticed(nil)", b)
 		}
+	}
+}
+
+// BrokenIndependence breaks only what the reductions rely on: Conformance
+// reports thread 3's step changed by thread 0's independent transition,
+// and ts.Explore, which asks every thread at every state, explores it
+// without an error (4 threads of 2 steps each: 8!/2^4 executions).
+func TestBrokenIndependence(t *testing.T) {
+	sys := tstest.BrokenIndependence()
+	errs := tstest.CheckConformance(sys, tstest.ConformanceOptions{})
+	if len(errs) == 0 || !errors.Is(errs[0], tstest.ErrStepChanged) {
+		t.Errorf("Conformance: %v", errs)
+	}
+	res, err := ts.Explore(context.Background(), sys, ts.Options{})
+	if err != nil || !res.Complete || res.Executions != 2520 {
+		t.Errorf("ts.Explore: %v, %v", res, err)
 	}
 }
