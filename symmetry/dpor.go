@@ -121,6 +121,8 @@ type dporFrame[S any] struct {
 	taken  []ts.Move     // the moves taken from here, for the contract check
 	bt     bitset.BitSet // the backtrack set
 	done   bitset.BitSet // threads taken or skipped here
+	last   ts.Tid        // the thread whose transition reached this state, or -1
+	after  bool          // steps, status and outs are LookAfter's from the frame below
 }
 
 // dporEvent is a transition of the current execution.
@@ -251,6 +253,10 @@ func (e *dpor[S]) loop() {
 // stops the search.
 func (e *dpor[S]) unchanged(f *dporFrame[S]) bool {
 	b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status, Outs: f.outs}
+	if f.after {
+		p := &e.stack[e.depth-2] // f is the top frame
+		b.PrevSteps, b.PrevStatus, b.Mover = p.steps, p.status, f.last
+	}
 	if err := e.m.Unchanged(f.state, b, e.sched[:e.depth-1], f.taken, &e.current); err != nil {
 		e.Fail(err)
 		return false
@@ -351,7 +357,16 @@ func (e *dpor[S]) visit(s S, last ts.Tid) bool {
 		}
 	}
 	f := &e.stack[e.depth]
-	c, err := e.m.Look(s, f.steps, f.status, f.outs, &e.current)
+	var c search.Counts
+	var err error
+	// The answers of threads independent of the move are kept, as in
+	// package por (search.Model.LookAfter).
+	if f.last, f.after = last, e.depth > 0; f.after {
+		p := &e.stack[e.depth-1]
+		c, err = e.m.LookAfter(s, last, p.steps, p.status, p.outs, f.steps, f.status, f.outs, &e.current)
+	} else {
+		c, err = e.m.Look(s, f.steps, f.status, f.outs, &e.current)
+	}
 	if err != nil {
 		e.Fail(search.WithSchedule(err, path))
 		return false
