@@ -256,13 +256,19 @@
 // violation only and counts the others, as the serial search does after
 // its first (bluetooth-4's units built every trace: 2 workers took 1.6
 // times as long as one with Sleep); a unit explored elsewhere (below) still
-// sends the schedule of each, which the search replays. A search splits only after
-// Options.SplitAfter transitions (5,000 by default), and once it is back
-// at or above the split depth: splitting where it stood, deep in its first
-// execution, made the moves of the deep frames a string of small units
-// each of which changes the next one's input, and on indexer-17 the
-// workers explored 1.9 million transitions (of 4.5 million) for units the
-// search then explored itself. The sequences a worker logs and the plans
+// sends the schedule of each, which the search replays. A search splits
+// after Options.SplitAfter transitions (1,000 by default). If it is then
+// deeper than the split depth, it finishes the subtree it is in alone
+// while the predictor, started as if that subtree were a unit already
+// handed out, gives the workers the units after it: making each move of
+// the deep frames a unit made a string of small units, each of which
+// changed the next one's input (on indexer-17 the workers explored 1.9
+// million transitions, of 4.5 million, for units the search then explored
+// itself), and waiting until the search was back at the split depth left
+// the workers idle for the first tenth of lastzero-12's search. When the
+// predictor starts again, the units it handed out stay known, with their
+// results, but leave the queue until the new predictor meets them again,
+// so that the workers do not explore the old guesses first. The sequences a worker logs and the plans
 // the search forwards to the predictor go into recycled chunks, so that a
 // search allocates per unit, not per logged insertion
 // (TestParallelODPORAllocates). A unit's input holds the sleep sets (and

@@ -193,6 +193,9 @@ type explorer[S any] struct {
 	role  role
 	base  int // a unit's worker: the frames below base are the coordinator's
 	split int // coordinator, predictor: a move into frame split or deeper is a unit
+	// alone: a coordinator that split below the split depth finishes the
+	// subtree it is in before it hands out units (see splitHere).
+	alone bool
 	// coordinator, predictor: the frames on the stack whose subtree was
 	// split further (a unit too large), each expandDepth below the last.
 	expanded []int32
@@ -418,6 +421,7 @@ func (e *explorer[S]) loop() {
 			// Time to split (parallel.go): from here, where the loop picks
 			// the top frame's next move, as a predictor will.
 			e.split = e.par.split
+			e.alone = e.depth > e.split
 			e.par.restart(e)
 		}
 		top := &e.stack[e.depth-1]
@@ -513,7 +517,8 @@ func (e *explorer[S]) take(top *frame[S], mv ts.Move) {
 	}
 	top.taken = append(top.taken, mv)
 	e.sched = append(e.sched[:k], mv)
-	if e.split > 0 && k+1 >= e.split+expandDepth*len(e.expanded) {
+	if e.split > 0 && k+1 >= e.split+expandDepth*len(e.expanded) && (!e.alone || k+1 == e.split) {
+		e.alone = false
 		e.delegate(mv) // the subtree below mv is a unit (parallel.go)
 		return
 	}

@@ -33,10 +33,12 @@ type Options struct {
 
 	// SplitAfter is how many transitions a search with several workers
 	// explores on the caller's goroutine alone before it splits: handing
-	// units out has a cost that a small search does not repay. It splits
-	// when it is next back above the split depth, so that its first units
-	// are whole subtrees. 0 means 5,000; a negative count splits from the
-	// start.
+	// units out has a cost that a small search does not repay, and the
+	// split depth is chosen from the executions seen by then. If it is
+	// deeper than the split depth then, it finishes the subtree it is in
+	// alone while the workers explore the units after it, so that its
+	// first units are whole subtrees. 0 means 1,000; a negative count
+	// splits from the start.
 	SplitAfter int64
 
 	// Runner, if set, explores the units of Sleep, DPOR and ODPOR

@@ -834,6 +834,23 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	return c
 }
 
+// skipSubtree leaves predictor c where it would be had the move into
+// frame split on its stack been a unit handed out: the frames and events
+// below are popped, and the unit's events count as analysed. A coordinator
+// that splits deep in its first subtrees explores the rest of the one it
+// is in alone (explorer.alone), while the predictor hands out the units
+// after it; what that subtree's analysis adds to the frames above, the
+// predictor learns as it learns a unit's result: the coordinator's inputs
+// differ from those it handed out, or are the same and the results hold.
+func (c *explorer[S]) skipSubtree(split int) {
+	for c.depth > split {
+		c.depth--
+		c.popEvent()
+	}
+	c.sched = c.sched[:split]
+	c.raceFrom = split - 1
+}
+
 // cloneStep is a node of the wakeup trees clone is copying: its copy, the
 // copy of its last child copied, the next child to copy, and its depth.
 type cloneStep struct {
@@ -973,6 +990,7 @@ type job struct {
 	u       *unit
 	r       *unitResult
 	running bool
+	queued  bool // in p.queue
 	done    chan struct{}
 	gen     int
 }
@@ -1146,10 +1164,12 @@ func (p *parallel[S]) closeForks() {
 // until Options.SplitAfter transitions; then it fixes the split depth, no
 // deeper than half the longest execution it has seen (else the units are
 // the last few transitions of an execution: casrot-10's took 5 on average
-// with ODPOR, and 2 workers took 6 times as long as one), and splits once
-// it is back at or above that depth: from a deeper frame every move would
-// be a unit, a string of small ones each of which changes the next one's
-// input.
+// with ODPOR, and 2 workers took 6 times as long as one), and splits
+// there. Below that depth the coordinator finishes the subtree it is in
+// alone (explorer.alone) while the workers explore the units after it:
+// making each move of its deep frames a unit made a string of small ones,
+// each of which changed the next one's input, and waiting to be back at
+// the split depth left the workers idle for a tenth of lastzero-12's search.
 func (p *parallel[S]) splitHere(depth int, transitions int64) bool {
 	p.deepest = max(p.deepest, depth)
 	if transitions < p.after {
@@ -1161,7 +1181,7 @@ func (p *parallel[S]) splitHere(depth int, transitions int64) bool {
 			p.split = max(1, min(p.split, (p.deepest-1)/2))
 		}
 	}
-	return depth <= p.split
+	return true
 }
 
 // tooSmall records that the search took a unit of the given transitions,
@@ -1196,7 +1216,7 @@ const (
 )
 
 // defaultSplitAfter is Options.SplitAfter's default.
-const defaultSplitAfter = 5_000
+const defaultSplitAfter = 1_000
 
 // A predictor copies the wakeup trees' nodes in the search's order until
 // it has cloneUnitsPerWorker units per worker, or cloneNodes nodes and two
@@ -1301,7 +1321,7 @@ func (p *parallel[S]) idle() {
 func (p *parallel[S]) dequeue() *job {
 	j := p.queue[0]
 	p.queue = p.queue[1:]
-	j.running = true
+	j.running, j.queued = true, false
 	return j
 }
 
@@ -1390,9 +1410,16 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 	}
 	if j, ok := p.jobs[u.key]; ok {
 		j.gen = gen
+		if !j.queued && !j.running && j.r == nil {
+			// Met again by a new predictor (restart emptied the queue):
+			// queued in this one's order.
+			j.queued = true
+			p.queue = append(p.queue, j)
+			p.cond.Broadcast()
+		}
 		return true
 	}
-	j := &job{u: u, done: make(chan struct{}), gen: gen}
+	j := &job{u: u, done: make(chan struct{}), gen: gen, queued: true}
 	p.jobs[u.key] = j
 	p.queue = append(p.queue, j)
 	p.cond.Broadcast()
@@ -1461,7 +1488,10 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 			// coordinator explores it itself; a runner gets it in the
 			// next batch (runBatch).
 			p.queuedTaken++
-			p.queue = slices.DeleteFunc(p.queue, func(x *job) bool { return x == j })
+			if j.queued {
+				p.queue = slices.DeleteFunc(p.queue, func(x *job) bool { return x == j })
+				j.queued = false
+			}
 			if p.runner == nil {
 				j = nil
 			}
@@ -1534,9 +1564,19 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	p.pool.putChunks(&p.planChunks)
 	clear(p.skip)
 	gen := p.gen
-	// Units handed out earlier stay: a predictor that starts again from
-	// the coordinator meets most of them again, further on. Only when
-	// there are many are the oldest dropped.
+	if p.runner == nil {
+		// The queue is the old predictor's guesses, in its order: the
+		// workers would explore them first, most of them wrong after a
+		// restart. The new predictor queues again those it meets.
+		for _, j := range p.queue {
+			j.queued = false
+		}
+		clear(p.queue)
+		p.queue = p.queue[:0]
+	}
+	// Units handed out earlier stay known, with their results: a
+	// predictor that starts again from the coordinator meets most of them
+	// again, further on. Only when there are many are the oldest dropped.
 	if len(p.jobs) > p.keep {
 		oldest := gen
 		for _, j := range p.jobs {
@@ -1559,6 +1599,9 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	}
 	c := e.clone(p.predSys, p.predModel, p.ctx, int64(gen), p.copied, p.predEx)
 	p.predEx = c
+	if e.alone {
+		c.skipSubtree(e.split)
+	}
 	if p.trace != nil {
 		p.trace.restart()
 		c.Drive(func() {}, c.loop, c.panicked)

@@ -819,7 +819,7 @@ func (p *parallel[S]) runBatch(u *unit, need *job) (*job, error) {
 		batch = append(batch, need)
 	}
 	for _, j := range batch {
-		j.running = true
+		j.running, j.queued = true, false
 	}
 	p.mu.Unlock()
 
