@@ -202,8 +202,11 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 		c.num(int64(t))
 	}
 	c.psleep(u.psleep)
-	// The subtree's nodes in preorder, each as its parent's index + 2 (the
-	// root's children: 1), its event and whether it is extra; 0 ends them.
+	// The subtree's nodes in preorder, each as how far back in the list
+	// its parent is (the subtree's root counts as at -1), its event and
+	// whether it is extra; 0 ends them. The distance, not the parent's
+	// index, so that it takes one byte in most nodes: the subtrees hold
+	// long chains and thousands of nodes.
 	if w != nil {
 		// stack holds, for each node on the path, its index in the list
 		// and the next child to write.
@@ -219,15 +222,15 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 			}
 			n := &w.nodes[ch]
 			stack[k+1] = n.next
-			c.node(parent, n.wev, n.extra)
+			c.node(i-parent, n.wev, n.extra)
 			stack = append(stack, i, n.first)
 			i++
 		}
 		*walk = stack
 		u.treeInKey = true
 	} else {
-		for _, n := range u.tree {
-			c.node(n.parent, n.x, n.extra)
+		for i, n := range u.tree {
+			c.node(int32(i)-n.parent, n.x, n.extra)
 		}
 	}
 	c.num(0)

@@ -248,31 +248,35 @@ func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit,
 	var tids []ts.Tid
 	var wevs []wev
 	u.sleep, u.psleep = d.sleepSet(n, &tids, &wevs)
+	// Into a tree, *ids holds for each node decoded its id and the id of
+	// its last child so far (-1: none), so that a child is linked after its
+	// previous sibling without walking the siblings.
+	rootLast := int32(-1)
 	if into != nil {
 		*ids = (*ids)[:0]
 	}
 	for i := int64(0); ; i++ {
-		p := d.num() - 2
-		if d.err != nil || p == -2 {
+		p, x, extra, end := d.node(n, i)
+		if end {
 			break
 		}
-		if p < -1 || p >= i {
-			d.fail("wakeup tree node's parent out of range")
-			break
-		}
-		x := d.wevOf(n)
-		extra := d.num() != 0
 		if into == nil {
 			u.tree = append(u.tree, tnode{parent: int32(p), x: x, extra: extra})
 			continue
 		}
-		parent := root
+		parent, last := root, &rootLast
 		if p >= 0 {
-			parent = (*ids)[p]
+			parent, last = (*ids)[2*p], &(*ids)[2*p+1]
 		}
-		id := into.addChild(parent, x)
+		id := into.alloc(x)
 		into.nodes[id].extra = extra
-		*ids = append(*ids, id)
+		if *last < 0 {
+			into.nodes[parent].first = id
+		} else {
+			into.nodes[*last].next = id
+		}
+		*last = id
+		*ids = append(*ids, id, -1)
 	}
 	u.raceFrom = d.small()
 	f := d.num()
@@ -580,9 +584,28 @@ func (c *encoder) psleep(psleep []wev) {
 	}
 }
 
-// node writes a node of a unit's wakeup subtree (see unit.encode).
-func (c *encoder) node(parent int32, x wev, extra bool) {
-	c.num(int64(parent) + 2)
+// node writes a node of a unit's wakeup subtree, whose parent is back
+// nodes before it (see unit.encode).
+func (c *encoder) node(back int32, x wev, extra bool) {
+	if p := uint32(back); p < 64 && uint(x.t) < 64 && uint(x.out) < 64 && len(x.step.Also) == 0 &&
+		uint32(x.step.Obj) < 64 && x.step.Op < 64 {
+		// Every number one byte (the common node): written at once.
+		var sync, ext byte
+		if x.step.Sync {
+			sync = 2
+		}
+		if extra {
+			ext = 2
+		}
+		c.b = append(c.b, byte(p)<<1, byte(x.t)<<1, byte(x.out)<<1, 2, byte(x.step.Obj)<<1, byte(x.step.Op)<<1, sync, ext)
+		return
+	}
+	c.nodeSlow(back, x, extra)
+}
+
+// nodeSlow is node, number by number.
+func (c *encoder) nodeSlow(back int32, x wev, extra bool) {
+	c.num(int64(back))
 	c.wev(x)
 	if extra {
 		c.b = append(c.b, 2)
@@ -617,7 +640,7 @@ func (d *decoder) num() int64 {
 	if len(d.b) > 0 && d.b[0] < 0x80 {
 		x := d.b[0] // a one-byte varint (d.b is empty after an error)
 		d.b = d.b[1:]
-		return int64(x>>1) ^ -int64(x&1)
+		return zigzag(x)
 	}
 	if d.err != nil {
 		return 0
@@ -772,6 +795,45 @@ func (d *decoder) step() ts.Step {
 		}
 	}
 	return st
+}
+
+// node reads node i of a wakeup subtree of a system of n threads as
+// encoder.node writes it: its parent's index (-1: the subtree's root), its
+// event, and whether it is extra; end at the list's end or an error.
+func (d *decoder) node(n int, i int64) (p int64, x wev, extra, end bool) {
+	if b := d.b; len(b) >= 8 && (b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7])&0x80 == 0 &&
+		b[0] >= 2 && b[0]&1 == 0 && int64(b[0]>>1) <= i+1 && b[1]&1 == 0 && int(b[1]>>1) < n &&
+		b[3] == 2 && b[5]&1 == 0 {
+		// The common node, every number one byte (as encoder.node writes
+		// it at once): a valid parent and thread, a step of one access with
+		// an operation in range. Anything else, and every error, is read
+		// number by number (nodeSlow), which decodes the same.
+		p = i - int64(b[0]>>1)
+		x = wev{t: ts.Tid(b[1] >> 1), out: int(zigzag(b[2])),
+			step: ts.Step{Obj: ts.Obj(zigzag(b[4])), Op: ts.Op(b[5] >> 1), Sync: zigzag(b[6])&1 != 0}}
+		d.b = b[8:]
+		return p, x, b[7] != 0, false
+	}
+	return d.nodeSlow(n, i)
+}
+
+// zigzag is the value of a one-byte zig-zag varint.
+func zigzag(x byte) int64 { return int64(x>>1) ^ -int64(x&1) }
+
+// nodeSlow is node, number by number.
+func (d *decoder) nodeSlow(n int, i int64) (p int64, x wev, extra, end bool) {
+	back := d.num()
+	if d.err != nil || back == 0 {
+		return 0, wev{}, false, true
+	}
+	p = i - back
+	if back < 0 || p < -1 {
+		d.fail("wakeup tree node's parent out of range")
+		return 0, wev{}, false, true
+	}
+	x = d.wevOf(n)
+	extra = d.num() != 0
+	return p, x, extra, false
 }
 
 func (d *decoder) wevOf(n int) wev {

@@ -1,0 +1,59 @@
+package por
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/weftlab/weft/ts"
+)
+
+// The one-byte paths of encoder.node and decoder.node are shortcuts: they
+// must write and read exactly what the number-by-number paths do, on any
+// node and on any bytes (a unit's key is compared as bytes, and a worker
+// elsewhere may decode bad ones).
+func TestNodeShortcuts(t *testing.T) {
+	small := func(t *rapid.T, name string) int {
+		// Mostly one-byte numbers, some not, some negative.
+		return rapid.OneOf(rapid.IntRange(0, 63), rapid.IntRange(-70, 200)).Draw(t, name)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		back := int32(small(t, "back"))
+		x := wev{t: ts.Tid(small(t, "thread")), out: small(t, "out"), step: ts.Step{
+			Obj: ts.Obj(small(t, "obj")), Op: ts.Op(rapid.IntRange(0, 255).Draw(t, "op")), Sync: rapid.Bool().Draw(t, "sync")}}
+		for range rapid.IntRange(0, 2).Draw(t, "also") {
+			x.step.Also = append(x.step.Also, ts.Access{Obj: ts.Obj(small(t, "alsoObj")), Op: ts.Op(rapid.IntRange(0, 3).Draw(t, "alsoOp"))})
+		}
+		extra := rapid.Bool().Draw(t, "extra")
+		var fast, slow encoder
+		fast.node(back, x, extra)
+		slow.nodeSlow(back, x, extra)
+		if !bytes.Equal(fast.b, slow.b) {
+			t.Fatalf("node writes %v, number by number %v", fast.b, slow.b)
+		}
+	})
+	rapid.Check(t, func(t *rapid.T) {
+		// Bytes that are mostly a node's (each number near what the
+		// shortcut takes), or anything.
+		typical := []byte{4, 2, 1, 2, 5, 2, 1, 3}
+		var b []byte
+		for k := range rapid.SampledFrom([]int{8, 8, 8, 9, rapid.IntRange(0, 12).Draw(t, "length")}).Draw(t, "n") {
+			v := rapid.OneOf(rapid.Uint8Range(0, 6), rapid.Byte()).Draw(t, "byte")
+			if k < len(typical) && rapid.IntRange(0, 2).Draw(t, "typical") == 0 {
+				v = typical[k]
+			}
+			b = append(b, v)
+		}
+		n := rapid.IntRange(1, 8).Draw(t, "threads")
+		i := int64(rapid.IntRange(0, 5).Draw(t, "index"))
+		fast, slow := decoder{b: bytes.Clone(b)}, decoder{b: bytes.Clone(b)}
+		fp, fx, fe, fend := fast.node(n, i)
+		sp, sx, se, send := slow.nodeSlow(n, i)
+		if fend != send || fp != sp || fe != se || !reflect.DeepEqual(fx, sx) || !bytes.Equal(fast.b, slow.b) || (fast.err == nil) != (slow.err == nil) {
+			t.Fatalf("%v: node reads %d %+v %v end %v (left %v, %v), number by number %d %+v %v end %v (left %v, %v)",
+				b, fp, fx, fe, fend, fast.b, fast.err, sp, sx, se, send, slow.b, slow.err)
+		}
+	})
+}
