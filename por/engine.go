@@ -154,6 +154,10 @@ type explorer[S any] struct {
 	// copies the sequences it logs, and a coordinator its plans.
 	pool                  *wevPool
 	logChunks, planChunks [][]wev
+	// A coordinator's wevPool memory, kept from one parallel search to the
+	// next of the explorer pool.
+	spareChunks [][]wev
+	spareLogs   [][]logOp
 	planSched             ts.Schedule // the coordinator's schedule, copied once a commit
 	cands                 []cand
 	reinsert              [][]wev
@@ -349,6 +353,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE
+	e.spareChunks, e.spareLogs = old.spareChunks, old.spareLogs
 	// SDPOR's graph, emptied by its init.
 	e.graph = old.graph
 	e.ids = old.ids // ids stay unique across the pool's searches

@@ -1113,6 +1113,8 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	p.predSys, p.predModel, p.copied = workers[0].sys, workers[0].model, len(p.forks) > 0
 	e := newExplorer(ctx, sys, model, opt, m, res)
 	e.role = roleCoordinator
+	p.pool.chunks, p.pool.logs = e.spareChunks, e.spareLogs
+	e.spareChunks, e.spareLogs = nil, nil
 	p.split = opt.SplitDepth
 	if p.split <= 0 {
 		p.split = defaultSplit(m)
@@ -1131,6 +1133,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	p.close()
 	e.finish(err == nil)
 	err = e.Err
+	e.spareChunks, e.spareLogs = p.pool.chunks, p.pool.logs
 	release(e)
 	res.Stats["parallel-units"] = p.units
 	res.Stats["parallel-reruns"] = p.reruns
@@ -1499,7 +1502,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 				j = nil
 			}
 		}
-	} else if behind {
+	} else if behind && p.predNext != nil && !p.predEnded {
 		p.skip[u.keyString()] = true // the predictor is to meet it, not hand it out
 	}
 	if j == nil && p.runner == nil {
