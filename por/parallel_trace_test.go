@@ -158,3 +158,60 @@ func TestParallelTrace(t *testing.T) {
 func searchModel[S any](sys ts.TransitionSystem[S]) (*search.Model[S], error) {
 	return search.NewModel(sys)
 }
+
+// firstRestart is a unitTrace that notes how many transitions the search
+// had explored when its first predictor started.
+type firstRestart struct {
+	*unitTrace
+	res *ts.Result
+	at  int64 // -1: not yet
+}
+
+func (f *firstRestart) restart() {
+	if f.at < 0 {
+		f.at = f.res.Transitions
+	}
+	f.unitTrace.restart()
+}
+
+// A search that splits deep in a subtree finishes that subtree alone, but
+// its first predictor starts at the split, as if that subtree were a unit
+// handed out: the units after it are known from then on. Before, the search
+// waited to be back at the split depth, and lastzero-12's workers waited
+// for a tenth of its search.
+func TestSplitDeepHandsOutWhatFollows(t *testing.T) {
+	sys := models.NewLastzero(12)
+	var res ts.Result
+	model, err := searchModel[models.LastzeroState](sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt Options
+	opt.Workers, opt.SplitDepth, opt.SplitAfter = 2, 8, 1000
+	tr := &firstRestart{unitTrace: &unitTrace{since: map[string]int{}}, res: &res, at: -1}
+	e := newExplorer(context.Background(), sys, model, opt, modeODPOR, &res)
+	e.role = roleCoordinator
+	p := &parallel[models.LastzeroState]{ctx: context.Background(), cancel: func() {}, sys: sys, model: model, opt: opt, mode: modeODPOR, jobs: map[string]*job{}, skip: map[string]bool{}, window: 1 << 30, trace: tr, predSys: sys, predModel: model, cloneUnits: 1 << 30, cloneMin: 1 << 30, split: 8, after: 1000}
+	p.cond = sync.NewCond(&p.mu)
+	e.par = p
+	if err := e.Drive(e.root, e.loop, e.panicked); err != nil {
+		t.Fatal(err)
+	}
+	serial, err := ODPOR(context.Background(), sys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Executions != serial.Executions || res.Transitions != serial.Transitions {
+		t.Fatalf("split search: %d executions, %d transitions; serial: %d, %d", res.Executions, res.Transitions, serial.Executions, serial.Transitions)
+	}
+	// The first execution is longer than 16 frames: the search is below
+	// the split depth when it passes 1,000 transitions, and its first
+	// predictor starts there.
+	if tr.at < 1000 || tr.at >= 1100 {
+		t.Errorf("the first predictor started after %d transitions, want 1,000 to 1,100", tr.at)
+	}
+	if len(tr.units) == 0 || tr.units[0].since != 0 {
+		t.Fatalf("units %v: the first unit the search took was not handed out by the first predictor", tr.units)
+	}
+	t.Logf("first predictor after %d transitions; %d units, the first %d transitions", tr.at, len(tr.units), tr.units[0].cost)
+}
