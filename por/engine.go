@@ -154,10 +154,6 @@ type explorer[S any] struct {
 	// copies the sequences it logs, and a coordinator its plans.
 	pool                  *wevPool
 	logChunks, planChunks [][]wev
-	// A coordinator's wevPool memory, kept from one parallel search to the
-	// next of the explorer pool.
-	spareChunks [][]wev
-	spareLogs   [][]logOp
 	planSched             ts.Schedule // the coordinator's schedule, copied once a commit
 	cands                 []cand
 	reinsert              [][]wev
@@ -206,6 +202,10 @@ type explorer[S any] struct {
 	gen      int64         // predictor: its generation (parallel.gen)
 	log      []logOp       // a unit's worker: what it does to the coordinator's frames, in order
 	par      *parallel[S]  // coordinator, predictor
+	// A coordinator's wevPool memory, kept from one parallel search to the
+	// next of the explorer pool.
+	spareChunks [][]wev
+	spareLogs   [][]logOp
 	inE      bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
 
 	search.Outcome
