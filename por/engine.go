@@ -202,11 +202,12 @@ type explorer[S any] struct {
 	gen      int64         // predictor: its generation (parallel.gen)
 	log      []logOp       // a unit's worker: what it does to the coordinator's frames, in order
 	par      *parallel[S]  // coordinator, predictor
+	inE      bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
+
 	// A coordinator's wevPool memory, kept from one parallel search to the
 	// next of the explorer pool.
 	spareChunks [][]wev
 	spareLogs   [][]logOp
-	inE      bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
 
 	search.Outcome
 }
