@@ -40,8 +40,13 @@ import (
 // nothing, and hands the inputs it meets to workers; the coordinator uses a
 // worker's result only if its input equals the one the serial search has at
 // that point, and explores the unit itself otherwise. When a result changes
-// the coordinator's frames, the predictor starts again from a new copy.
-// Results that miss or go stale cost time, never a different answer.
+// the coordinator's frames, the predictor starts again from a new copy, and
+// the queue forgets the old one's guesses until the new one meets them.
+// Results that miss or go stale cost time, never a different answer. The
+// coordinator splits after Options.SplitAfter transitions; if it is below
+// the split depth then, it finishes the subtree it is in alone, and its
+// first predictor starts from a copy cut back to the split frame, as if
+// that subtree were a unit handed out (splitHere, skipSubtree).
 //
 // The predictor is a coroutine of the coordinator: it walks only when the
 // coordinator resumes it (pump), before each result it takes, until it is
