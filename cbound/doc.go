@@ -63,7 +63,9 @@
 // within the bound is stored), which Mark restores after each new terminal
 // state: a predecessor x = s - t with CB(x, t) <= c is marked when every
 // thread t' enabled at x has next(x, t') stored or CB(x, t') > c (lines
-// 17-18). A search that finds a state with enabled threads but nothing to
+// 17-18; line 18 looks next(x, t') up without putting the event of t' on x: the
+// table compares x and the event with a stored state word by word,
+// hb.Table.LookupNext). A search that finds a state with enabled threads but nothing to
 // explore would break Theorem 4; Result.Stats["search.stuck"] counts such
 // states and the tests assert it is 0 for cb-por2.
 //

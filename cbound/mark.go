@@ -196,10 +196,15 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 			v := ts.Tid(u)
 			// t is enabled at x: x with its event is the state just
 			// stored.
+			within := -1 // CB(x, v) <= c, asked once for all of v's outcomes
 			if pass == 0 && v != t {
 				if !e.incr && e.bounded {
-					if lo, _ := e.cbMark(v); lo > e.c {
+					lo, hi := e.cbMark(v)
+					if lo > e.c {
 						continue // over the bound, enabled or not
+					}
+					if hi <= e.c {
+						within = 1 // no need to read them again below
 					}
 				}
 				if lazy {
@@ -222,7 +227,6 @@ func (e *hbSearch[S]) markable(t ts.Tid, ct int, failed bool, below uint8, loade
 				// enabled set was, may differ from its step on the path.
 				step = steps[v]
 			}
-			within := -1 // CB(x, v) <= c, asked once for all of v's outcomes
 			for c := range outs {
 				if v == t && c == ct {
 					continue // next(x, (t, ct)) is the state just stored
@@ -334,8 +338,15 @@ func (e *hbSearch[S]) peekCB(t ts.Tid) bool {
 	return true
 }
 
-// cbMark returns the bounds on CB(x, v) that loadCB read.
-func (e *hbSearch[S]) cbMark(v ts.Tid) (lo, hi int32) { return e.memo.cb.value(e.mrow, int(v)) }
+// cbMark returns the bounds on CB(x, v) that loadCB read. It is
+// cbGens.value written out: Mark asks it several times per predecessor, and
+// the compiler does not inline that call into the search's methods.
+func (e *hbSearch[S]) cbMark(v ts.Tid) (lo, hi int32) {
+	g := &e.memo.cb
+	t := int(v)
+	w := e.mrow[t>>g.perShift] >> ((uint(t&(g.per-1)) << g.valShift) & 63)
+	return int32(w & g.max), int32(w >> (uint(g.bits) & 63) & g.max)
+}
 
 // markCB reports whether CB(x, v) <= b at the scratch state x, from the
 // bounds loadCB read where they decide it, else from the exact value,
@@ -369,13 +380,27 @@ func (e *hbSearch[S]) stored(s *hb.State) (bool, uint8) {
 }
 
 // storedNext is stored for next(x, (v, c)), the scratch state x with v's
-// next event, whose step is step, with outcome c: x is changed only if the
-// table holds a state with that hash (most states not stored have none),
-// and then only for the lookup: its second fingerprint and path positions
-// (memo.addStep) are left as they are.
+// next event, whose step is step, with outcome c. An event of one word, the
+// common case, is looked up without changing x (hb.Table.LookupNext);
+// otherwise x is changed only if the table holds a state with that hash
+// (most states not stored have none), and then only for the lookup: its
+// second fingerprint and path positions (memo.addStep) are left as they
+// are.
 func (e *hbSearch[S]) storedNext(v ts.Tid, step ts.Step, c int) (bool, uint8) {
 	x := e.memo.x
-	if !e.table.MayContain(x.Hash() ^ x.EventHash(x.NextEventOutcome(v, step, c))) {
+	ev := x.NextEventOutcome(v, step, c)
+	if ev.More == 0 && ev.Outcome == 0 {
+		id, ok := e.table.LookupNext(x, ev)
+		if !ok {
+			return false, 0
+		}
+		if !e.incr {
+			return true, levelAll
+		}
+		lv := e.level[id]
+		return int32(lv) >= e.c, lv
+	}
+	if !e.table.MayContain(x.Hash() ^ x.EventHash(ev)) {
 		return false, 0
 	}
 	x.AddOutcome(v, step, c)

@@ -47,18 +47,16 @@ func (t *cbTable) init(slots, w int) {
 
 // slot returns the slot of k: where it is, or the empty slot where it goes.
 func (t *cbTable) slot(k cbKey) (int, bool) {
-	mask := t.len() - 1
-	st := t.stride()
-	i := int((k.h1 * 0x9e3779b97f4a7c15) >> t.shift)
-	for {
-		h1, h2 := t.slots[i*st], t.slots[i*st+1]
+	st := 2 + t.w
+	for i := int((k.h1 * 0x9e3779b97f4a7c15) >> t.shift); ; i = (i + 1) & (t.nslot - 1) {
+		b := i * st
+		h1, h2 := t.slots[b], t.slots[b+1]
 		if h1 == k.h1 && h2 == k.h2 {
 			return i, true
 		}
 		if h1|h2 == 0 {
 			return i, false
 		}
-		i = (i + 1) & mask
 	}
 }
 

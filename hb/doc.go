@@ -59,7 +59,9 @@
 // # Hashes
 //
 // The hash of a state is the XOR of a hash of each of its events, so it is
-// updated in constant time both ways: h(s+e) = h(s) ^ h(e). The event hash
+// updated in constant time both ways: h(s+e) = h(s) ^ h(e) (a State keeps
+// each event's hash, so that removing one, or asking [State.LastHash],
+// hashes nothing). The event hash
 // is picked from a family by a seed ([NewSeeded]; [New] uses the fixed
 // [DefaultSeed], so runs are reproducible): two rounds of the splitmix64
 // finalizer, keyed by the seed, over the event's 128-bit encoding (thread, n
@@ -82,7 +84,9 @@
 // keeps its words too, one removed refers to them where they are stored
 // already), Lookup and Contains find a state by hash and exact
 // comparison (walking a chain of differences costs what comparing copies
-// would), Load rebuilds a stored state.
+// would), LookupNext finds a state plus one event without adding it to the
+// state (compared word by word with a copy or a chain of removals from one),
+// Load rebuilds a stored state.
 //
 // # Vector clocks
 //

@@ -8,8 +8,8 @@ package hb
 //
 // Invariants: seqs[t] holds the words of thread t's events in order (one
 // word per access, a continuation flag on every word of an event but its
-// first, and a last word for an outcome c > 0; see word), and nev[t] counts
-// its events; for every object seen, objs[slot].readers has one entry per
+// first, and a last word for an outcome c > 0; see word), nev[t] counts
+// its events, and hs[t] holds their hashes in order; for every object seen, objs[slot].readers has one entry per
 // write of the object plus one for the initial value (so the object has
 // len(readers)-1 writes), and readers[m] counts the reads of write m; hash is
 // the XOR of the event hashes of all events; total is the number of events.
@@ -41,9 +41,13 @@ type State struct {
 	total int
 	seqs  [][]word
 	nev   []int32 // events per thread
-	idx   objIndex
-	objs  []objInfo // by slot of idx; only the first idx.n are in use
-	pos   []int32   // Linearize scratch
+	// hs[t][k] is the hash of thread t's (k+1)-th event: LastHash and
+	// Remove, which the CB recursion asks of every state it visits, read
+	// it instead of hashing the event again.
+	hs   [][]uint64
+	idx  objIndex
+	objs []objInfo // by slot of idx; only the first idx.n are in use
+	pos  []int32   // Linearize scratch
 }
 
 // objInfo is what a state knows of one object.
@@ -61,7 +65,8 @@ func New(threads int) *State { return NewSeeded(threads, DefaultSeed) }
 // different seeds are unrelated: keep one seed per search.
 func NewSeeded(threads int, seed uint64) *State {
 	threads = max(threads, 0)
-	s := &State{keys: keysOf(seed), seed: seed, seqs: make([][]word, 0, threads), nev: make([]int32, 0, threads)}
+	s := &State{keys: keysOf(seed), seed: seed, seqs: make([][]word, 0, threads), nev: make([]int32, 0, threads),
+		hs: make([][]uint64, 0, threads)}
 	s.grow(threads)
 	return s
 }
@@ -82,7 +87,30 @@ func (s *State) grow(n int) {
 	for len(s.nev) < len(s.seqs) {
 		s.nev = append(s.nev, 0)
 	}
+	if cap(s.hs) < len(s.seqs) {
+		s.hs = append(make([][]uint64, 0, len(s.seqs)), s.hs...)
+	}
+	var chunk []uint64 // room for the new threads' first hashes, in one allocation
+	for len(s.hs) < len(s.seqs) {
+		if len(s.hs) < cap(s.hs) {
+			s.hs = s.hs[:len(s.hs)+1]
+			if h := s.hs[len(s.hs)-1]; h != nil {
+				s.hs[len(s.hs)-1] = h[:0]
+				continue
+			}
+		} else {
+			s.hs = append(s.hs, nil)
+		}
+		if len(chunk) == 0 {
+			chunk = make([]uint64, (len(s.seqs)-len(s.hs)+1)*hashRoom)
+		}
+		s.hs[len(s.hs)-1], chunk = chunk[:0:hashRoom], chunk[hashRoom:]
+	}
 }
+
+// hashRoom is the number of event hashes a thread's stack holds before it
+// grows: a state's threads start with room for this many in one allocation.
+const hashRoom = 32
 
 // objSlot returns the slot of object o, creating it.
 func (s *State) objSlot(o ts.Obj) *objInfo {
@@ -128,7 +156,9 @@ func (s *State) AddOutcome(t ts.Tid, st ts.Step, c int) Event {
 		s.seqs[t] = append(s.seqs[t], w)
 		s.nev[t]++
 		n := int(s.nev[t])
-		s.hash ^= s.keys.hash(t, n, w)
+		h := s.keys.hash(t, n, w)
+		s.hash ^= h
+		s.hs[t] = append(s.hs[t], h)
 		s.total++
 		return w.event(t, n)
 	}
@@ -204,7 +234,9 @@ func (s *State) addWord(t ts.Tid, w word) bool {
 	s.grow(int(t) + 1)
 	s.seqs[t] = append(s.seqs[t], got)
 	s.nev[t]++
-	s.hash ^= s.keys.hash(t, int(s.nev[t]), got)
+	h := s.keys.hash(t, int(s.nev[t]), got)
+	s.hash ^= h
+	s.hs[t] = append(s.hs[t], h)
 	s.total++
 	return got == w
 }
@@ -216,6 +248,7 @@ func (s *State) addWordUnhashed(t ts.Tid, w word) bool {
 	s.grow(int(t) + 1)
 	s.seqs[t] = append(s.seqs[t], got)
 	s.nev[t]++
+	s.hs[t] = append(s.hs[t], s.keys.hash(t, int(s.nev[t]), got))
 	s.total++
 	return got == w
 }
@@ -234,6 +267,7 @@ func (s *State) dropLast(t ts.Tid) {
 	s.unaccess(w)
 	s.seqs[t] = seq[:k]
 	s.nev[t]--
+	s.hs[t] = s.hs[t][:len(s.hs[t])-1]
 	s.total--
 }
 
@@ -242,7 +276,9 @@ func (s *State) dropLast(t ts.Tid) {
 func (s *State) added(t ts.Tid, ws []word) Event {
 	s.nev[t]++
 	e := eventOf(t, int(s.nev[t]), ws)
-	s.hash ^= s.keys.event(e)
+	h := s.keys.event(e)
+	s.hash ^= h
+	s.hs[t] = append(s.hs[t], h)
 	s.total++
 	return e
 }
@@ -344,12 +380,8 @@ func (s *State) EventHash(e Event) uint64 {
 // (see [State.EventHash]): the state without it has hash s.Hash() ^
 // s.LastHash(t). It panics if t has no event.
 func (s *State) LastHash(t ts.Tid) uint64 {
-	seq := s.seqs[t]
-	n := int(s.nev[t])
-	if w := seq[len(seq)-1]; w.first() {
-		return s.keys.hash(t, n, w)
-	}
-	return s.keys.event(eventOf(t, n, seq[lastStart(seq):]))
+	hs := s.hs[t]
+	return hs[len(hs)-1]
 }
 
 // Maximal reports whether thread t has an event and its last event is
@@ -415,7 +447,9 @@ func (s *State) Remove(t ts.Tid) Event {
 			n := int(s.nev[t])
 			s.seqs[t] = seq[:k]
 			s.nev[t]--
-			s.hash ^= s.keys.hash(t, n, w)
+			hs := s.hs[t]
+			s.hash ^= hs[len(hs)-1]
+			s.hs[t] = hs[:len(hs)-1]
 			s.total--
 			return w.event(t, n)
 		}
@@ -432,7 +466,9 @@ func (s *State) Remove(t ts.Tid) Event {
 		}
 	}
 	e := eventOf(t, n, seq[start:])
-	s.hash ^= s.keys.event(e)
+	hs := s.hs[t]
+	s.hash ^= hs[len(hs)-1]
+	s.hs[t] = hs[:len(hs)-1]
 	s.seqs[t] = seq[:start]
 	s.nev[t]--
 	s.total--
@@ -503,8 +539,22 @@ func (s *State) AppendAccesses(dst []EventAccess, t ts.Tid, n int) []EventAccess
 // t for which the state has a predecessor that t's last event extends.
 func (s *State) Frontier(dst *bitset.BitSet) {
 	dst.ClearAll()
-	for t := range s.seqs {
-		if s.Maximal(ts.Tid(t)) {
+	for t, seq := range s.seqs {
+		if len(seq) == 0 {
+			continue
+		}
+		// A last event of one word, the common case, inline: the search's
+		// CB recursion and Mark ask the frontier of every state they visit.
+		var max bool
+		if w := seq[len(seq)-1]; w.first() {
+			i, _ := s.idx.lookup(w.obj())
+			r := s.objs[i].readers
+			last := len(r) - 1
+			max = w.m() == last && (w.op() != W || r[last] == 0)
+		} else {
+			max = s.Maximal(ts.Tid(t))
+		}
+		if max {
 			dst.Set(uint(t))
 		}
 	}
@@ -712,6 +762,7 @@ func (s *State) Reset() {
 	for t := range s.seqs {
 		s.seqs[t] = s.seqs[t][:0]
 		s.nev[t] = 0
+		s.hs[t] = s.hs[t][:0]
 	}
 	for i := range s.idx.n {
 		s.objs[i].readers = append(s.objs[i].readers[:0], 0)
@@ -739,6 +790,10 @@ func (s *State) CopyFrom(o *State) {
 	s.seqs = s.seqs[:len(o.seqs)]
 	s.nev = s.nev[:len(o.seqs)]
 	copy(s.nev, o.nev)
+	s.hs = s.hs[:len(o.seqs)]
+	for t := range s.hs {
+		s.hs[t] = append(s.hs[t][:0], o.hs[t]...)
+	}
 	s.idx.copyFrom(&o.idx)
 	if cap(s.objs) < o.idx.n {
 		s.objs = append(s.objs[:cap(s.objs)], make([]objInfo, o.idx.n-cap(s.objs))...)

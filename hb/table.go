@@ -145,6 +145,48 @@ func (tb *Table) MayContain(h uint64) bool {
 	}
 }
 
+// LookupNext returns the id of the stored state equal to s with e added,
+// if there is one, leaving s as it is: e is thread e.Thread's next event as
+// [State.NextEvent] or [State.NextEventOutcome] returns it, of one access
+// and outcome 0 (it panics on any other). A stored state kept as a copy, or
+// as a chain of removals from one (what Mark stores), is compared word by
+// word with s and e, with no event put on s and taken off again.
+func (tb *Table) LookupNext(s *State, e Event) (id int, ok bool) {
+	if e.rest != 0 {
+		panic("hb: Table.LookupNext: an event of several words")
+	}
+	tb.checkSeed(s)
+	if len(tb.slots) == 0 {
+		return -1, false
+	}
+	w := pack(e.Op, e.Obj, e.M)
+	h := s.hash ^ s.keys.hash(e.Thread, e.N, w)
+	mask := uint64(len(tb.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		v := tb.slots[i]
+		if v == 0 {
+			return -1, false
+		}
+		if tb.entries[v-1].hash == h && tb.equalNext(int(v-1), s, e.Thread, w) {
+			return int(v - 1), true
+		}
+	}
+}
+
+// equalNext reports whether entry i holds the events of s with thread t's
+// event of one word w added.
+func (tb *Table) equalNext(i int, s *State, t ts.Tid, w word) bool {
+	if same, ok := tb.equalRemoved(i, s, int(t), w); ok {
+		return same
+	}
+	saved := s.hash
+	s.addWord(t, w)
+	same := tb.equal(i, s)
+	s.dropLast(t)
+	s.hash = saved
+	return same
+}
+
 // Insert adds a copy of s unless the table holds an equal state. It returns
 // the state's id and whether it was added.
 func (tb *Table) Insert(s *State) (id int, added bool) {
@@ -341,7 +383,7 @@ func (tb *Table) equal(i int, s *State) bool {
 	if tb.entries[i].hash != s.hash {
 		return false
 	}
-	if same, ok := tb.equalRemoved(i, s); ok {
+	if same, ok := tb.equalRemoved(i, s, -1, 0); ok {
 		return same
 	}
 	saved := s.hash
@@ -399,8 +441,9 @@ func (tb *Table) equal(i int, s *State) bool {
 // many last ones as the chain removes of the thread (removing an event
 // changes no other event's words), so the comparison is one of words, with
 // no event taken off or put back. It reports false for ok on any other
-// chain.
-func (tb *Table) equalRemoved(i int, s *State) (same, ok bool) {
+// chain. With pt >= 0, s is compared as if thread pt's event of one word pw
+// followed its others (LookupNext).
+func (tb *Table) equalRemoved(i int, s *State, pt int, pw word) (same, ok bool) {
 	if len(tb.drop) < len(s.seqs) {
 		tb.drop = make([]int32, len(s.seqs))
 	}
@@ -414,15 +457,17 @@ func (tb *Table) equalRemoved(i int, s *State) (same, ok bool) {
 		drop[e.t]++
 		i = int(e.ref)
 	}
-	same, ok = tb.equalPrefixes(i, s, drop)
+	same, ok = tb.equalPrefixes(i, s, drop, pt, pw)
 	clear(drop)
 	return same, ok
 }
 
-// equalPrefixes reports whether s holds, thread by thread, the events of the
-// full copy i but drop[t] last ones of each thread t; false for ok if the
-// copy does not hold that many.
-func (tb *Table) equalPrefixes(i int, s *State, drop []int32) (same, ok bool) {
+// equalPrefixes reports whether s, with thread pt's event pw last if pt >=
+// 0, holds, thread by thread, the events of the full copy i but drop[t] last
+// ones of each thread t; false for ok if the copy does not hold that many.
+// It is the table's hottest comparison (Mark asks every stored successor of
+// every predecessor it examines): one pass over the copy's words.
+func (tb *Table) equalPrefixes(i int, s *State, drop []int32, pt int, pw word) (same, ok bool) {
 	if tb.entries[i].kind != entryFull {
 		return false, false
 	}
@@ -433,27 +478,39 @@ func (tb *Table) equalPrefixes(i int, s *State, drop []int32) (same, ok bool) {
 			return false, false // removes an event the copy does not hold: not a chain of Mark's
 		}
 	}
-	for t := n; t < len(s.seqs); t++ {
-		if len(s.seqs[t]) > 0 {
+	seqs := s.seqs
+	for t := n; t < len(seqs); t++ {
+		if len(seqs[t]) > 0 {
 			return false, true
 		}
 	}
-	at := off + 1 + n
-	for t := range n {
-		l := int(tb.words[off+1+t])
-		f := tb.words[at : at+l]
-		at += l
-		if t < len(drop) {
+	if pt >= n {
+		return false, true // the copy has no event of pt
+	}
+	if n > len(drop) || n > len(seqs) {
+		return false, false // s has no room for the copy's threads: the fallback decides
+	}
+	drop, seqs = drop[:n], seqs[:n]
+	lens := tb.words[off+1 : off+1+n]
+	ws := tb.words[off+1+n:]
+	for t, q := range seqs {
+		l := lens[t]
+		f := ws[:l:l]
+		ws = ws[l:]
+		if drop[t] != 0 || t == pt {
+			// The few threads the chain removes from, or the probe adds to.
 			for k := drop[t]; k > 0; k-- {
 				if len(f) == 0 {
 					return false, false // more removed than the copy holds: not a chain of Mark's
 				}
 				f = f[:lastStart(f)]
 			}
-		}
-		var q []word
-		if t < len(s.seqs) {
-			q = s.seqs[t]
+			if t == pt {
+				if len(f) == 0 || f[len(f)-1] != pw {
+					return false, true
+				}
+				f = f[:len(f)-1]
+			}
 		}
 		if len(q) != len(f) {
 			return false, true

@@ -12,8 +12,9 @@ import (
 // interleavings as its predecessor plus an event, and predecessors of stored
 // states as that state minus an event) are found exactly as copies are:
 // Lookup finds a state iff an equal one was stored, under the id it got,
-// leaves the probe unchanged, and Load gives each back; also with events of
-// several accesses and outcomes (TestTableDeltaWhole).
+// leaves the probe unchanged, and Load gives each back; LookupNext finds
+// what Lookup finds with the event added, leaving the probe unchanged; also
+// with events of several accesses and outcomes (TestTableDeltaWhole).
 func TestTableDelta(t *testing.T)      { rapid.Check(t, checkTableDelta(basicGen)) }
 func TestTableDeltaWhole(t *testing.T) { rapid.Check(t, checkTableDelta(wholeGen)) }
 
@@ -32,6 +33,25 @@ func checkTableDelta(g generator) func(*rapid.T) {
 			if !seen {
 				ids[k] = id
 				stored = append(stored, s.Clone())
+			}
+		}
+		// LookupNext of each thread's next event of one access at s
+		lookupNext := func(s *State) {
+			for u := range p {
+				k := s.ThreadLen(ts.Tid(u))
+				if k >= len(p[u]) || len(p[u][k].Also) != 0 {
+					continue
+				}
+				before, h := s.String(), s.Hash()
+				id, ok := tb.LookupNext(s, s.NextEvent(ts.Tid(u), p[u][k]))
+				if s.String() != before || s.Hash() != h {
+					t.Fatalf("LookupNext changed %v to %v", before, s)
+				}
+				y := s.Clone()
+				y.Add(ts.Tid(u), p[u][k])
+				if wid, wok := tb.Lookup(y); id != wid || ok != wok {
+					t.Fatalf("LookupNext(%v, T%d) = %d, %v; Lookup(%v) = %d, %v", s, u, id, ok, y, wid, wok)
+				}
 			}
 		}
 		for range rapid.IntRange(1, 4).Draw(t, "runs") {
@@ -61,6 +81,7 @@ func checkTableDelta(g generator) func(*rapid.T) {
 				e := x.Remove(ts.Tid(u))
 				id, added := tb.InsertRemoved(x, ref, e)
 				check(x, id, added)
+				lookupNext(x)
 				ref = id
 			}
 		}
@@ -79,6 +100,7 @@ func checkTableDelta(g generator) func(*rapid.T) {
 			if !d.Equal(s) {
 				t.Fatalf("Load(%d) = %v, want %v", id, d, s)
 			}
+			lookupNext(s)
 		}
 		// states never stored are not found
 		for range 5 {
@@ -87,6 +109,7 @@ func checkTableDelta(g generator) func(*rapid.T) {
 			if _, seen := ids[s.String()]; tb.Contains(s) != seen {
 				t.Fatalf("Contains(%v) = %v, stored %v", s, !seen, seen)
 			}
+			lookupNext(s)
 		}
 	}
 }
@@ -107,5 +130,64 @@ func TestTableDeltaMemory(t *testing.T) {
 	}
 	if !tb.Contains(s) {
 		t.Fatal("lost the last state")
+	}
+}
+
+// TestTableLookupNextCollision: LookupNext compares events, not hashes: a
+// probe whose hash is forced to a stored state's (a copy, a removal from
+// one, or a state kept as an addition) is not found unless its events, the
+// event added included, are the stored state's.
+func TestTableLookupNextCollision(t *testing.T) {
+	const z = l + 1
+	var tb Table
+	a := New(3)
+	a.Add(0, wr(x))
+	a.Add(1, wr(y))
+	full, _ := tb.Insert(a) // T0 W x, T1 W y: a copy of two threads
+	b := a.Clone()
+	removed, _ := tb.InsertRemoved(b, full, b.Remove(1)) // T0 W x
+	c := a.Clone()
+	c.Add(0, wr(z))
+	added, _ := tb.InsertAdded(c, full, 0) // T0 W x, W z; T1 W y
+	forced := func(s *State, u ts.Tid, st ts.Step, id int) (int, bool) {
+		e := s.NextEvent(u, st)
+		s.hash = tb.entries[id].hash ^ s.EventHash(e)
+		return tb.LookupNext(s, e)
+	}
+	probe := func(evs ...ts.Event) *State {
+		s := New(3)
+		for _, e := range evs {
+			s.Add(e.Thread, e.Step)
+		}
+		return s
+	}
+	t0x := ts.Event{Thread: 0, Step: wr(x)}
+	t1y := ts.Event{Thread: 1, Step: wr(y)}
+	for _, tc := range []struct {
+		name string
+		s    *State
+		u    ts.Tid
+		st   ts.Step
+		id   int
+		want bool
+	}{
+		{"the copy itself", probe(t0x), 1, wr(y), full, true},
+		{"the copy, another last event", probe(t0x), 1, wr(z), full, false},
+		{"the copy, another thread's event", probe(t1y), 0, wr(y), full, false},
+		{"the removal itself", probe(), 0, wr(x), removed, true},
+		{"the removal, a thread the copy lacks", probe(), 2, wr(x), removed, false},
+		{"the removal, one event more", probe(t1y), 0, wr(x), removed, false},
+		{"the addition itself", probe(t0x, t1y), 0, wr(z), added, true},
+		{"the addition, another last event", probe(t0x, t1y), 0, wr(y), added, false},
+	} {
+		s := tc.s
+		before := s.String()
+		id, ok := forced(s, tc.u, tc.st, tc.id)
+		if ok != tc.want || ok && id != tc.id {
+			t.Errorf("%s: LookupNext(%v, T%d %v) = %d, %v; want %d, %v", tc.name, before, tc.u, tc.st, id, ok, tc.id, tc.want)
+		}
+		if s.String() != before {
+			t.Errorf("%s: the probe changed from %v to %v", tc.name, before, s)
+		}
 	}
 }
