@@ -316,8 +316,7 @@ func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], mod
 		e.blockedObjs = make(map[ts.Obj]struct{})
 	}
 	if m == modeSDPOR {
-		e.visited = make(map[uint64]uint32)
-		e.graph.init()
+		e.visited = e.graph.init()
 		e.States = func() int64 { return int64(len(e.visited)) }
 	}
 }

@@ -85,9 +85,12 @@ func (k opKey) fingerprint() uint64 {
 
 // opGraph is the visible-operation dependency graph.
 type opGraph struct {
-	ids   map[uint64]int32 // by fingerprint, then by fingerprint+1, ... on a collision
-	ops   []opKey
-	ruled []opRuled // by operation: how far revisits have ruled on it
+	ids map[uint64]int32 // by fingerprint, then by fingerprint+1, ... on a collision
+	// visited is the explorer's table of visited states, kept here so that
+	// the pool carries it to the next search (init).
+	visited map[uint64]uint32
+	ops     []opKey
+	ruled   []opRuled // by operation: how far revisits have ruled on it
 	// reach[i] is the set of operations reachable from operation i (i
 	// included): the graph's transitive closure, which is all a revisit
 	// reads of it, kept up to date as edges are added (link). The graph
@@ -132,16 +135,23 @@ type opGraph struct {
 // init makes g empty for a new search, keeping the buffers of the last
 // one (an explorer from the pool carries its graph): a search of a few
 // hundred transitions would otherwise allocate for each of its operations.
-func (g *opGraph) init() {
+// It returns the search's table of visited states (explorer.visited),
+// empty, the last search's unless that one grew past keptStates: growing
+// a new one cost wsq-1's search 5% of its instructions.
+func (g *opGraph) init() map[uint64]uint32 {
 	if g.ids == nil {
 		g.ids = make(map[uint64]int32)
 	}
+	if g.visited == nil || len(g.visited) > keptStates {
+		g.visited = make(map[uint64]uint32)
+	}
 	clear(g.ids)
+	clear(g.visited)
 	clear(g.onSparse)
 	clear(g.ops) // the systems' steps
 	stateAt := g.stateAt
 	*g = opGraph{
-		ids: g.ids, onSparse: g.onSparse,
+		ids: g.ids, visited: g.visited, onSparse: g.onSparse,
 		ops: g.ops[:0], ruled: g.ruled[:0], reach: g.reach[:0], reached: g.reached[:0],
 		clock: g.clock[:0], dirty: g.dirty[:0], onObj: g.onObj[:0], ofThread: g.ofThread[:0],
 		lastOf: g.lastOf[:0], at: g.at[:0],
@@ -149,11 +159,12 @@ func (g *opGraph) init() {
 	if cap(stateAt) <= keptStates {
 		g.stateAt = stateAt[:0]
 	}
+	return g.visited
 }
 
 // keptStates bounds the stored operations (opGraph.stateAt, one per thread
-// and state) that the pool keeps for the next search: they grow with the
-// states, not with the depth.
+// and state) and the table of visited states that the pool keeps for the
+// next search: they grow with the states, not with the depth.
 const keptStates = 1 << 16
 
 // extend returns s one element longer, the new one empty but keeping the
