@@ -106,15 +106,15 @@ type opGraph struct {
 	// for the n threads.
 	clock []uint32
 	// dirty holds the operations a revisit must rule on if it reaches
-	// them (see revisit): an event on one of their objects was pushed, or
+	// them (see revisit): an event dependent with them was pushed, or
 	// their thread's last event popped, since their last ruling; or their
 	// record holds only with the same locks or leaves events open. onObj
 	// (by object: dense below denseObjs, else sparse) and ofThread are the
 	// operations touching an object and those of a thread. since and
 	// lastOf are the ids and each thread's last event at the last revisit.
 	dirty    opSet
-	onObj    []opSet
-	onSparse map[ts.Obj]*opSet
+	onObj    []objOps
+	onSparse map[ts.Obj]*objOps
 	ofThread []opSet
 	since    uint64
 	lastOf   []int32
@@ -198,7 +198,12 @@ func (g *opGraph) id(k opKey) int32 {
 	g.reach[i].add(i)
 	g.dirty.add(i)
 	for a := range k.step.NumAccesses() {
-		g.opsOn(k.step.At(a).Obj, true).add(i)
+		acc := k.step.At(a)
+		o := g.opsOn(acc.Obj, true)
+		o.all.add(i)
+		if acc.Op != ts.Read {
+			o.writes.add(i)
+		}
 	}
 	for int(k.t) >= len(g.ofThread) {
 		g.ofThread = extend(g.ofThread)
@@ -207,12 +212,24 @@ func (g *opGraph) id(k opKey) int32 {
 	return i
 }
 
-// opsOn returns the set of operations touching object o, or nil for none
-// unless add.
-func (g *opGraph) opsOn(o ts.Obj, add bool) *opSet {
+// objOps are the operations touching an object (all) and those of them
+// that do not only read it (writes): a read is dependent only with those.
+type objOps struct {
+	all, writes opSet
+}
+
+// opsOn returns the operations touching object o, or nil for none unless
+// add.
+func (g *opGraph) opsOn(o ts.Obj, add bool) *objOps {
 	if o >= 0 && o < denseObjs {
 		for add && int(o) >= len(g.onObj) {
-			g.onObj = extend(g.onObj)
+			if n := len(g.onObj); n < cap(g.onObj) {
+				g.onObj = g.onObj[:n+1]
+				b := &g.onObj[n]
+				b.all, b.writes = b.all[:0], b.writes[:0]
+			} else {
+				g.onObj = append(g.onObj, objOps{})
+			}
 		}
 		if int(o) < len(g.onObj) {
 			return &g.onObj[o]
@@ -222,9 +239,9 @@ func (g *opGraph) opsOn(o ts.Obj, add bool) *opSet {
 	b := g.onSparse[o]
 	if b == nil && add {
 		if g.onSparse == nil {
-			g.onSparse = make(map[ts.Obj]*opSet)
+			g.onSparse = make(map[ts.Obj]*objOps)
 		}
-		b = new(opSet)
+		b = new(objOps)
 		g.onSparse[o] = b
 	}
 	return b
@@ -390,9 +407,15 @@ func (e *explorer[S]) ruleOn(i int32, at []int32, k int32, c *revisitCheck) {
 	if last >= 0 {
 		cp = e.ev[last].clock
 	}
+	// The last event on the operation's objects: none from the first
+	// unsettled one on leaves nothing to rule on.
+	top := e.objLast.get(op.step.Obj)
+	for _, a := range op.step.Also {
+		top = max(top, e.objLast.get(a.Obj))
+	}
 	from := int32(0)
 	same := false // the thread's last event is the record's
-	if r.stamp > 0 {
+	if r.stamp > 0 && top >= 0 {
 		// The events with ids up to the stamp still on the stack are a
 		// prefix of it (ids grow along the stack): those below p, all
 		// there at the ruling, at the same indices.
@@ -418,7 +441,11 @@ func (e *explorer[S]) ruleOn(i int32, at []int32, k int32, c *revisitCheck) {
 	if at[t] == i { // the thread's next step: its locks are known
 		held = e.held[t]
 	}
-	r.from = e.ruleRaces(t, &op.step, cp, held, from, k)
+	if top >= from {
+		r.from = e.ruleRaces(t, &op.step, cp, held, from, k)
+	} else {
+		r.from = k
+	}
 	if c != nil && from > 0 {
 		b := e.backtracks
 		e.racesFrom(t, op.step, cp, held, 0, nil)
@@ -565,8 +592,13 @@ func (e *explorer[S]) markDirty() {
 	for j := p; j < int32(len(e.ev)); j++ {
 		st := e.ev[j].step
 		for a := range st.NumAccesses() {
-			if b := g.opsOn(st.At(a).Obj, false); b != nil {
-				g.dirty.join(*b)
+			acc := st.At(a)
+			switch b := g.opsOn(acc.Obj, false); {
+			case b == nil:
+			case acc.Op == ts.Read:
+				g.dirty.join(b.writes)
+			default:
+				g.dirty.join(b.all)
 			}
 		}
 	}
