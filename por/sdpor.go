@@ -39,12 +39,15 @@ import (
 // of the search. So each operation keeps how far the rule has settled for
 // it (opRuled): a revisit rules again only on the events pushed since its
 // last ruling (or on all, where its thread's clock may have lost what it
-// knew of them), and only for the operations such an event touches or
-// whose thread's last event has been popped since. This does not change
-// what the search explores (tested: ruling again on the whole execution
-// never adds a backtrack point). A revisit takes the state's next
-// operations from the graph, where they were stored when it was first met:
-// it hashes the state and calls no Next.
+// knew of them), and only for the operations such an event is dependent
+// with (a read: those that write its object) or whose thread's last event
+// has been popped since. This does not change what the search explores
+// (tested: ruling again on the whole execution never adds a backtrack
+// point). A revisit takes the state's next operations from the graph,
+// where they were stored when it was first met: it hashes the state and
+// calls no Next. The graph is kept as its transitive closure, updated as
+// edges are added: the summary is the union of the next operations'
+// reachable sets.
 //
 // Assumptions, which SDPOR checks where it can:
 //   - the system implements ts.Hasher (otherwise the error wraps
