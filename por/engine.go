@@ -321,8 +321,7 @@ func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], mod
 		e.blockedObjs = make(map[ts.Obj]struct{})
 	}
 	if m == modeSDPOR {
-		e.visited = make(map[uint64]uint32)
-		e.graph.init()
+		e.visited = e.graph.init()
 		e.States = func() int64 { return int64(len(e.visited)) }
 	}
 }
@@ -1034,7 +1033,7 @@ func (e *explorer[S]) memoryOK() bool {
 	eventBytes := int64(unsafe.Sizeof(event{})) + 4*n + 16
 	used := int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
 		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) +
-		int64(len(e.visited))*24 + int64(len(e.graph.ops))*64 + int64(len(e.graph.edges))*24 + int64(len(e.graph.stateAt))*4
+		int64(len(e.visited))*24 + e.graph.bytes()
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // without the message's cost
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"math/bits"
 
+	"github.com/bits-and-blooms/bitset"
+
+	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -36,12 +39,15 @@ import (
 // of the search. So each operation keeps how far the rule has settled for
 // it (opRuled): a revisit rules again only on the events pushed since its
 // last ruling (or on all, where its thread's clock may have lost what it
-// knew of them), and only for the operations such an event touches or
-// whose thread's last event has been popped since. This does not change
-// what the search explores (tested: ruling again on the whole execution
-// never adds a backtrack point). A revisit takes the state's next
-// operations from the graph, where they were stored when it was first met:
-// it hashes the state and calls no Next.
+// knew of them), and only for the operations such an event is dependent
+// with (a read: those that write its object) or whose thread's last event
+// has been popped since. This does not change what the search explores
+// (tested: ruling again on the whole execution never adds a backtrack
+// point). A revisit takes the state's next operations from the graph,
+// where they were stored when it was first met: it hashes the state and
+// calls no Next. The graph is kept as its transitive closure, updated as
+// edges are added: the summary is the union of the next operations'
+// reachable sets.
 //
 // Assumptions, which SDPOR checks where it can:
 //   - the system implements ts.Hasher (otherwise the error wraps
@@ -83,25 +89,18 @@ func (k opKey) fingerprint() uint64 {
 // opGraph is the visible-operation dependency graph.
 type opGraph struct {
 	ids map[uint64]int32 // by fingerprint, then by fingerprint+1, ... on a collision
-	ops []opKey
-	adj [][]int32
-	// An edge between the first denseOps operations is in succ (a set of
-	// successors by operation), one with another in edges.
-	succ  []opSet
-	edges map[uint64]struct{}
-	seen  []uint32  // BFS marks, by generation
-	ruled []opRuled // by operation: how far revisits have ruled on it
-	gen   uint32
-	queue []int32
+	// visited is the explorer's table of visited states, kept here so that
+	// the pool carries it to the next search (init).
+	visited map[uint64]uint32
+	ops     []opKey
+	ruled   []opRuled // by operation: how far revisits have ruled on it
 	// reach[i] is the set of operations reachable from operation i (i
-	// included), computed when the graph had changed version times
-	// (reachAt[i]; 0: never). The graph stops growing early in a search
-	// (lastzero-7: 22 operations and 294 edges, new during 50 of 48,291
-	// revisits), so the sets are computed once and revisits only join
-	// them.
+	// included): the graph's transitive closure, which is all a revisit
+	// reads of it, kept up to date as edges are added (link). The graph
+	// stops growing early in a search (lastzero-7: 22 operations and 294
+	// edges, new during 50 of 48,291 revisits), and an edge already in
+	// the closure changes nothing, so the edges themselves are not kept.
 	reach   []opSet
-	reachAt []uint64
-	version uint64
 	reached opSet // revisit's scratch: the join
 	// prefixLen is prefix's answer for the stamp prefixOf (noStamp: none).
 	prefixOf  uint64
@@ -110,15 +109,15 @@ type opGraph struct {
 	// for the n threads.
 	clock []uint32
 	// dirty holds the operations a revisit must rule on if it reaches
-	// them (see revisit): an event on one of their objects was pushed, or
+	// them (see revisit): an event dependent with them was pushed, or
 	// their thread's last event popped, since their last ruling; or their
 	// record holds only with the same locks or leaves events open. onObj
 	// (by object: dense below denseObjs, else sparse) and ofThread are the
 	// operations touching an object and those of a thread. since and
 	// lastOf are the ids and each thread's last event at the last revisit.
 	dirty    opSet
-	onObj    []opSet
-	onSparse map[ts.Obj]*opSet
+	onObj    []objOps
+	onSparse map[ts.Obj]*objOps
 	ofThread []opSet
 	since    uint64
 	lastOf   []int32
@@ -136,39 +135,39 @@ type opGraph struct {
 	at []int32
 }
 
-// denseOps is how many operations have their successors in a bitset (at
-// most 512 bytes each): lookups in a map cost several times more, and a
-// search revisits its few hundred operations' edges at every state.
-const denseOps = 4096
-
 // init makes g empty for a new search, keeping the buffers of the last
 // one (an explorer from the pool carries its graph): a search of a few
 // hundred transitions would otherwise allocate for each of its operations.
-func (g *opGraph) init() {
+// It returns the search's table of visited states (explorer.visited),
+// empty, the last search's unless that one grew past keptStates: growing
+// a new one cost wsq-1's search 5% of its instructions.
+func (g *opGraph) init() map[uint64]uint32 {
 	if g.ids == nil {
 		g.ids = make(map[uint64]int32)
-		g.edges = make(map[uint64]struct{})
+	}
+	if g.visited == nil || len(g.visited) > keptStates {
+		g.visited = make(map[uint64]uint32)
 	}
 	clear(g.ids)
-	clear(g.edges)
+	clear(g.visited)
 	clear(g.onSparse)
 	clear(g.ops) // the systems' steps
 	stateAt := g.stateAt
 	*g = opGraph{
-		ids: g.ids, edges: g.edges, onSparse: g.onSparse,
-		ops: g.ops[:0], adj: g.adj[:0], succ: g.succ[:0], seen: g.seen[:0], ruled: g.ruled[:0],
-		queue: g.queue[:0], reach: g.reach[:0], reachAt: g.reachAt[:0], reached: g.reached[:0],
+		ids: g.ids, visited: g.visited, onSparse: g.onSparse,
+		ops: g.ops[:0], ruled: g.ruled[:0], reach: g.reach[:0], reached: g.reached[:0],
 		clock: g.clock[:0], dirty: g.dirty[:0], onObj: g.onObj[:0], ofThread: g.ofThread[:0],
 		lastOf: g.lastOf[:0], at: g.at[:0],
 	}
 	if cap(stateAt) <= keptStates {
 		g.stateAt = stateAt[:0]
 	}
+	return g.visited
 }
 
 // keptStates bounds the stored operations (opGraph.stateAt, one per thread
-// and state) that the pool keeps for the next search: they grow with the
-// states, not with the depth.
+// and state) and the table of visited states that the pool keeps for the
+// next search: they grow with the states, not with the depth.
 const keptStates = 1 << 16
 
 // extend returns s one element longer, the new one empty but keeping the
@@ -197,18 +196,17 @@ func (g *opGraph) id(k opKey) int32 {
 	i := int32(len(g.ops))
 	g.ids[f] = i
 	g.ops = append(g.ops, k)
-	g.adj = extend(g.adj)
-	g.seen = append(g.seen, 0)
 	g.ruled = append(g.ruled, opRuled{})
 	g.reach = extend(g.reach)
-	if i < denseOps {
-		g.succ = extend(g.succ)
-	}
-	g.reachAt = append(g.reachAt, 0)
-	g.version++
+	g.reach[i].add(i)
 	g.dirty.add(i)
 	for a := range k.step.NumAccesses() {
-		g.opsOn(k.step.At(a).Obj, true).add(i)
+		acc := k.step.At(a)
+		o := g.opsOn(acc.Obj, true)
+		o.all.add(i)
+		if acc.Op != ts.Read {
+			o.writes.add(i)
+		}
 	}
 	for int(k.t) >= len(g.ofThread) {
 		g.ofThread = extend(g.ofThread)
@@ -217,12 +215,24 @@ func (g *opGraph) id(k opKey) int32 {
 	return i
 }
 
-// opsOn returns the set of operations touching object o, or nil for none
-// unless add.
-func (g *opGraph) opsOn(o ts.Obj, add bool) *opSet {
+// objOps are the operations touching an object (all) and those of them
+// that do not only read it (writes): a read is dependent only with those.
+type objOps struct {
+	all, writes opSet
+}
+
+// opsOn returns the operations touching object o, or nil for none unless
+// add.
+func (g *opGraph) opsOn(o ts.Obj, add bool) *objOps {
 	if o >= 0 && o < denseObjs {
 		for add && int(o) >= len(g.onObj) {
-			g.onObj = extend(g.onObj)
+			if n := len(g.onObj); n < cap(g.onObj) {
+				g.onObj = g.onObj[:n+1]
+				b := &g.onObj[n]
+				b.all, b.writes = b.all[:0], b.writes[:0]
+			} else {
+				g.onObj = append(g.onObj, objOps{})
+			}
 		}
 		if int(o) < len(g.onObj) {
 			return &g.onObj[o]
@@ -232,55 +242,33 @@ func (g *opGraph) opsOn(o ts.Obj, add bool) *opSet {
 	b := g.onSparse[o]
 	if b == nil && add {
 		if g.onSparse == nil {
-			g.onSparse = make(map[ts.Obj]*opSet)
+			g.onSparse = make(map[ts.Obj]*objOps)
 		}
-		b = new(opSet)
+		b = new(objOps)
 		g.onSparse[o] = b
 	}
 	return b
 }
 
-// reachable returns the operations reachable from operation i, i included.
-func (g *opGraph) reachable(i int32) opSet {
-	r := &g.reach[i]
-	if g.reachAt[i] == g.version {
-		return *r
-	}
-	g.reachAt[i] = g.version
-	clear(*r)
-	g.gen++
-	g.queue = append(g.queue[:0], i)
-	g.seen[i] = g.gen
-	for q := 0; q < len(g.queue); q++ {
-		r.add(g.queue[q])
-		for _, j := range g.adj[g.queue[q]] {
-			if g.seen[j] != g.gen {
-				g.seen[j] = g.gen
-				g.queue = append(g.queue, j)
-			}
+// link adds the edge from operation a to operation b, which the closure
+// does not hold yet (reach[a] lacks b): everything that reaches a now
+// reaches what b reaches. A graph of v operations pays v tests and some
+// joins for each such edge, and it has few.
+func (g *opGraph) link(a, b int32) {
+	rb := g.reach[b]
+	for x := range g.reach {
+		if rx := &g.reach[x]; rx.has(a) {
+			rx.join(rb)
 		}
 	}
-	return *r
 }
 
-func edgeKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
-
-func (g *opGraph) edge(a, b int32) {
-	if a < denseOps && b < denseOps {
-		s := &g.succ[a]
-		if s.has(b) {
-			return
-		}
-		s.add(b)
-	} else {
-		k := edgeKey(a, b)
-		if _, ok := g.edges[k]; ok {
-			return
-		}
-		g.edges[k] = struct{}{}
-	}
-	g.adj[a] = append(g.adj[a], b)
-	g.version++
+// bytes is what the graph keeps, for the memory budget: per operation, its
+// key, record and clock (about 64 bytes) and its reachable set; and the
+// stored operations of the states.
+func (g *opGraph) bytes() int64 {
+	v := int64(len(g.ops))
+	return v*(64+8*((v+63)/64)) + int64(len(g.stateAt))*4
 }
 
 // keepOps stores the operations at of a state's threads and returns them
@@ -340,11 +328,7 @@ func recordEdges[S any](e *explorer[S], f *frame[S]) []int32 {
 	} else {
 		from = g.id(opKey{x.t, x.step})
 	}
-	for _, to := range at {
-		if to >= 0 {
-			g.edge(from, to)
-		}
-	}
+	g.edges(from, at)
 	return at
 }
 
@@ -354,10 +338,17 @@ func (e *explorer[S]) edgesTo(at []int32) {
 	g := &e.graph
 	d, n := e.depth, e.n
 	x := &e.ev[len(e.ev)-1]
-	from := g.at[(d-1)*n+int(x.t)] // the top frame's: the event took its step
+	g.edges(g.at[(d-1)*n+int(x.t)], at) // the top frame's: the event took its step
+}
+
+// edges adds the edges from operation from to the operations at (-1:
+// none).
+func (g *opGraph) edges(from int32, at []int32) {
+	r := g.reach[from]
 	for _, to := range at {
-		if to >= 0 {
-			g.edge(from, to)
+		if to >= 0 && !r.has(to) {
+			g.link(from, to)
+			r = g.reach[from]
 		}
 	}
 }
@@ -387,7 +378,7 @@ func (e *explorer[S]) revisit(f *frame[S], at []int32) {
 	clear(g.reached)
 	for _, i := range at {
 		if i >= 0 {
-			g.reached.join(g.reachable(i))
+			g.reached.join(g.reach[i])
 		}
 	}
 	if c := e.opt.checkRevisits; c != nil {
@@ -411,54 +402,163 @@ func (e *explorer[S]) revisit(f *frame[S], at []int32) {
 // record leaves it unsettled, and records the ruling.
 func (e *explorer[S]) ruleOn(i int32, at []int32, k int32, c *revisitCheck) {
 	g := &e.graph
-	n := e.n
 	op := &g.ops[i]
-	own := at[op.t] == i // the thread's next step: its locks are known
+	t := op.t
 	r := &g.ruled[i]
-	last := e.thrLast[op.t]
-	cp := e.clockOf(op.t)
-	rc := g.clock[int(i)*n : int(i+1)*n]
+	last := e.thrLast[t]
+	cp := e.zero
+	if last >= 0 {
+		cp = e.ev[last].clock
+	}
+	// The last event on the operation's objects: none from the first
+	// unsettled one on leaves nothing to rule on.
+	top := e.objLast.get(op.step.Obj)
+	for _, a := range op.step.Also {
+		top = max(top, e.objLast.get(a.Obj))
+	}
 	from := int32(0)
 	same := false // the thread's last event is the record's
-	if r.stamp > 0 {
+	if r.stamp > 0 && top >= 0 {
 		// The events with ids up to the stamp still on the stack are a
 		// prefix of it (ids grow along the stack): those below p, all
 		// there at the ruling, at the same indices.
-		p := prefix(e, r.stamp)
+		p := g.prefixLen
+		if r.stamp != g.prefixOf {
+			p = prefix(e, r.stamp)
+		}
 		same = last == r.last && r.last < p
 		switch {
 		case r.held:
-			if own && same {
+			if at[t] == i && same {
 				from = min(r.from, p)
 			}
 		case r.last < p:
 			from = min(r.from, p) // the clock has only grown since
 		default:
-			if m := min(r.from, p); grownBelow(op.t, cp, rc, e.stack[m].count) {
+			if m := min(r.from, p); grownBelow(t, cp, g.clockOf(i, e.n), e.stack[m].count) {
 				from = m
 			}
 		}
 	}
 	held := []ts.Obj(nil)
-	if own {
-		held = e.held[op.t]
+	if at[t] == i { // the thread's next step: its locks are known
+		held = e.held[t]
 	}
-	r.from = e.racesFrom(op.t, op.step, cp, held, from, nil)
+	if top >= from {
+		r.from = e.ruleRaces(t, &op.step, cp, held, from, k)
+	} else {
+		r.from = k
+	}
 	if c != nil && from > 0 {
 		b := e.backtracks
-		e.racesFrom(op.t, op.step, cp, held, 0, nil)
+		e.racesFrom(t, op.step, cp, held, 0, nil)
 		c.checks++
 		if e.backtracks != b {
 			c.misses++
 		}
 	}
 	if !same {
-		copy(rc, cp)
+		copy(g.clockOf(i, e.n), cp)
 	}
 	r.last, r.held, r.stamp = last, len(held) > 0, e.ids
 	if !r.held && r.from == k {
 		g.dirty.del(i)
 	}
+}
+
+// clockOf returns the clock of operation i's ruling (opRuled), for n
+// threads.
+func (g *opGraph) clockOf(i int32, n int) []uint32 {
+	return g.clock[int(i)*n : int(i+1)*n]
+}
+
+// ruleRaces is racesFrom without a thread's record, for a revisit's
+// operation: thread t's step st, with clock cp and holding the locks hp,
+// against the events from event from on; it returns the first event on
+// which the rule is not settled, or k, the length of the execution. Most
+// revisits rule on a few operations with few events each, so it passes
+// less and tests the cheap cases first: an event that happens before t
+// (t's own ones too), two reads, no lock held by either, t already in the
+// backtrack set there (backtrackAt's first test).
+func (e *explorer[S]) ruleRaces(t ts.Tid, st *ts.Step, cp hb.VC, hp []ts.Obj, from, k int32) int32 {
+	first := k
+	for a := range st.NumAccesses() {
+		acc := st.At(a)
+		for j := e.objLast.get(acc.Obj); j >= from; j = e.ev[j].prevOn(acc.Obj) {
+			x := &e.ev[j]
+			op, _ := x.step.OpOn(acc.Obj)
+			if cp[x.t] >= x.n {
+				if op != ts.Read {
+					break // everything earlier on the object happens before t too
+				}
+				continue
+			}
+			if op == ts.Read && acc.Op == ts.Read {
+				continue
+			}
+			if (len(hp) > 0 || len(x.held) > 0) && !e.coEnabled(j, *st, hp) {
+				continue
+			}
+			if f := &e.stack[j]; f.status[t] == ts.Enabled && f.bt.Test(uint(t)) {
+				continue
+			}
+			if e.n <= 64 && e.ruleWord(j, t, cp) {
+				continue
+			}
+			e.pendingStep = *st
+			e.markE(j, t, cp)
+			if e.ruleAt(j, t, cp) != ruleSettled {
+				first = min(first, j)
+			}
+		}
+	}
+	return first
+}
+
+// ruleWord is ruleAt at frame j for thread t (clock cp) with E in a word,
+// for up to 64 threads, where E alone settles the rule: E meets the
+// backtrack set, or it has a thread not asleep (added, t first), or it is
+// empty (every enabled thread added). It reports whether it settled the
+// rule; if not, all of E is asleep and the rule needs the initials
+// (ruleAt).
+func (e *explorer[S]) ruleWord(j int32, t ts.Tid, cp hb.VC) bool {
+	f := &e.stack[j]
+	xt := e.ev[j].t
+	var inE uint64
+	for q, st := range f.status {
+		if st != ts.Enabled {
+			continue
+		}
+		upto := f.count[q]
+		if ts.Tid(q) == xt {
+			upto++
+		}
+		if ts.Tid(q) == t || cp[q] > upto {
+			inE |= 1 << uint(q)
+		}
+	}
+	if inE&firstWord(&f.bt) != 0 {
+		return true
+	}
+	switch awake := inE &^ firstWord(&f.sleep); {
+	case awake&(1<<uint(t)) != 0:
+		e.addBacktrack(f, t)
+	case awake != 0:
+		e.addBacktrack(f, ts.Tid(bits.TrailingZeros64(awake)))
+	case inE != 0:
+		return false
+	default:
+		e.backtrackEnabled(f)
+	}
+	return true
+}
+
+// firstWord returns the first 64 bits of b.
+func firstWord(b *bitset.BitSet) uint64 {
+	if w := b.Words(); len(w) > 0 {
+		return w[0]
+	}
+	return 0
 }
 
 // checkClean rules, for tests, on the whole execution for every operation
@@ -495,8 +595,13 @@ func (e *explorer[S]) markDirty() {
 	for j := p; j < int32(len(e.ev)); j++ {
 		st := e.ev[j].step
 		for a := range st.NumAccesses() {
-			if b := g.opsOn(st.At(a).Obj, false); b != nil {
-				g.dirty.join(*b)
+			acc := st.At(a)
+			switch b := g.opsOn(acc.Obj, false); {
+			case b == nil:
+			case acc.Op == ts.Read:
+				g.dirty.join(b.writes)
+			default:
+				g.dirty.join(b.all)
 			}
 		}
 	}
