@@ -156,8 +156,11 @@ func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *u
 	return nil
 }
 
+// The formats' versions: a unit of another version is refused (ErrBadUnit),
+// never read as this one's. Units are at 5 since a wakeup subtree's node
+// names its parent by how far back it is.
 const (
-	unitMagic   = "weft-por-unit/4"
+	unitMagic   = "weft-por-unit/5"
 	resultMagic = "weft-por-result/2"
 )
 
