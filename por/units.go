@@ -235,7 +235,10 @@ func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 	return h, u, nil
 }
 
-// decodeKey is unit.encode backwards.
+// decodeKey is unit.encode backwards. With into, the subtree's nodes are
+// added to that tree below root, which must have no children yet (a node
+// just allocated): each is linked after the last one added, not appended by
+// walking the siblings.
 func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit, error) {
 	d := decoder{b: key}
 	u := &unit{keyb: key}
