@@ -100,8 +100,13 @@ type Options struct {
 	// above 1 needs the system's methods to be safe to call concurrently
 	// on different states, as pure functions of the state are, or a system
 	// that implements Forker (see the package documentation, "Parallel
-	// search").
+	// search"). Whether the workers pay is measured at the start of the
+	// search: where they do not, it goes on on the caller's goroutine.
 	Workers int
+
+	// probe, in tests, changes when the workers start and how it is
+	// decided whether they stay (see parallel.go).
+	probe *probeSettings
 }
 
 // Validate reports whether the options are usable. Strategies call it before

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -31,6 +32,16 @@ import (
 // prefix first), which is the depth-first order. A hash is expanded once:
 // by the state of smallest path that has it so far, or not at all once the
 // walker has visited it. At most window expansions wait ahead of the walker.
+//
+// Whether the workers pay is measured, not assumed: handing a state between
+// goroutines costs more than the bundled models' own methods (lastzero-8
+// took 3.5 times as long with 2 workers as alone), and only a system whose
+// methods are costly gains. The walker explores the first probeSerial
+// states alone, timing them; then it starts the workers where it stands
+// (start) and times probeParallel states more; it keeps them only if a
+// state took at most parallelGain of the time alone, and otherwise stops
+// them for the rest of the search. Either way it decides nothing else, so
+// the result is the same.
 
 // pnode is a state of the parallel search: its value, and what was computed
 // of it.
@@ -79,11 +90,22 @@ type parallel[S any] struct {
 	path    []*pnode[S] // path[d] is the state of stack frame d
 	cur     *pexp[S]    // the look visit took
 	filled  bool        // visit took cur's look: check takes its verdict
-	off     bool        // the workers were stopped: the search goes on serially
+	off     bool        // no workers run: the search goes on serially (until start)
 	seen    []*pnode[S] // states the walker visited, whose claims it has not marked yet
 
 	nodeBytes int64 // what a state computed ahead costs, about
 	window    int64 // expansions allowed ahead of the walker
+
+	// The probe (see the top of this file): the workers to start, the
+	// stage, the states visited, when the timed stretch began, and what a
+	// state took alone; its sizes and clock (tests change them).
+	workers   int
+	stage     uint8
+	visits    int64
+	since     time.Time // the start of the stretch alone, then of the workers
+	warmAt    time.Time // the end of their warm-up
+	serialPer time.Duration
+	probeSettings
 
 	ahead   atomic.Int64 // workers' expansions the walker has not taken
 	idle    atomic.Int32 // workers waiting in cond
@@ -116,7 +138,8 @@ func newParallel[S any](e *explorer[S], workers int) *parallel[S] {
 	n := int64(e.n)
 	var node pnode[S]
 	var exp pexp[S]
-	p := &parallel[S]{e: e, claims: make(map[uint64]*pnode[S]), mark: new(pnode[S]),
+	p := &parallel[S]{e: e, mark: new(pnode[S]), workers: workers, off: true,
+		probeSettings: probeSettings{serial: probeSerial, timed: probeParallel, warm: probeWarm, every: probeEvery, now: time.Now},
 		// an expansion with its look, and per thread about one kid with its
 		// key and claim
 		nodeBytes: int64(unsafe.Sizeof(exp)) + n*(int64(unsafe.Sizeof(tlook{})+unsafe.Sizeof(node))+16+visitedEntryBytes),
@@ -128,11 +151,121 @@ func newParallel[S any](e *explorer[S], workers int) *parallel[S] {
 		p.window = min(p.window, max(e.maxMemory/4/p.nodeBytes, 1))
 	}
 	p.cond = sync.NewCond(&p.mu)
-	p.wg.Add(workers)
-	for range workers {
-		go p.work()
+	if t := e.opt.probe; t != nil {
+		if t.serial == 0 {
+			p.stage = stageDecided
+			p.start(0)
+			return p
+		}
+		p.probeSettings = *t
 	}
 	return p
+}
+
+// probeSettings are the probe's sizes, in states visited: alone, then with
+// the workers, of which the first warm are not timed, checked every every
+// states for a hopeless slowdown; and its clock. Options.probe changes them
+// in tests; a zero serial starts the workers at once and keeps them. kept,
+// if set, learns the decision.
+type probeSettings struct {
+	serial, timed, warm, every int64
+	now                        func() time.Time
+	kept                       *bool
+}
+
+// The probe's stages and sizes (see the top of this file). The first
+// probeWarm states with the workers are not timed: they start with nothing
+// computed ahead. Every probeEvery states, workers that have taken hopeless
+// times as long a state as alone, warm-up and all, are stopped at once:
+// on lastzero-8 a state took 7 times as long with them, and timing the
+// whole stretch cost a third of the search.
+const (
+	stageAlone uint8 = iota
+	stageTimed
+	stageDecided
+
+	probeSerial   = 2048
+	probeParallel = 4096
+	probeWarm     = 1024
+	probeEvery    = 128
+	parallelGain  = 0.85
+	hopeless      = 3
+)
+
+// probe counts a state the walker visits at depth d and, at the ends of the
+// probe's stretches, starts the workers or stops them for good.
+func (p *parallel[S]) probe(d int) {
+	p.visits++
+	switch p.stage {
+	case stageAlone:
+		if p.visits == 1 {
+			p.since = p.now()
+		}
+		if p.visits < p.serial {
+			return
+		}
+		p.serialPer = p.now().Sub(p.since) / time.Duration(max(p.serial-1, 1))
+		p.stage = stageTimed
+		p.start(d)
+		p.since = p.now()
+	case stageTimed:
+		n := p.visits - p.serial
+		switch {
+		case n == p.warm:
+			p.warmAt = p.now()
+		case n == p.timed:
+			per := p.now().Sub(p.warmAt) / time.Duration(p.timed-p.warm)
+			p.decide(float64(per) <= parallelGain*float64(p.serialPer))
+		case n%p.every == 0:
+			// Far slower, warm-up and all: stop without timing the rest.
+			if p.now().Sub(p.since) > time.Duration(n)*hopeless*p.serialPer {
+				p.decide(false)
+			}
+		}
+	}
+}
+
+// decide ends the probe: the workers stay or stop for the rest of the
+// search.
+func (p *parallel[S]) decide(kept bool) {
+	p.stage = stageDecided
+	if p.kept != nil {
+		*p.kept = kept
+	}
+	if !kept {
+		p.close()
+		p.e.par = nil // the walker's hooks are not called again
+	}
+}
+
+// start starts the workers at the state the walker is about to look at, at
+// depth d: the frames above it are taken as expanded with nothing computed
+// (the walker applies their moves itself), and the state as reached by a
+// move the walker applied, so that the walker expands it and the workers
+// take its kids.
+func (p *parallel[S]) start(d int) {
+	e := p.e
+	p.claims = make(map[uint64]*pnode[S])
+	p.budget = e.maxMemory
+	p.path = p.path[:0]
+	for i := range d {
+		f := &e.stack[i]
+		x := &pnode[S]{state: f.state, hash: f.hash, hashOK: true, applied: true, exp: &pexp[S]{}}
+		if i > 0 {
+			x.key = childKey(p.path[i-1].key, e.stack[i-1].taken-1)
+		}
+		x.phase.Store(pDone)
+		p.path = append(p.path, x)
+		p.claims[x.hash] = p.mark
+	}
+	if d > 0 {
+		p.next, p.nextKid = &pnode[S]{state: e.stack[d].state, applied: true, move: e.sched[d-1]}, e.stack[d-1].taken-1
+	}
+	p.off = false
+	p.wg.Add(p.workers)
+	for range p.workers {
+		go p.work()
+	}
 }
 
 // parallelWindow is how many expansions per worker may wait ahead of the
@@ -374,6 +507,9 @@ func (p *parallel[S]) look(f *frame[S], h uint64, d int, enabled, blocked *int) 
 		return 0
 	}
 	p.filled = false
+	if p.stage != stageDecided {
+		p.probe(d)
+	}
 	x := p.next
 	p.next = nil
 	if p.off {

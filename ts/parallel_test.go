@@ -93,6 +93,9 @@ func record[S any](t tb, sys ts.TransitionSystem[S], opt ts.Options, workers int
 		return func() { busy.Add(-1) }
 	}
 	opt.Workers = workers
+	if !ts.Probed(opt) {
+		opt = ts.WorkersNow(opt)
+	}
 	opt.OnTerminal = func(state any, sched ts.Schedule) {
 		defer enter()()
 		tr.terminals = append(tr.terminals, fmt.Sprintf("%v @ %v", state, sched))
@@ -165,8 +168,69 @@ func parallelProperty(gen tstest.GenOptions) func(*rapid.T) {
 		case 4:
 			opt.Limits.Memory = rapid.Int64Range(1, 20_000).Draw(rt, "memory")
 		}
+		if rapid.Bool().Draw(rt, "probe") {
+			opt = drawProbe(rt, opt, nil)
+		}
 		sameAsSerial(rt, p, opt, 2, 3, 8)
 	}
+}
+
+// drawProbe returns opt with a probe of drawn sizes on a clock whose
+// ticks are drawn, so that the workers start where the search happens to
+// be and stay or stop by the draw; *kept, if kept is set, learns which.
+func drawProbe(rt *rapid.T, opt ts.Options, kept *bool) ts.Options {
+	serial := rapid.Int64Range(1, 40).Draw(rt, "probeSerial")
+	warm := rapid.Int64Range(1, 10).Draw(rt, "probeWarm")
+	timed := warm + rapid.Int64Range(1, 40).Draw(rt, "probeTimed")
+	every := rapid.Int64Range(1, 50).Draw(rt, "probeEvery")
+	ticks := rapid.SliceOfN(rapid.Int64Range(0, 1000), 1, 5).Draw(rt, "ticks")
+	var now time.Time
+	calls := 0
+	clock := func() time.Time {
+		now = now.Add(time.Duration(ticks[calls%len(ticks)]))
+		calls++
+		return now
+	}
+	return ts.WithProbe(opt, serial, timed, warm, every, clock, kept)
+}
+
+// The probe keeps the workers where a state took at most 0.85 of its time
+// alone, else stops them for the rest of the search (no goroutine left),
+// and stops them at once where they are 3 times as slow, warm-up and all;
+// the search shows what the serial one shows either way.
+func TestParallelProbeDecides(t *testing.T) {
+	sys := hashedGrid{grid{4, 3, 2}}
+	before := runtime.NumGoroutine()
+	for _, c := range []struct {
+		warm, tick int64 // ns a state with the workers, in and after their warm-up; 100 alone
+		kept       bool
+		reads      int
+	}{
+		{50, 50, true, 8}, {300, 85, true, 8}, {50, 86, false, 8}, {50, 299, false, 8},
+		{50, 630, false, 7}, // 3 times as slow at the check after 24 states
+		{700, 50, false, 4}, // at the check after 8 (in the warm-up)
+	} {
+		// 10 states alone, then the workers: 10 states of warm-up and 20
+		// timed, checked every 8. The clock is read at the first state,
+		// the 10th, the workers' start, then 8, 10 (warm), 16, 24 and 30
+		// states after it: what it reads is the time by then.
+		at := []int64{0, 900, 900}
+		for _, n := range []int64{8, 10, 16, 24, 30} {
+			at = append(at, 900+min(n, 10)*c.warm+max(n-10, 0)*c.tick)
+		}
+		reads := 0
+		clock := func() time.Time {
+			reads++
+			return time.Unix(0, at[min(reads, len(at))-1])
+		}
+		var kept bool
+		tr := sameAsSerial(t, sys, ts.WithProbe(ts.Options{}, 10, 30, 10, 8, clock, &kept), 2)
+		if reads != c.reads || kept != c.kept {
+			t.Errorf("%d then %d ns a state with workers, 100 alone: kept %v after %d clock reads, want %v after %d (%s)",
+				c.warm, c.tick, kept, reads, c.kept, c.reads, tr.result)
+		}
+	}
+	noGoroutineLeft(t, before)
 }
 
 // The bundled models, clean and buggy, with and without KeepGoing.
@@ -303,7 +367,7 @@ func TestParallelCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sys := hashedSlowGrid{slowGrid{grid{4, 6, 2}}}
-	res, err := ts.ExploreStateful(ctx, sys, ts.Options{Workers: 4, OnTerminal: func(any, ts.Schedule) { cancel() }})
+	res, err := ts.ExploreStateful(ctx, sys, ts.WorkersNow(ts.Options{Workers: 4, OnTerminal: func(any, ts.Schedule) { cancel() }}))
 	if !errors.Is(err, context.Canceled) || res.Complete {
 		t.Fatalf("got %v, %v; want a cancelled, incomplete search", res, err)
 	}
@@ -339,10 +403,10 @@ func TestParallelNoGoroutineLeft(t *testing.T) {
 		{OnTerminal: func(any, ts.Schedule) { panic("callback") }},
 	} {
 		opt.Workers = 4
-		_, _ = ts.ExploreStateful(ctx, sys, opt)
+		_, _ = ts.ExploreStateful(ctx, sys, ts.WorkersNow(opt))
 	}
-	_, _ = ts.ExploreStateful(ctx, models.NewPetersonBuggy(2), ts.Options{Workers: 3})
-	_, _ = ts.ExploreStateful(ctx, panicky{hashedGrid{grid{3, 3, 2}}, "apply", 4}, ts.Options{Workers: 3, KeepGoing: true})
+	_, _ = ts.ExploreStateful(ctx, models.NewPetersonBuggy(2), ts.WorkersNow(ts.Options{Workers: 3}))
+	_, _ = ts.ExploreStateful(ctx, panicky{hashedGrid{grid{3, 3, 2}}, "apply", 4}, ts.WorkersNow(ts.Options{Workers: 3, KeepGoing: true}))
 	noGoroutineLeft(t, before)
 }
 
@@ -351,11 +415,11 @@ func TestParallelCallbackPanic(t *testing.T) {
 	sys := models.NewLastzero(3)
 	for _, w := range []int{1, 4} {
 		n := 0
-		_, err := ts.ExploreStateful(ctx, sys, ts.Options{Workers: w, OnTerminal: func(any, ts.Schedule) {
+		_, err := ts.ExploreStateful(ctx, sys, ts.WorkersNow(ts.Options{Workers: w, OnTerminal: func(any, ts.Schedule) {
 			if n++; n == 3 {
 				panic("enough")
 			}
-		}})
+		}}))
 		var cb *ts.CallbackError
 		if !errors.As(err, &cb) || cb.Value != "enough" {
 			t.Fatalf("workers %d: %v", w, err)
@@ -381,10 +445,13 @@ func (h heavyLastzero) Hash(s models.LastzeroState) uint64 {
 // BenchmarkStatefulWorkers runs ExploreStateful with 1, 2 and 4 workers on
 // lastzero-9 (cheap methods: the search's own table work dominates),
 // indexer-7, and lastzero-7 with a Hash twenty times as costly (the
-// system's methods dominate). Besides transitions/s it reports, on Linux, the CPU time of the
-// whole process and of the walker (the caller's goroutine, locked to its
-// thread) per search: the walker's is the floor of the wall time whatever
-// the cores, their sum over the cores the other floor.
+// system's methods dominate). workers=N is what a caller gets: the probe
+// keeps the workers only where they pay; workers=N-kept starts them at
+// once and keeps them, what the workers cost or gain. Besides
+// transitions/s it reports, on Linux, the CPU time of the whole process and
+// of the walker (the caller's goroutine, locked to its thread) per search:
+// the walker's is the floor of the wall time whatever the cores, their sum
+// over the cores the other floor.
 func BenchmarkStatefulWorkers(b *testing.B) {
 	benchWorkers(b, "lastzero-9", models.NewLastzero(9))
 	benchWorkers(b, "indexer-7", models.NewIndexer(7))
@@ -392,15 +459,20 @@ func BenchmarkStatefulWorkers(b *testing.B) {
 }
 
 func benchWorkers[S any](b *testing.B, name string, sys ts.TransitionSystem[S]) {
-	for _, w := range []int{1, 2, 4} {
-		b.Run(fmt.Sprintf("%s/workers=%d", name, w), func(b *testing.B) {
+	for _, w := range []int{1, 2, 4, -2, -4} {
+		opt := ts.Options{Workers: max(w, -w)}
+		label := fmt.Sprintf("%s/workers=%d", name, opt.Workers)
+		if w < 0 {
+			opt, label = ts.WorkersNow(opt), label+"-kept"
+		}
+		b.Run(label, func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
 			var trans int64
 			proc0, walker0 := cpuTimes()
 			for b.Loop() {
-				res, err := ts.ExploreStateful(ctx, sys, ts.Options{Workers: w})
+				res, err := ts.ExploreStateful(ctx, sys, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -474,7 +546,7 @@ func TestParallelContractBreaches(t *testing.T) {
 	for _, b := range tstest.Breaches {
 		_, serr := ts.ExploreStateful(ctx, tstest.Broken(b, true), ts.Options{})
 		for _, w := range []int{2, 4} {
-			_, err := ts.ExploreStateful(ctx, tstest.Broken(b, true), ts.Options{Workers: w})
+			_, err := ts.ExploreStateful(ctx, tstest.Broken(b, true), ts.WorkersNow(ts.Options{Workers: w}))
 			if !b.Noticed(err) || errors.Is(err, ts.ErrMutated) != errors.Is(serr, ts.ErrMutated) {
 				t.Errorf("%v, workers %d: %v; serially: %v", b, w, err, serr)
 			}

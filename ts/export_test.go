@@ -1,0 +1,23 @@
+package ts
+
+import "time"
+
+// WorkersNow returns o with the workers started at once and kept, whatever
+// a probe would measure: the tests of the parallel search run on systems
+// too small for the probe to start them.
+func WorkersNow(o Options) Options {
+	o.probe = &probeSettings{}
+	return o
+}
+
+// WithProbe returns o with a probe of serial states alone, then timed with
+// the workers (the first warm untimed, a hopeless slowdown checked every
+// every states), on clock now; *kept learns whether the workers stayed.
+func WithProbe(o Options, serial, timed, warm, every int64, now func() time.Time, kept *bool) Options {
+	o.probe = &probeSettings{serial: serial, timed: timed, warm: warm, every: every, now: now, kept: kept}
+	return o
+}
+
+// Probed reports whether o sets how the workers start (WorkersNow,
+// WithProbe).
+func Probed(o Options) bool { return o.probe != nil }
