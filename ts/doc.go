@@ -177,7 +177,10 @@
 // 1,024, over 3,072 more); it keeps them only if a state then takes at most
 // 0.85 of its time alone, and stops them for the rest of the search
 // otherwise, or at once if, checked every 128 states, they have made it 3
-// times as slow. A search of fewer states than that never starts them. The
+// times as slow. On a system whose states are costly (a simulator), the
+// stretch alone ends after 50 ms instead (at a multiple of 16 states), and
+// the stretches with the workers shrink in proportion: half of it to warm
+// up, as many timed. A search of fewer states never starts them. The
 // decision depends on timing, never the result: the search decides
 // everything else as it does alone. On the bundled models, whose methods
 // are cheap, the workers stop after about 130 states and Workers 2 costs

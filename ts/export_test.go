@@ -18,6 +18,13 @@ func WithProbe(o Options, serial, timed, warm, every int64, now func() time.Time
 	return o
 }
 
+// WithTimedProbe is WithProbe with the stretch alone also ended by time
+// (alone), and *started learning at which state the workers started.
+func WithTimedProbe(o Options, serial, timed, warm, every int64, alone time.Duration, now func() time.Time, kept *bool, started *int64) Options {
+	o.probe = &probeSettings{serial: serial, timed: timed, warm: warm, every: every, alone: alone, now: now, kept: kept, started: started}
+	return o
+}
+
 // Probed reports whether o sets how the workers start (WorkersNow,
 // WithProbe).
 func Probed(o Options) bool { return o.probe != nil }

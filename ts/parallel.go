@@ -139,7 +139,7 @@ func newParallel[S any](e *explorer[S], workers int) *parallel[S] {
 	var node pnode[S]
 	var exp pexp[S]
 	p := &parallel[S]{e: e, mark: new(pnode[S]), workers: workers, off: true,
-		probeSettings: probeSettings{serial: probeSerial, timed: probeParallel, warm: probeWarm, every: probeEvery, now: time.Now},
+		probeSettings: probeSettings{serial: probeSerial, timed: probeParallel, warm: probeWarm, every: probeEvery, alone: probeAlone, now: time.Now},
 		// an expansion with its look, and per thread about one kid with its
 		// key and claim
 		nodeBytes: int64(unsafe.Sizeof(exp)) + n*(int64(unsafe.Sizeof(tlook{})+unsafe.Sizeof(node))+16+visitedEntryBytes),
@@ -164,13 +164,16 @@ func newParallel[S any](e *explorer[S], workers int) *parallel[S] {
 
 // probeSettings are the probe's sizes, in states visited: alone, then with
 // the workers, of which the first warm are not timed, checked every every
-// states for a hopeless slowdown; and its clock. Options.probe changes them
-// in tests; a zero serial starts the workers at once and keeps them. kept,
-// if set, learns the decision.
+// states for a hopeless slowdown; how long the stretch alone may last
+// (alone, 0: no limit), and the clock. Options.probe changes them in tests;
+// a zero serial starts the workers at once and keeps them. kept, if set,
+// learns the decision, and started the state at which the workers started.
 type probeSettings struct {
 	serial, timed, warm, every int64
+	alone                      time.Duration
 	now                        func() time.Time
 	kept                       *bool
+	started                    *int64
 }
 
 // The probe's stages and sizes (see the top of this file). The first
@@ -190,6 +193,13 @@ const (
 	probeEvery    = 128
 	parallelGain  = 0.85
 	hopeless      = 3
+
+	// probeAlone bounds the stretch alone on a system whose states are
+	// costly (a simulator): after probeAlone, once it has timed a multiple
+	// of probeMin states, the workers start, and the stretches with them
+	// shrink in proportion (half of it to warm up, as many timed).
+	probeAlone = 50 * time.Millisecond
+	probeMin   = 16
 )
 
 // probe counts a state the walker visits at depth d and, at the ends of the
@@ -201,11 +211,21 @@ func (p *parallel[S]) probe(d int) {
 		if p.visits == 1 {
 			p.since = p.now()
 		}
-		if p.visits < p.serial {
+		n := p.visits
+		if n < p.serial && (p.alone == 0 || n < probeMin || n%probeMin != 0 || p.now().Sub(p.since) < p.alone) {
 			return
 		}
-		p.serialPer = p.now().Sub(p.since) / time.Duration(max(p.serial-1, 1))
+		if n < p.serial {
+			// A costly system: the stretch alone ended by time, and the
+			// ones with the workers shrink with it.
+			p.serial, p.warm, p.every = n, max(n/2, 1), max(n/16, 1)
+			p.timed = p.warm + n
+		}
+		p.serialPer = p.now().Sub(p.since) / time.Duration(max(n-1, 1))
 		p.stage = stageTimed
+		if p.started != nil {
+			*p.started = n
+		}
 		p.start(d)
 		p.since = p.now()
 	case stageTimed:

@@ -175,6 +175,28 @@ func parallelProperty(gen tstest.GenOptions) func(*rapid.T) {
 	}
 }
 
+// A costly system ends the stretch alone by time, at a multiple of 16
+// states, and the stretches with the workers shrink with it (here the
+// check for a hopeless slowdown comes every 48/16 = 3 states, and the
+// first stops them).
+func TestParallelProbeAloneByTime(t *testing.T) {
+	sys := hashedGrid{grid{4, 3, 2}}
+	reads := 0
+	clock := func() time.Time { // 100 ns a read
+		reads++
+		return time.Unix(0, int64(reads)*100)
+	}
+	var kept bool
+	var started int64
+	// Reads: the first state, the 16th, 32nd, 48th (300 ns alone: the
+	// limit is 250), the time alone, the workers' start, the first check.
+	opt := ts.WithTimedProbe(ts.Options{}, 1000, 2000, 500, 100, 250, clock, &kept, &started)
+	tr := sameAsSerial(t, sys, opt, 2)
+	if started != 48 || kept || reads != 7 {
+		t.Errorf("workers started at state %d, kept %v, %d clock reads; want 48, false, 7 (%s)", started, kept, reads, tr.result)
+	}
+}
+
 // drawProbe returns opt with a probe of drawn sizes on a clock whose
 // ticks are drawn, so that the workers start where the search happens to
 // be and stay or stop by the draw; *kept, if kept is set, learns which.
@@ -191,7 +213,8 @@ func drawProbe(rt *rapid.T, opt ts.Options, kept *bool) ts.Options {
 		calls++
 		return now
 	}
-	return ts.WithProbe(opt, serial, timed, warm, every, clock, kept)
+	alone := time.Duration(rapid.SampledFrom([]int64{0, 1, 500, 3000}).Draw(rt, "probeAlone"))
+	return ts.WithTimedProbe(opt, serial, timed, warm, every, alone, clock, kept, nil)
 }
 
 // The probe keeps the workers where a state took at most 0.85 of its time
