@@ -351,9 +351,13 @@ func (p panicky) Check(s gridState) error {
 
 func TestParallelPanics(t *testing.T) {
 	for _, where := range []string{"apply", "next", "hash", "check", "badstep"} {
-		for _, keep := range []bool{false, true} {
-			sys := panicky{hashedGrid{grid{3, 3, 2}}, where, 4}
-			tr := sameAsSerial(t, sys, ts.Options{KeepGoing: keep}, 2, 3, 8)
+		for i, opt := range []ts.Options{{}, {KeepGoing: true}, midSearch(ts.Options{}), midSearch(ts.Options{KeepGoing: true})} {
+			at := uint8(4)
+			if i >= 2 {
+				at = 6 // after the workers start
+			}
+			sys := panicky{hashedGrid{grid{3, 3, 2}}, where, at}
+			tr := sameAsSerial(t, sys, opt, 2, 3, 8)
 			if where == "badstep" {
 				if !strings.Contains(tr.err, "Next returned step") {
 					t.Errorf("badstep: %s", tr.err)
@@ -378,7 +382,15 @@ func TestParallelLimits(t *testing.T) {
 	} {
 		sameAsSerial(t, sys, ts.Options{Limits: l}, 2, 3, 8)
 		sameAsSerial(t, sys, ts.Options{Limits: l, KeepGoing: true}, 2, 8)
+		sameAsSerial(t, sys, midSearch(ts.Options{Limits: l}), 2, 3)
 	}
+}
+
+// midSearch returns opt with the workers started after 5 states, where the
+// search stands, and kept.
+func midSearch(opt ts.Options) ts.Options {
+	var never int64 = 1 << 40
+	return ts.WithProbe(opt, 5, never, 1, never, func() time.Time { return time.Time{} }, nil)
 }
 
 // A cancelled search returns the cancellation, and leaves no goroutine. The
@@ -568,8 +580,12 @@ func TestParallelContractBreaches(t *testing.T) {
 	}
 	for _, b := range tstest.Breaches {
 		_, serr := ts.ExploreStateful(ctx, tstest.Broken(b, true), ts.Options{})
-		for _, w := range []int{2, 4} {
-			_, err := ts.ExploreStateful(ctx, tstest.Broken(b, true), ts.WorkersNow(ts.Options{Workers: w}))
+		for _, w := range []int{2, 4, -2} {
+			opt := ts.WorkersNow(ts.Options{Workers: w})
+			if w < 0 {
+				opt = midSearch(ts.Options{Workers: -w})
+			}
+			_, err := ts.ExploreStateful(ctx, tstest.Broken(b, true), opt)
 			if !b.Noticed(err) || errors.Is(err, ts.ErrMutated) != errors.Is(serr, ts.ErrMutated) {
 				t.Errorf("%v, workers %d: %v; serially: %v", b, w, err, serr)
 			}
