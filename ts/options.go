@@ -100,8 +100,8 @@ type Options struct {
 	// above 1 needs the system's methods to be safe to call concurrently
 	// on different states, as pure functions of the state are, or a system
 	// that implements Forker (see the package documentation, "Parallel
-	// search"). Whether the workers pay is measured at the start of the
-	// search: where they do not, it goes on on the caller's goroutine.
+	// search"). ExploreStateful measures at its start whether its workers
+	// pay, and where they do not goes on on the caller's goroutine alone.
 	Workers int
 
 	// probe, in tests, changes when the workers start and how it is
