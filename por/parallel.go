@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -453,7 +454,10 @@ func (e *explorer[S]) unitRoot(u *unit) {
 		if u.treeInKey {
 			kb := u.keyb
 			if kb == nil {
-				kb = []byte(u.key)
+				// A view of the string, not a copy (keys are kilobytes,
+				// mostly the subtree): decodeKey only reads it, and the
+				// decoded unit, kept for its sleep sets, goes with it.
+				kb = unsafe.Slice(unsafe.StringData(u.key), len(u.key))
 			}
 			in, err := decodeKey(kb, e.n, &e.wt, e.nextRoot, &e.treeIDs)
 			if err != nil {
