@@ -541,8 +541,6 @@ func (e *explorer[S]) pushPrefix(s S, last ts.Tid) bool {
 func (e *explorer[S]) delegate(mv ts.Move) {
 	u := e.unitHere(mv)
 	if e.role == rolePredictor {
-		// Handed out: the key outlives the scratch it was written to.
-		u.key, u.keyb = string(u.keyb), nil
 		if !e.par.emit(u, int(e.gen)) {
 			e.Stop = true // a newer predictor took over
 		}
@@ -1395,10 +1393,10 @@ func (p *parallel[S]) walkIdle() bool {
 	return true
 }
 
-// emit hands unit u out (the predictor's call), first handing control
-// back to the coordinator while the predictor is far enough ahead of it. It
-// reports false when a newer predictor has taken over or the search is
-// over.
+// emit hands unit u out (the predictor's call, with u's key still in its
+// scratch, u.keyb), first handing control back to the coordinator while the
+// predictor is far enough ahead of it. It reports false when a newer
+// predictor has taken over or the search is over.
 func (p *parallel[S]) emit(u *unit, gen int) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -1413,6 +1411,15 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 	if p.gen != gen || p.done {
 		return false
 	}
+	// The key is in the predictor's scratch (u.keyb): it becomes a string
+	// only for a unit not handed out before (a restart meets most again;
+	// keys are kilobytes).
+	if j, ok := p.jobs[string(u.keyb)]; ok {
+		u.key = j.u.key
+	} else {
+		u.key = string(u.keyb)
+	}
+	u.keyb = nil
 	p.emitted = append(p.emitted, u.key)
 	p.emits++
 	if p.trace != nil {
