@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/weftlab/weft/internal/cputime"
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/ts"
 )
@@ -13,6 +14,8 @@ import (
 // workers on the models the parallel search is measured on, and on two
 // whose units used to be too small or too costly. Compare the
 // sub-benchmarks' times with benchstat; the transitions are the same.
+// cpu-ms/op (Linux) is the CPU time of every goroutine a search: against
+// workers-1's, what the split costs in work.
 func BenchmarkParallel(b *testing.B) {
 	lz, ix := models.NewLastzero(12), models.NewIndexer(16)
 	cases := []struct {
@@ -50,6 +53,7 @@ func BenchmarkParallel(b *testing.B) {
 				opt.Workers = max(w, -w)
 				opt.inline = w < 0
 				var trans int64
+				cpu0 := cputime.Process()
 				for b.Loop() {
 					res, err := c.run(opt, c.m)
 					if err != nil {
@@ -60,6 +64,11 @@ func BenchmarkParallel(b *testing.B) {
 					b.ReportMetric(float64(res.Stats["parallel-misses"]), "misses")
 				}
 				b.ReportMetric(float64(trans)/b.Elapsed().Seconds(), "transitions/s")
+				if cpu := cputime.Process() - cpu0; cpu > 0 {
+					// All goroutines' CPU time: what the split costs in
+					// work, whatever else the machine runs.
+					b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+				}
 			})
 		}
 	}

@@ -183,7 +183,7 @@
 // up, as many timed. A search of fewer states never starts them. The
 // decision depends on timing, never the result: the search decides
 // everything else as it does alone. On the bundled models, whose methods
-// are cheap, the workers stop after about 130 states and Workers 2 costs
-// what 1 does (lastzero-9: 1.01 times the time, median of 7 whole
-// processes; before the probe, lastzero-8 took 3.5 times as long).
+// are cheap, the workers stop 128 states after they start, and Workers 2
+// takes 1.07-1.15 times Workers 1's time on lastzero-9 (BenchmarkStatefulWorkers);
+// before the probe, lastzero-8 took 3.5 times as long.
 package ts

@@ -14,8 +14,7 @@ func WorkersNow(o Options) Options {
 // the workers (the first warm untimed, a hopeless slowdown checked every
 // every states), on clock now; *kept learns whether the workers stayed.
 func WithProbe(o Options, serial, timed, warm, every int64, now func() time.Time, kept *bool) Options {
-	o.probe = &probeSettings{serial: serial, timed: timed, warm: warm, every: every, now: now, kept: kept}
-	return o
+	return WithTimedProbe(o, serial, timed, warm, every, 0, now, kept, nil)
 }
 
 // WithTimedProbe is WithProbe with the stretch alone also ended by time

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/weftlab/weft/internal/cputime"
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
@@ -169,7 +170,7 @@ func parallelProperty(gen tstest.GenOptions) func(*rapid.T) {
 			opt.Limits.Memory = rapid.Int64Range(1, 20_000).Draw(rt, "memory")
 		}
 		if rapid.Bool().Draw(rt, "probe") {
-			opt = drawProbe(rt, opt, nil)
+			opt = drawProbe(rt, opt)
 		}
 		sameAsSerial(rt, p, opt, 2, 3, 8)
 	}
@@ -199,8 +200,8 @@ func TestParallelProbeAloneByTime(t *testing.T) {
 
 // drawProbe returns opt with a probe of drawn sizes on a clock whose
 // ticks are drawn, so that the workers start where the search happens to
-// be and stay or stop by the draw; *kept, if kept is set, learns which.
-func drawProbe(rt *rapid.T, opt ts.Options, kept *bool) ts.Options {
+// be and stay or stop by the draw.
+func drawProbe(rt *rapid.T, opt ts.Options) ts.Options {
 	serial := rapid.Int64Range(1, 40).Draw(rt, "probeSerial")
 	warm := rapid.Int64Range(1, 10).Draw(rt, "probeWarm")
 	timed := warm + rapid.Int64Range(1, 40).Draw(rt, "probeTimed")
@@ -214,7 +215,7 @@ func drawProbe(rt *rapid.T, opt ts.Options, kept *bool) ts.Options {
 		return now
 	}
 	alone := time.Duration(rapid.SampledFrom([]int64{0, 1, 500, 3000}).Draw(rt, "probeAlone"))
-	return ts.WithTimedProbe(opt, serial, timed, warm, every, alone, clock, kept, nil)
+	return ts.WithTimedProbe(opt, serial, timed, warm, every, alone, clock, nil, nil)
 }
 
 // The probe keeps the workers where a state took at most 0.85 of its time
@@ -479,7 +480,7 @@ func (h heavyLastzero) Hash(s models.LastzeroState) uint64 {
 
 // BenchmarkStatefulWorkers runs ExploreStateful with 1, 2 and 4 workers on
 // lastzero-9 (cheap methods: the search's own table work dominates),
-// indexer-7, and lastzero-7 with a Hash twenty times as costly (the
+// indexer-7, and lastzero-7 with a Hash 20 and 100 times as costly (the
 // system's methods dominate). workers=N is what a caller gets: the probe
 // keeps the workers only where they pay; workers=N-kept starts them at
 // once and keeps them, what the workers cost or gain. Besides
@@ -491,6 +492,7 @@ func BenchmarkStatefulWorkers(b *testing.B) {
 	benchWorkers(b, "lastzero-9", models.NewLastzero(9))
 	benchWorkers(b, "indexer-7", models.NewIndexer(7))
 	benchWorkers(b, "lastzero-7-hash20", heavyLastzero{models.NewLastzero(7), 20})
+	benchWorkers(b, "lastzero-7-hash100", heavyLastzero{models.NewLastzero(7), 100})
 }
 
 func benchWorkers[S any](b *testing.B, name string, sys ts.TransitionSystem[S]) {
@@ -505,7 +507,7 @@ func benchWorkers[S any](b *testing.B, name string, sys ts.TransitionSystem[S]) 
 			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
 			var trans int64
-			proc0, walker0 := cpuTimes()
+			proc0, walker0 := cputime.Process(), cputime.Thread()
 			for b.Loop() {
 				res, err := ts.ExploreStateful(ctx, sys, opt)
 				if err != nil {
@@ -513,7 +515,7 @@ func benchWorkers[S any](b *testing.B, name string, sys ts.TransitionSystem[S]) 
 				}
 				trans += res.Transitions
 			}
-			proc1, walker1 := cpuTimes()
+			proc1, walker1 := cputime.Process(), cputime.Thread()
 			b.ReportMetric(float64(trans)/b.Elapsed().Seconds(), "transitions/s")
 			if proc1 > 0 {
 				b.ReportMetric(float64(proc1-proc0)/float64(b.N)/1e6, "cpu-ms/op")
