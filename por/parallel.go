@@ -723,6 +723,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		c.recycle(ctx, opt, res)
 	}
 	c.role, c.split, c.par, c.gen = rolePredictor, e.split, e.par, gen
+	c.wt.keep = true
 	c.strict, c.raceFrom = e.strict, e.raceFrom
 	for o := range e.blockedObjs {
 		c.blockedObjs[o] = struct{}{}

@@ -37,6 +37,11 @@ type wnode struct {
 type wtree struct {
 	nodes []wnode
 	spare []int32
+	// keep: removed nodes are not freed. A predictor's pool is dropped
+	// whole when it starts again, and the subtrees it drops are those of
+	// the units it hands out, thousands of nodes each, which it would
+	// free one by one for nothing.
+	keep bool
 }
 
 func (w *wtree) alloc(x wev) int32 {
@@ -80,11 +85,17 @@ func (w *wtree) remove(parent, c int32) {
 		}
 	}
 	w.nodes[c].next = -1
-	w.free1(c)
+	if !w.keep {
+		w.free1(c)
+	}
 }
 
 // free frees node c and its subtree.
-func (w *wtree) free(c int32) { w.free1(c) }
+func (w *wtree) free(c int32) {
+	if !w.keep {
+		w.free1(c)
+	}
+}
 
 func (w *wtree) free1(c int32) {
 	for ch := w.nodes[c].first; ch >= 0; {
