@@ -767,12 +767,20 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 			}
 			x := &e.wt.nodes[ch]
 			top.next = x.next
-			id := c.wt.alloc(x.wev)
-			c.wt.nodes[id].extra = x.extra
-			remap[ch] = id
-			nodes++
-			if top.depth+1 == e.split {
+			var id int32
+			if top.depth+1 >= e.split {
+				// A unit's root (or, where the search is below the
+				// split depth, a node on its path): its subtree whole,
+				// in one pass.
+				n := len(c.wt.nodes)
+				id, e.par.clonePend = c.wt.copySubtree(&e.wt, ch, remap, e.par.clonePend)
+				nodes += len(c.wt.nodes) - n
 				units++
+			} else {
+				id = c.wt.alloc(x.wev)
+				c.wt.nodes[id].extra = x.extra
+				remap[ch] = id
+				nodes++
 			}
 			if top.last < 0 {
 				c.wt.nodes[top.dst].first = id
@@ -780,7 +788,9 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 				c.wt.nodes[top.last].next = id
 			}
 			top.last = id
-			walk = append(walk, cloneStep{dst: id, last: -1, next: x.first, depth: top.depth + 1})
+			if top.depth+1 < e.split {
+				walk = append(walk, cloneStep{dst: id, last: -1, next: x.first, depth: top.depth + 1})
+			}
 		}
 		e.par.cloneWalk = walk
 	}
@@ -1066,6 +1076,7 @@ type parallel[S any] struct {
 	predEx    *explorer[S] // the last predictor, stopped before the next reuses it
 	remap     []int32      // clone's buffers
 	cloneWalk []cloneStep
+	clonePend []subtreeStep
 
 	// runner explores the units elsewhere (Options.Runner), in batches.
 	runner UnitRunner

@@ -55,6 +55,47 @@ func (w *wtree) alloc(x wev) int32 {
 	return int32(len(w.nodes) - 1)
 }
 
+// subtreeStep is a node copySubtree has copied whose next sibling it is
+// still to copy: the copy, and the sibling in the source.
+type subtreeStep struct{ dst, srcNext int32 }
+
+// copySubtree appends to w a copy of node r of src with its subtree, in
+// preorder, and returns the copy of r (its next sibling -1). remap[x], for
+// each node x copied, is set to its copy. pend is scratch, returned for
+// reuse. w's free list must be empty: the copies take consecutive indices,
+// so that a node's first child is the node after it.
+func (w *wtree) copySubtree(src *wtree, r int32, remap []int32, pend []subtreeStep) (int32, []subtreeStep) {
+	root := int32(len(w.nodes))
+	pend = pend[:0]
+	x := r
+	for {
+		k := int32(len(w.nodes))
+		n := &src.nodes[x]
+		w.nodes = append(w.nodes, wnode{wev: n.wev, first: -1, next: -1, extra: n.extra})
+		remap[x] = k
+		if n.first >= 0 {
+			w.nodes[k].first = k + 1
+			if n.next >= 0 && x != r {
+				pend = append(pend, subtreeStep{dst: k, srcNext: n.next})
+			}
+			x = n.first
+			continue
+		}
+		if n.next >= 0 && x != r {
+			w.nodes[k].next = k + 1
+			x = n.next
+			continue
+		}
+		if len(pend) == 0 {
+			return root, pend
+		}
+		p := pend[len(pend)-1]
+		pend = pend[:len(pend)-1]
+		w.nodes[p.dst].next = int32(len(w.nodes))
+		x = p.srcNext
+	}
+}
+
 // addChild appends a child event x to parent's children and returns it.
 func (w *wtree) addChild(parent int32, x wev) int32 {
 	c := w.alloc(x)

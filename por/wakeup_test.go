@@ -3,6 +3,8 @@ package por
 import (
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/weftlab/weft/ts"
 )
 
@@ -59,4 +61,73 @@ func TestWakeupTree(t *testing.T) {
 	if c := tr.alloc(wev{t: 5}); c >= int32(len(tr.nodes)) || tr.nodes[c].t != 5 {
 		t.Fatal("alloc does not reuse")
 	}
+}
+
+// TestCopySubtree: a copy has the same shape, events and extra flags as
+// the subtree it was copied from, however its nodes sit in the source's
+// pool (freed ones reused, siblings far apart), and leaves the source's
+// siblings of its root out.
+func TestCopySubtree(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		var src wtree
+		root := src.alloc(wev{t: -1})
+		ids := []int32{root}
+		for i := range rapid.IntRange(0, 60).Draw(rt, "nodes") {
+			if len(ids) > 1 && rapid.IntRange(0, 5).Draw(rt, "remove") == 0 {
+				// Remove a random non-root node's subtree: the pool
+				// gets holes that later nodes fill.
+				k := rapid.IntRange(1, len(ids)-1).Draw(rt, "victim")
+				parent := src.parentOf(root, ids[k])
+				src.remove(parent, ids[k])
+				ids = src.preorder(root, ids[:0])
+				continue
+			}
+			parent := ids[rapid.IntRange(0, len(ids)-1).Draw(rt, "parent")]
+			c := src.addChild(parent, wev{t: ts.Tid(i), out: i % 3})
+			src.nodes[c].extra = rapid.Bool().Draw(rt, "extra")
+			ids = append(ids, c)
+		}
+		from := ids[rapid.IntRange(0, len(ids)-1).Draw(rt, "from")]
+		var dst wtree
+		dst.alloc(wev{t: -2}) // a node before: indices shift
+		remap := make([]int32, len(src.nodes))
+		got, _ := dst.copySubtree(&src, from, remap, nil)
+		if dst.nodes[got].next != -1 {
+			rt.Fatalf("the copy's root has a sibling")
+		}
+		want := src.preorder(from, nil)
+		have := dst.preorder(got, nil)
+		if len(want) != len(have) || len(dst.nodes) != len(want)+1 {
+			rt.Fatalf("copied %d nodes (%d in the pool), want %d", len(have), len(dst.nodes)-1, len(want))
+		}
+		for i := range want {
+			a, b := &src.nodes[want[i]], &dst.nodes[have[i]]
+			if a.t != b.t || a.out != b.out || a.extra != b.extra || (a.first < 0) != (b.first < 0) ||
+				(i > 0 && (a.next < 0) != (b.next < 0)) || remap[want[i]] != have[i] {
+				rt.Fatalf("node %d of the preorder differs", i)
+			}
+		}
+	})
+}
+
+// preorder appends the nodes of c's subtree to dst, c first.
+func (w *wtree) preorder(c int32, dst []int32) []int32 {
+	dst = append(dst, c)
+	for ch := w.nodes[c].first; ch >= 0; ch = w.nodes[ch].next {
+		dst = w.preorder(ch, dst)
+	}
+	return dst
+}
+
+// parentOf returns the parent of c in the subtree of r, or -1.
+func (w *wtree) parentOf(r, c int32) int32 {
+	for ch := w.nodes[r].first; ch >= 0; ch = w.nodes[ch].next {
+		if ch == c {
+			return r
+		}
+		if p := w.parentOf(ch, c); p >= 0 {
+			return p
+		}
+	}
+	return -1
 }
