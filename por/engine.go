@@ -148,8 +148,11 @@ type explorer[S any] struct {
 	keyBuf           []byte
 	walkBuf, treeIDs []int32
 	insPath          []wev // the events insert descended through
-	recording        bool  // a coordinator taking a result: record plans
-	plans            []plan
+	// src maps a predictor's copies of the coordinator's unit roots to
+	// the originals, with their versions (see parallel.go, subtrees).
+	src       map[int32]srcRef
+	recording bool // a coordinator taking a result: record plans
+	plans     []plan
 	// A parallel search's recycled memory (see wevPool): where a worker
 	// copies the sequences it logs, and a coordinator its plans.
 	pool                  *wevPool
@@ -350,6 +353,8 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.nextSleep.ClearAll()
 	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]}
 	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
+	e.src = old.src
+	clear(e.src)
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE

@@ -451,6 +451,13 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 	left := len(w)
 	node := f.root
 	level := 0
+	// A unit root on the way (a node at the split depth) whose subtree
+	// grows: a coordinator's changes version, a predictor's is no longer
+	// its original (see wnode.ver).
+	unitLevel, unitRoot := -1, int32(-1)
+	if e.role == roleCoordinator || e.role == rolePredictor {
+		unitLevel = e.split - 1 - i
+	}
 	for {
 		if left == 0 {
 			return false // a prefix of a sequence in the tree
@@ -475,6 +482,9 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 				if e.recording {
 					e.insPath = append(e.insPath, x.wev) // for planned
 				}
+				if level == unitLevel {
+					unitRoot = c
+				}
 				break
 			}
 		}
@@ -483,6 +493,11 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 		if !matched || (e.wt.nodes[node].first < 0 && e.wt.nodes[node].extra) {
 			w = compact(w)
 			e.planned(i, w, false)
+			if unitRoot >= 0 {
+				e.wt.clock++
+				e.wt.nodes[unitRoot].ver = e.wt.clock
+				delete(e.src, unitRoot)
+			}
 			for _, x := range w {
 				node = e.wt.addChild(node, x)
 			}

@@ -68,6 +68,12 @@ type Options struct {
 	// goroutine, for tests of the units alone.
 	inline bool
 
+	// checkKeys, in tests, makes a parallel ODPOR search write again each
+	// unit key a predictor wrote from an earlier one's bytes, and count in
+	// Stats those that differ (parallel-stale-keys) and those reused
+	// (parallel-reused-keys).
+	checkKeys bool
+
 	// checkRevisits, in tests, makes SDPOR check its revisit records (see
 	// revisitCheck).
 	checkRevisits *revisitCheck

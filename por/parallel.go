@@ -1,6 +1,7 @@
 package por
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"iter"
@@ -196,7 +197,10 @@ func fromBits(dst *bitset.BitSet, w []uint64) {
 // u.above are left empty, treeInKey set): most units handed out are never
 // explored, and a subtree can have thousands of nodes. walk is scratch for
 // the tree's walk.
-func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.BitSet, []wev), walk *[]int32) {
+//
+// tree, if not nil, is the subtree's encoding, written as it is instead of
+// r's subtree; from and to are where the subtree's encoding is in the key.
+func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.BitSet, []wev), walk *[]int32, tree []byte) (from, to int) {
 	c := encoder{b: buf[:0]}
 	c.num(int64(len(u.prefix)))
 	for _, mv := range u.prefix {
@@ -213,7 +217,11 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 	// whether it is extra; 0 ends them. The distance, not the parent's
 	// index, so that it takes one byte in most nodes: the subtrees hold
 	// long chains and thousands of nodes.
-	if w != nil {
+	from = len(c.b)
+	if tree != nil {
+		c.b = append(c.b, tree...)
+		u.treeInKey = true
+	} else if w != nil {
 		// stack holds, for each node on the path, its index in the list
 		// and the next child to write.
 		stack := (*walk)[:0]
@@ -239,6 +247,7 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 			c.node(int32(i)-n.parent, n.x, n.extra)
 		}
 	}
+	to = len(c.b)
 	c.num(0)
 	c.num(int64(u.raceFrom))
 	flags := int64(0)
@@ -276,6 +285,7 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 		}
 	}
 	u.keyb = c.b
+	return from, to
 }
 
 // keyString returns u's key as a string, making it from u.keyb once.
@@ -313,9 +323,32 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		u.rootHash, u.rootHashed = e.m.Hasher.Hash(e.stack[k].state), true
 	}
 	if e.mode == modeODPOR {
-		u.encode(e.keyBuf, &e.wt, e.nextRoot, func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep }, &e.walkBuf)
+		// A predictor's copy of a subtree the coordinator has not changed
+		// since an earlier predictor wrote it: the same bytes. Only a
+		// guess's key is written so (the coordinator writes its own from
+		// its tree), so a version gone wrong costs a miss, not a result.
+		ref, known := e.src[e.nextRoot]
+		var tree []byte
+		if known {
+			if t, ok := e.par.trees[ref.node]; ok && t.ver == ref.ver {
+				tree = t.b
+			}
+		}
+		above := func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep }
+		from, to := u.encode(e.keyBuf, &e.wt, e.nextRoot, above, &e.walkBuf, tree)
+		switch {
+		case known && tree == nil:
+			e.par.trees[ref.node] = subtree{ver: ref.ver, b: slices.Clone(u.keyb[from:to])}
+		case tree != nil && e.opt.checkKeys:
+			e.par.reusedKeys++
+			fresh := &unit{prefix: u.prefix, sleep: u.sleep, psleep: u.psleep, raceFrom: u.raceFrom, strict: u.strict, blocked: u.blocked}
+			fresh.encode(nil, &e.wt, e.nextRoot, above, &e.walkBuf, nil)
+			if !bytes.Equal(fresh.keyb, u.keyb) {
+				e.par.staleKeys++
+			}
+		}
 	} else {
-		u.encode(e.keyBuf, nil, 0, nil, nil)
+		u.encode(e.keyBuf, nil, 0, nil, nil, nil)
 	}
 	e.keyBuf = u.keyb
 	return u
@@ -776,6 +809,10 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 				id, e.par.clonePend = c.wt.copySubtree(&e.wt, ch, remap, e.par.clonePend)
 				nodes += len(c.wt.nodes) - n
 				units++
+				if c.src == nil {
+					c.src = make(map[int32]srcRef)
+				}
+				c.src[id] = srcRef{node: ch, ver: x.ver}
 			} else {
 				id = c.wt.alloc(x.wev)
 				c.wt.nodes[id].extra = x.extra
@@ -793,6 +830,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 			}
 		}
 		e.par.cloneWalk = walk
+		e.par.keepTrees(c.src)
 	}
 	for len(c.stack) < e.depth {
 		c.growStack()
@@ -872,6 +910,39 @@ func (c *explorer[S]) skipSubtree(split int) {
 	c.raceFrom = split - 1
 }
 
+// srcRef is a node of the coordinator's wakeup trees and its version.
+type srcRef struct {
+	node int32
+	ver  uint32
+}
+
+// subtree is the encoding of a unit's wakeup subtree in its key, and the
+// version of the subtree's root it was written at.
+type subtree struct {
+	ver uint32
+	b   []byte
+}
+
+// keepTrees keeps, of the subtrees' encodings, those of the subtrees a new
+// predictor copied (src), at their versions: the others are of units taken
+// or changed since.
+func (p *parallel[S]) keepTrees(src map[int32]srcRef) {
+	next := p.spareTrees
+	if next == nil {
+		next = make(map[int32]subtree)
+	}
+	for _, ref := range src {
+		if t, ok := p.trees[ref.node]; ok && t.ver == ref.ver {
+			next[ref.node] = t
+		}
+	}
+	clear(p.trees)
+	p.trees, p.spareTrees = next, p.trees
+	if p.trees == nil {
+		p.trees = make(map[int32]subtree)
+	}
+}
+
 // cloneStep is a node of the wakeup trees clone is copying: its copy, the
 // copy of its last child copied, the next child to copy, and its depth.
 type cloneStep struct {
@@ -928,6 +999,9 @@ func (e *explorer[S]) attachAt(x *plan) int32 {
 	}
 	node := e.stack[x.frame].root
 	for _, a := range x.attach {
+		// The plan changes the subtrees on its way: their bytes are not
+		// the coordinator's any more (see unitHere).
+		delete(e.src, node)
 		c := e.wt.nodes[node].first
 		for c >= 0 && (e.wt.nodes[c].t != a.t || e.wt.nodes[c].out != a.out) {
 			c = e.wt.nodes[c].next
@@ -937,6 +1011,7 @@ func (e *explorer[S]) attachAt(x *plan) int32 {
 		}
 		node = c
 	}
+	delete(e.src, node)
 	return node
 }
 
@@ -1077,6 +1152,11 @@ type parallel[S any] struct {
 	remap     []int32      // clone's buffers
 	cloneWalk []cloneStep
 	clonePend []subtreeStep
+	// trees holds the encodings of the coordinator's unit subtrees that
+	// predictors wrote, by node (see unitHere); spareTrees is the map
+	// keepTrees fills next.
+	trees, spareTrees     map[int32]subtree
+	reusedKeys, staleKeys int64 // Options.checkKeys
 
 	// runner explores the units elsewhere (Options.Runner), in batches.
 	runner UnitRunner
@@ -1162,6 +1242,10 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-wasted-transitions"] = p.wasted
 	res.Stats["parallel-split-further"] = p.expanded
 	res.Stats["parallel-logged"] = p.logged
+	if opt.checkKeys {
+		res.Stats["parallel-reused-keys"] = p.reusedKeys
+		res.Stats["parallel-stale-keys"] = p.staleKeys
+	}
 	res.Stats["parallel-wait-start-us"] = p.waitStart.Microseconds()
 	res.Stats["parallel-wait-predictor-us"] = p.waitEnded.Microseconds()
 	res.Stats["parallel-wait-window-us"] = p.waitWindow.Microseconds()

@@ -324,3 +324,38 @@ func TestParallelUnitsRepayTheirCost(t *testing.T) {
 		}
 	}
 }
+
+// A predictor writes the key of a unit whose subtree the coordinator has
+// not changed since an earlier predictor wrote it from that one's bytes:
+// on random programs, and on lastzero-12 (where a predictor starts again
+// every few units and meets most of its predecessor's units again), such a
+// key is always the one it would write from its own copy of the subtree.
+// A stale one would cost a miss only (the coordinator writes its keys from
+// its own tree), but would mean the versions miss a change.
+func TestPredictorKeysReused(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p, _, opt := drawSearch(t)
+		opt.Workers = rapid.IntRange(2, 4).Draw(t, "workers")
+		drawSplit(t, &opt)
+		drawDefaultSplit(t, &opt)
+		opt.checkKeys = true
+		res, err := run(context.Background(), p, opt, modeODPOR)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := res.Stats["parallel-stale-keys"]; n > 0 {
+			t.Fatalf("%d of %d keys reused differ from the subtree's", n, res.Stats["parallel-reused-keys"])
+		}
+	})
+	var opt Options
+	opt.Workers, opt.checkKeys = 2, true
+	res, err := run(context.Background(), models.NewLastzero(12), opt, modeODPOR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reused, stale := res.Stats["parallel-reused-keys"], res.Stats["parallel-stale-keys"]
+	t.Logf("lastzero-12: %d keys reused, %d units, %d restarts", reused, res.Stats["parallel-units"], res.Stats["parallel-restarts"])
+	if reused < res.Stats["parallel-units"] || stale > 0 {
+		t.Fatalf("lastzero-12: %d keys reused (%d stale), want at least one per unit (%d) and none stale", reused, stale, res.Stats["parallel-units"])
+	}
+}

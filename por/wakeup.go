@@ -30,6 +30,11 @@ type wnode struct {
 	wev
 	first, next int32
 	extra       bool
+	// ver changes whenever the node's subtree does, in a coordinator's
+	// tree (see parallel.go, subtrees): a node and a version stand for the
+	// same subtree, so that a predictor can write a unit's key from the
+	// bytes of an earlier one.
+	ver uint32
 }
 
 // wtree is a pool of wakeup-tree nodes shared by every frame of a search, so
@@ -42,16 +47,20 @@ type wtree struct {
 	// the units it hands out, thousands of nodes each, which it would
 	// free one by one for nothing.
 	keep bool
+	// clock is the last version handed out.
+	clock uint32
 }
 
 func (w *wtree) alloc(x wev) int32 {
 	if n := len(w.spare); n > 0 {
 		i := w.spare[n-1]
 		w.spare = w.spare[:n-1]
-		w.nodes[i] = wnode{wev: x, first: -1, next: -1}
+		w.clock++
+		w.nodes[i] = wnode{wev: x, first: -1, next: -1, ver: w.clock}
 		return i
 	}
-	w.nodes = append(w.nodes, wnode{wev: x, first: -1, next: -1})
+	w.clock++
+	w.nodes = append(w.nodes, wnode{wev: x, first: -1, next: -1, ver: w.clock})
 	return int32(len(w.nodes) - 1)
 }
 
