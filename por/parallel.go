@@ -121,6 +121,12 @@ type unit struct {
 	// looks its units up without copying them) or decoded from.
 	key  string
 	keyb []byte
+	// subtree, in a predictor's unit whose subtree it encoded (see
+	// unitHere): the original of the subtree's root, and where the
+	// subtree's encoding is in the key, which emit keeps for the next.
+	subtree    srcRef
+	subtreeAt  [2]int
+	newSubtree bool
 }
 
 // frameSleep is a frame's sleep set (the threads asleep with every outcome,
@@ -198,9 +204,9 @@ func fromBits(dst *bitset.BitSet, w []uint64) {
 // explored, and a subtree can have thousands of nodes. walk is scratch for
 // the tree's walk.
 //
-// tree, if not nil, is the subtree's encoding, written as it is instead of
+// tree, if known, is the subtree's encoding, written as it is instead of
 // r's subtree; from and to are where the subtree's encoding is in the key.
-func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.BitSet, []wev), walk *[]int32, tree []byte) (from, to int) {
+func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.BitSet, []wev), walk *[]int32, tree string, known bool) (from, to int) {
 	c := encoder{b: buf[:0]}
 	c.num(int64(len(u.prefix)))
 	for _, mv := range u.prefix {
@@ -218,7 +224,7 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 	// index, so that it takes one byte in most nodes: the subtrees hold
 	// long chains and thousands of nodes.
 	from = len(c.b)
-	if tree != nil {
+	if known {
 		c.b = append(c.b, tree...)
 		u.treeInKey = true
 	} else if w != nil {
@@ -327,28 +333,25 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		// since an earlier predictor wrote it: the same bytes. Only a
 		// guess's key is written so (the coordinator writes its own from
 		// its tree), so a version gone wrong costs a miss, not a result.
-		ref, known := e.src[e.nextRoot]
-		var tree []byte
-		if known {
-			if t, ok := e.par.trees[ref.node]; ok && t.ver == ref.ver {
-				tree = t.b
-			}
-		}
+		ref, mapped := e.src[e.nextRoot]
+		t, ok := e.par.trees[ref.node]
+		reuse := mapped && ok && t.ver == ref.ver
 		above := func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep }
-		from, to := u.encode(e.keyBuf, &e.wt, e.nextRoot, above, &e.walkBuf, tree)
+		from, to := u.encode(e.keyBuf, &e.wt, e.nextRoot, above, &e.walkBuf, t.s, reuse)
 		switch {
-		case known && tree == nil:
-			e.par.trees[ref.node] = subtree{ver: ref.ver, b: slices.Clone(u.keyb[from:to])}
-		case tree != nil && e.opt.checkKeys:
+		case mapped && !reuse:
+			// emit keeps it, as part of the key's string.
+			u.subtree, u.subtreeAt, u.newSubtree = ref, [2]int{from, to}, true
+		case reuse && e.opt.checkKeys:
 			e.par.reusedKeys++
 			fresh := &unit{prefix: u.prefix, sleep: u.sleep, psleep: u.psleep, raceFrom: u.raceFrom, strict: u.strict, blocked: u.blocked}
-			fresh.encode(nil, &e.wt, e.nextRoot, above, &e.walkBuf, nil)
+			fresh.encode(nil, &e.wt, e.nextRoot, above, &e.walkBuf, "", false)
 			if !bytes.Equal(fresh.keyb, u.keyb) {
 				e.par.staleKeys++
 			}
 		}
 	} else {
-		u.encode(e.keyBuf, nil, 0, nil, nil, nil)
+		u.encode(e.keyBuf, nil, 0, nil, nil, "", false)
 	}
 	e.keyBuf = u.keyb
 	return u
@@ -920,7 +923,7 @@ type srcRef struct {
 // version of the subtree's root it was written at.
 type subtree struct {
 	ver uint32
-	b   []byte
+	s   string
 }
 
 // keepTrees keeps, of the subtrees' encodings, those of the subtrees a new
@@ -1516,6 +1519,10 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 		u.key = string(u.keyb)
 	}
 	u.keyb = nil
+	if u.newSubtree {
+		// A substring: the key's memory, no copy.
+		p.trees[u.subtree.node] = subtree{ver: u.subtree.ver, s: u.key[u.subtreeAt[0]:u.subtreeAt[1]]}
+	}
 	p.emitted = append(p.emitted, u.key)
 	p.emits++
 	if p.trace != nil {
