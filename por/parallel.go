@@ -333,9 +333,16 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		// since an earlier predictor wrote it: the same bytes. Only a
 		// guess's key is written so (the coordinator writes its own from
 		// its tree), so a version gone wrong costs a miss, not a result.
+		// (Only a predictor has e.src: the coordinator must not read
+		// trees, which the predictor writes as it goes.)
 		ref, mapped := e.src[e.nextRoot]
-		t, ok := e.par.trees[ref.node]
-		reuse := mapped && ok && t.ver == ref.ver
+		var t subtree
+		reuse := false
+		if mapped {
+			var ok bool
+			t, ok = e.par.trees[ref.node]
+			reuse = ok && t.ver == ref.ver
+		}
 		above := func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep }
 		from, to := u.encode(e.keyBuf, &e.wt, e.nextRoot, above, &e.walkBuf, t.s, reuse)
 		switch {
