@@ -50,6 +50,16 @@ import (
 // first predictor starts from a copy cut back to the split frame, as if
 // that subtree were a unit handed out (splitHere, skipSubtree).
 //
+// A restart copies the coordinator's frames and the wakeup subtrees of the
+// next units (clone), and the new predictor meets most of the old one's
+// units again. Their keys are kilobytes, mostly the subtree, so wakeup
+// nodes carry a version (wnode.ver) that the coordinator changes when it
+// inserts below a unit's root, and a predictor writes the subtree of a unit
+// whose original has the version of one written before from those bytes
+// (unitHere, parallel.trees). Only guesses are written so: the coordinator
+// writes its own keys from its own tree, and a worker explores the subtree
+// its key holds, so a version that missed a change costs a miss.
+//
 // The predictor is a coroutine of the coordinator: it walks only when the
 // coordinator resumes it (pump), before each result it takes, until it is
 // a window of units ahead. The coordinator explores too (the units it
