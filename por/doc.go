@@ -226,18 +226,24 @@
 // default split depths, lastzero-12 and indexer-16 (ODPOR) would allow
 // 1.93-1.98x with 2 workers and no overhead (TestParallelTrace with
 // -por.units), if the predictor saw every unit it has copied. Measured
-// on 2 cores with 2 workers against one (BenchmarkParallel, mean of 5):
-// 1.72x on indexer-16 and 1.69x on casrot-10 with ODPOR, 1.76x on
-// indexer-16 with DPOR, 1.63x on lastzero-8 and 1.45x on bluetooth-4 with
-// Sleep, 1.48x on lastzero-12, a search of 0.12 s. What is left is what a
-// unit costs: its key, the replay of its prefix and its result (explored
-// one after the other on one goroutine, the benchmark's inline rows,
-// lastzero-12's units take 8% more time than the serial search,
-// indexer-16's 5%), and a new predictor each time a result adds a
-// branch the predictor has walked past (19 times in lastzero-12's 58
-// units), which copies the frames and the wakeup trees the next units
-// need: the subtrees of at most 64 units a worker, or of two windows of
-// units and then up to 32,768 nodes. (A budget of 4,096 nodes, before,
+// on 2 cores with 2 workers against one (BenchmarkParallel, medians): 1.60x
+// on indexer-16 and 1.66x on casrot-10 with ODPOR, 1.78x on indexer-16
+// with DPOR, 1.52x on lastzero-8 and on bluetooth-4 with Sleep, 1.53x on
+// lastzero-12, a search of 0.06 s; the CPU time of every goroutine is
+// 1.15x the serial search's on indexer-16 and 1.25x on lastzero-12, which
+// bounds what 2 cores can give. What is left is what a unit costs: its
+// key, the replay of its prefix and its result (explored one after the
+// other on one goroutine, the benchmark's inline rows, lastzero-12's units
+// take about 3% more time than the serial search), and a new predictor
+// each time a result adds a branch the predictor has walked past (22 times
+// in lastzero-12's 63 units), which copies the frames and the wakeup trees
+// the next units need: the subtrees of at most 64 units a worker, or of two
+// windows of units and then up to 32,768 nodes. A new predictor writes
+// again the keys of units its predecessors handed out; where a subtree has
+// not changed since (the search versions a unit's root whenever it inserts
+// below it) it takes the bytes already written, and since the search
+// writes its own keys from its own tree, a guess so written can miss but
+// never change a result. (A budget of 4,096 nodes, before,
 // fell short of a single unit's subtree on lastzero-16, where a predictor
 // then saw nothing to hand out: 2 workers took longer than one.)
 //
