@@ -149,7 +149,7 @@ type explorer[S any] struct {
 	walkBuf, treeIDs []int32
 	insPath          []wev // the events insert descended through
 	// src maps a predictor's copies of the coordinator's unit roots to
-	// the originals, with their versions (see parallel.go, subtrees).
+	// the originals, with their versions (see the top of parallel.go).
 	src       map[int32]srcRef
 	recording bool // a coordinator taking a result: record plans
 	plans     []plan

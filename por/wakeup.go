@@ -30,10 +30,11 @@ type wnode struct {
 	wev
 	first, next int32
 	extra       bool
-	// ver changes whenever the node's subtree does, in a coordinator's
-	// tree (see parallel.go, subtrees): a node and a version stand for the
-	// same subtree, so that a predictor can write a unit's key from the
-	// bytes of an earlier one.
+	// ver is set anew when the node is allocated and, for a unit's root
+	// in a coordinator's tree, when the coordinator inserts below it (see
+	// the top of parallel.go): such a node and a version stand for one
+	// subtree, so that a predictor can write a unit's key from the bytes
+	// of an earlier one.
 	ver uint32
 }
 
