@@ -958,9 +958,6 @@ func (p *parallel[S]) keepTrees(src map[int32]srcRef) {
 	}
 	clear(p.trees)
 	p.trees, p.spareTrees = next, p.trees
-	if p.trees == nil {
-		p.trees = make(map[int32]subtree)
-	}
 }
 
 // cloneStep is a node of the wakeup trees clone is copying: its copy, the
