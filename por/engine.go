@@ -150,7 +150,10 @@ type explorer[S any] struct {
 	insPath          []wev // the events insert descended through
 	// src maps a predictor's copies of the coordinator's unit roots to
 	// the originals, with their versions (see the top of parallel.go).
-	src       map[int32]srcRef
+	src map[int32]srcRef
+	// lazy holds a predictor's unit roots whose subtrees clone did not
+	// copy, with the subtree's encoding (see materialize).
+	lazy      map[int32]string
 	recording bool // a coordinator taking a result: record plans
 	plans     []plan
 	// A parallel search's recycled memory (see wevPool): where a worker
@@ -353,8 +356,9 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.nextSleep.ClearAll()
 	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]}
 	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
-	e.src = old.src
+	e.src, e.lazy = old.src, old.lazy
 	clear(e.src)
+	clear(e.lazy)
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE

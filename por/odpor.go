@@ -214,6 +214,9 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 			// that keep the independence contract: insert what lies below
 			// it again, without it.
 			e.infeasible++
+			if e.lazy != nil {
+				e.materialize(c)
+			}
 			seqs := e.wt.leaves(c, nil, e.reinsert[:0])
 			e.wt.remove(f.root, c)
 			e.race = raceState{k: -1}
@@ -484,6 +487,9 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 				}
 				if level == unitLevel {
 					unitRoot = c
+					if e.lazy != nil {
+						e.materialize(c) // a predictor's, not copied yet
+					}
 				}
 				break
 			}

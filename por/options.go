@@ -74,6 +74,12 @@ type Options struct {
 	// (parallel-reused-keys).
 	checkKeys bool
 
+	// eagerClone, in tests, makes a predictor copy every unit's wakeup
+	// subtree, as it did before it decoded them on demand (materialize);
+	// lazyClone makes it decode every one it reads, written down for it
+	// at the copy.
+	eagerClone, lazyClone bool
+
 	// checkRevisits, in tests, makes SDPOR check its revisit records (see
 	// revisitCheck).
 	checkRevisits *revisitCheck

@@ -58,7 +58,10 @@ import (
 // whose original has the version of one written before from those bytes
 // (unitHere, parallel.trees). Only guesses are written so: the coordinator
 // writes its own keys from its own tree, and a worker explores the subtree
-// its key holds, so a version that missed a change costs a miss.
+// its key holds, so a version that missed a change costs a miss. Nor does
+// clone copy such a subtree: the predictor keeps the bytes and decodes them
+// only where it reads or changes the subtree (materialize), which it seldom
+// does; most units it hands out as they are.
 //
 // The predictor is a coroutine of the coordinator: it walks only when the
 // coordinator resumes it (pump), before each result it takes, until it is
@@ -346,21 +349,29 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		// (Only a predictor has e.src: the coordinator must not read
 		// trees, which the predictor writes as it goes.)
 		ref, mapped := e.src[e.nextRoot]
-		var t subtree
-		reuse := false
-		if mapped {
-			var ok bool
-			t, ok = e.par.trees[ref.node]
-			reuse = ok && t.ver == ref.ver
+		// A subtree clone did not copy: the bytes it checked.
+		tree, lazy := e.lazy[e.nextRoot]
+		reuse := lazy
+		if mapped && !lazy {
+			t, ok := e.par.trees[ref.node]
+			tree, reuse = t.s, ok && t.ver == ref.ver
 		}
 		above := func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep }
-		from, to := u.encode(e.keyBuf, &e.wt, e.nextRoot, above, &e.walkBuf, t.s, reuse)
+		from, to := u.encode(e.keyBuf, &e.wt, e.nextRoot, above, &e.walkBuf, tree, reuse)
 		switch {
 		case mapped && !reuse:
 			// emit keeps it, as part of the key's string.
 			u.subtree, u.subtreeAt, u.newSubtree = ref, [2]int{from, to}, true
 		case reuse && e.opt.checkKeys:
 			e.par.reusedKeys++
+			if lazy {
+				// clone compared the bytes with the coordinator's subtree,
+				// and whatever changes it since materializes it first.
+				if !mapped {
+					e.par.staleKeys++
+				}
+				break
+			}
 			fresh := &unit{prefix: u.prefix, sleep: u.sleep, psleep: u.psleep, raceFrom: u.raceFrom, strict: u.strict, blocked: u.blocked}
 			fresh.encode(nil, &e.wt, e.nextRoot, above, &e.walkBuf, "", false)
 			if !bytes.Equal(fresh.keyb, u.keyb) {
@@ -824,10 +835,38 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 			if top.depth+1 >= e.split {
 				// A unit's root (or, where the search is below the
 				// split depth, a node on its path): its subtree whole,
-				// in one pass.
-				n := len(c.wt.nodes)
-				id, e.par.clonePend = c.wt.copySubtree(&e.wt, ch, remap, e.par.clonePend)
-				nodes += len(c.wt.nodes) - n
+				// in one pass, unless an earlier predictor wrote it
+				// down at the version it has now. The predictor hands
+				// most units out without reading their subtrees, and
+				// decodes one where it does (materialize).
+				tree, lazy := "", false
+				if onPath := top.depth < e.depth && e.stack[top.depth].cur == ch; !onPath && len(e.expanded) == 0 && !e.opt.eagerClone {
+					if t, ok := e.par.trees[ch]; ok && t.ver == x.ver {
+						tree, lazy = t.s, true
+					} else if e.opt.lazyClone {
+						tree, lazy = e.subtreeBytes(ch), true
+					}
+				}
+				if lazy {
+					id = c.wt.alloc(x.wev)
+					c.wt.nodes[id].extra = x.extra
+					remap[ch] = id
+					if c.lazy == nil {
+						c.lazy = make(map[int32]string)
+					}
+					c.lazy[id] = tree
+					nodes++
+					if e.opt.checkKeys {
+						e.par.lazyTrees++
+						if e.subtreeBytes(ch) != tree {
+							e.par.staleKeys++
+						}
+					}
+				} else {
+					n := len(c.wt.nodes)
+					id, e.par.clonePend = c.wt.copySubtree(&e.wt, ch, remap, e.par.clonePend)
+					nodes += len(c.wt.nodes) - n
+				}
 				units++
 				if c.src == nil {
 					c.src = make(map[int32]srcRef)
@@ -911,6 +950,51 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		c.held[t] = slices.Clone(e.held[t])
 	}
 	return c
+}
+
+// subtreeBytes returns the encoding of node r's subtree in e's wakeup trees,
+// as a unit's key holds it (tests).
+func (e *explorer[S]) subtreeBytes(r int32) string {
+	var u unit
+	from, to := u.encode(nil, &e.wt, r, nil, &e.walkBuf, "", false)
+	return string(u.keyb[from:to])
+}
+
+// materialize gives a predictor's unit root id the subtree clone left out
+// (explorer.lazy), decoded from its encoding, before anything reads or
+// changes its children.
+func (e *explorer[S]) materialize(id int32) {
+	s, ok := e.lazy[id]
+	if !ok {
+		return
+	}
+	delete(e.lazy, id)
+	if e.opt.checkKeys {
+		e.par.materialized++
+	}
+	d := decoder{b: unsafe.Slice(unsafe.StringData(s), len(s))} // read only
+	ids := e.treeIDs[:0]
+	rootLast := int32(-1)
+	for i := int64(0); len(d.b) > 0; i++ {
+		p, x, extra, end := d.node(e.n, i)
+		if end {
+			break // an error: the bytes are a predictor's own, so none
+		}
+		parent, last := id, &rootLast
+		if p >= 0 {
+			parent, last = ids[2*p], &ids[2*p+1]
+		}
+		k := e.wt.alloc(x)
+		e.wt.nodes[k].extra = extra
+		if *last < 0 {
+			e.wt.nodes[parent].first = k
+		} else {
+			e.wt.nodes[*last].next = k
+		}
+		*last = k
+		ids = append(ids, k, -1)
+	}
+	e.treeIDs = ids
 }
 
 // skipSubtree leaves predictor c where it would be had the move into
@@ -1019,6 +1103,7 @@ func (e *explorer[S]) attachAt(x *plan) int32 {
 		// The plan changes the subtrees on its way: their bytes are not
 		// the coordinator's any more (see unitHere).
 		delete(e.src, node)
+		e.materialize(node)
 		c := e.wt.nodes[node].first
 		for c >= 0 && (e.wt.nodes[c].t != a.t || e.wt.nodes[c].out != a.out) {
 			c = e.wt.nodes[c].next
@@ -1029,6 +1114,7 @@ func (e *explorer[S]) attachAt(x *plan) int32 {
 		node = c
 	}
 	delete(e.src, node)
+	e.materialize(node)
 	return node
 }
 
@@ -1172,8 +1258,10 @@ type parallel[S any] struct {
 	// trees holds the encodings of the coordinator's unit subtrees that
 	// predictors wrote, by node (see unitHere); spareTrees is the map
 	// keepTrees fills next.
-	trees, spareTrees     map[int32]subtree
-	reusedKeys, staleKeys int64 // Options.checkKeys
+	trees, spareTrees map[int32]subtree
+	// Options.checkKeys: keys reused, reused keys that differ from the
+	// coordinator's, subtrees clone did not copy, and those decoded.
+	reusedKeys, staleKeys, lazyTrees, materialized int64
 
 	// runner explores the units elsewhere (Options.Runner), in batches.
 	runner UnitRunner
@@ -1262,6 +1350,8 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	if opt.checkKeys {
 		res.Stats["parallel-reused-keys"] = p.reusedKeys
 		res.Stats["parallel-stale-keys"] = p.staleKeys
+		res.Stats["parallel-lazy-trees"] = p.lazyTrees
+		res.Stats["parallel-materialized"] = p.materialized
 	}
 	res.Stats["parallel-wait-start-us"] = p.waitStart.Microseconds()
 	res.Stats["parallel-wait-predictor-us"] = p.waitEnded.Microseconds()

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -339,6 +340,7 @@ func TestPredictorKeysReused(t *testing.T) {
 		drawSplit(t, &opt)
 		drawDefaultSplit(t, &opt)
 		opt.checkKeys = true
+		opt.lazyClone = rapid.Bool().Draw(t, "lazyClone")
 		res, err := run(context.Background(), p, opt, modeODPOR)
 		if err != nil {
 			t.Fatal(err)
@@ -354,8 +356,193 @@ func TestPredictorKeysReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	reused, stale := res.Stats["parallel-reused-keys"], res.Stats["parallel-stale-keys"]
-	t.Logf("lastzero-12: %d keys reused, %d units, %d restarts", reused, res.Stats["parallel-units"], res.Stats["parallel-restarts"])
+	lazy, decoded := res.Stats["parallel-lazy-trees"], res.Stats["parallel-materialized"]
+	t.Logf("lastzero-12: %d keys reused, %d units, %d restarts; %d subtrees not copied, %d of them decoded", reused, res.Stats["parallel-units"], res.Stats["parallel-restarts"], lazy, decoded)
 	if reused < res.Stats["parallel-units"] || stale > 0 {
 		t.Fatalf("lastzero-12: %d keys reused (%d stale), want at least one per unit (%d) and none stale", reused, stale, res.Stats["parallel-units"])
 	}
+	if lazy < res.Stats["parallel-units"] {
+		t.Fatalf("lastzero-12: %d subtrees not copied, want at least one per unit (%d)", lazy, res.Stats["parallel-units"])
+	}
+}
+
+// emitLog is a unitTracer that records the keys predictors hand out, and
+// when they start.
+type emitLog struct{ keys []string }
+
+func (l *emitLog) restart()                 { l.keys = append(l.keys, "restart") }
+func (l *emitLog) emit(key string)          { l.keys = append(l.keys, key) }
+func (l *emitLog) took(key string, _ int64) {}
+
+// traceEmits runs an ODPOR search with opt's split, its units explored in
+// order on one goroutine and each predictor run to its end with the whole
+// wakeup trees (not only the next units: with subtrees not copied, the
+// real search's budget takes more units), and returns the keys its
+// predictors handed out (see unitTrace), and how many subtrees were not
+// copied and how many of those decoded.
+func traceEmits[S any](t interface{ Fatal(...any) }, sys ts.TransitionSystem[S], opt Options) (keys []string, lazy, decoded int64) {
+	var res ts.Result
+	model, err := searchModel(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Workers = 2
+	log := &emitLog{}
+	e := newExplorer(context.Background(), sys, model, opt, modeODPOR, &res)
+	e.role = roleCoordinator
+	p := &parallel[S]{ctx: context.Background(), cancel: func() {}, sys: sys, model: model, opt: opt, mode: modeODPOR,
+		jobs: map[string]*job{}, skip: map[string]bool{}, window: 1 << 30, trace: log, predSys: sys, predModel: model,
+		cloneUnits: 1 << 30, cloneMin: 1 << 30, split: opt.SplitDepth, after: opt.SplitAfter}
+	if p.split <= 0 {
+		p.split = defaultSplit(modeODPOR)
+	}
+	if p.after == 0 {
+		p.after = defaultSplitAfter
+	}
+	p.cond = sync.NewCond(&p.mu)
+	e.par = p
+	if err := e.Drive(e.root, e.loop, e.panicked); err != nil {
+		t.Fatal(err)
+	}
+	return log.keys, p.lazyTrees, p.materialized
+}
+
+// A predictor does not copy the subtrees of units whose keys an earlier one
+// wrote (see materialize): it decodes one from those bytes where it reads or
+// changes it. Not copying any (Options.lazyClone), it must hand out exactly
+// the units, in the same order, that it hands out copying every one, on
+// random programs and on lastzero-12 and indexer-16. (Run this way, a
+// predictor changes no subtree: TestReplanLazySubtree tests that.)
+func TestPredictorLazySubtrees(t *testing.T) {
+	same := func(t interface{ Fatalf(string, ...any) }, name string, eager, lazy []string) {
+		if len(eager) != len(lazy) {
+			t.Fatalf("%s: %d keys handed out copying every subtree, %d copying only some", name, len(eager), len(lazy))
+		}
+		for i := range eager {
+			if eager[i] != lazy[i] {
+				t.Fatalf("%s: key %d of %d differs", name, i, len(eager))
+			}
+		}
+	}
+	var totalLazy, totalDecoded int64
+	totalKeys := 0
+	rapid.Check(t, func(t *rapid.T) {
+		p, _, opt := drawSearch(t)
+		drawSplit(t, &opt)
+		drawDefaultSplit(t, &opt)
+		opt.lazyClone, opt.checkKeys = true, true
+		lazy, n, d := traceEmits(t, p, opt)
+		opt.lazyClone = false
+		totalLazy += n
+		totalKeys += len(lazy)
+		totalDecoded += d
+		opt.eagerClone = true
+		eager, _, _ := traceEmits(t, p, opt)
+		same(t, "random program", eager, lazy)
+	})
+	t.Logf("random programs: %d keys, %d subtrees not copied, %d of them decoded", totalKeys, totalLazy, totalDecoded)
+	for _, c := range []struct {
+		name string
+		run  func(opt Options) ([]string, int64, int64)
+	}{
+		{"lastzero-12", func(opt Options) ([]string, int64, int64) { return traceEmits(t, models.NewLastzero(12), opt) }},
+		{"indexer-16", func(opt Options) ([]string, int64, int64) { return traceEmits(t, models.NewIndexer(16), opt) }},
+	} {
+		var opt Options
+		opt.checkKeys, opt.lazyClone = true, true
+		lazy, n, decoded := c.run(opt)
+		opt.eagerClone, opt.lazyClone = true, false
+		eager, _, _ := c.run(opt)
+		same(t, c.name, eager, lazy)
+		t.Logf("%s: %d keys handed out; %d subtrees not copied, %d of them decoded", c.name, len(lazy), n, decoded)
+		if n < int64(len(lazy))/2 {
+			t.Errorf("%s: %d subtrees not copied for %d keys: the test does not test them", c.name, n, len(lazy))
+		}
+	}
+}
+
+// A plan forwarded to a predictor attaches in a unit's subtree that clone
+// did not copy (materialize decodes it first) exactly as in a copy: the
+// same node or none, and the same trees after.
+func TestReplanLazySubtree(t *testing.T) {
+	sys := models.NewLastzero(3) // four threads
+	model, err := searchModel(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rapid.Check(t, func(rt *rapid.T) {
+		// The coordinator's tree: frame 0's root, whose children are
+		// units' roots (split depth 1).
+		var src wtree
+		root := src.alloc(wev{t: -1})
+		ids := []int32{root}
+		event := func(label string) wev {
+			return wev{t: ts.Tid(rapid.IntRange(0, 3).Draw(rt, label+"-t")), out: rapid.IntRange(0, 1).Draw(rt, label+"-out"),
+				step: ts.Step{Obj: ts.Obj(rapid.IntRange(0, 2).Draw(rt, label+"-obj")), Op: ts.Write}}
+		}
+		for range rapid.IntRange(1, 40).Draw(rt, "nodes") {
+			parent := ids[rapid.IntRange(0, len(ids)-1).Draw(rt, "parent")]
+			c := src.addChild(parent, event("node"))
+			src.nodes[c].extra = rapid.Bool().Draw(rt, "extra")
+			ids = append(ids, c)
+		}
+		// A plan: the events down to a node of the tree, some of them
+		// changed so that it may attach nowhere, and events to add.
+		to := ids[rapid.IntRange(0, len(ids)-1).Draw(rt, "to")]
+		var attach []wev
+		for n := to; n != root; n = src.parentOf(root, n) {
+			attach = append([]wev{src.nodes[n].wev}, attach...)
+		}
+		if len(attach) > 0 && rapid.IntRange(0, 3).Draw(rt, "astray") == 0 {
+			attach[rapid.IntRange(0, len(attach)-1).Draw(rt, "changed")] = event("changed")
+		}
+		var suffix []wev
+		for range rapid.IntRange(1, 4).Draw(rt, "suffix") {
+			suffix = append(suffix, event("suffix"))
+		}
+		x := &plan{frame: 0, attach: attach, suffix: suffix, extra: rapid.Bool().Draw(rt, "planExtra")}
+
+		predictor := func(lazy bool) *explorer[models.LastzeroState] {
+			var res ts.Result
+			e := newExplorer(context.Background(), sys, model, Options{}, modeODPOR, &res)
+			e.role, e.split = rolePredictor, 1
+			for len(e.stack) < 1 {
+				e.growStack()
+			}
+			e.depth = 1
+			remap := make([]int32, len(src.nodes))
+			if !lazy {
+				e.stack[0].root, _ = e.wt.copySubtree(&src, root, remap, nil)
+				return e
+			}
+			e.stack[0].root = e.wt.alloc(src.nodes[root].wev)
+			e.lazy = map[int32]string{}
+			last := int32(-1)
+			for c := src.nodes[root].first; c >= 0; c = src.nodes[c].next {
+				id := e.wt.alloc(src.nodes[c].wev)
+				e.wt.nodes[id].extra = src.nodes[c].extra
+				var u unit
+				from, to := u.encode(nil, &src, c, nil, new([]int32), "", false)
+				e.lazy[id] = string(u.keyb[from:to])
+				if last < 0 {
+					e.wt.nodes[e.stack[0].root].first = id
+				} else {
+					e.wt.nodes[last].next = id
+				}
+				last = id
+			}
+			return e
+		}
+		eager, lazy := predictor(false), predictor(true)
+		okEager, okLazy := eager.replan(x), lazy.replan(x)
+		if okEager != okLazy {
+			rt.Fatalf("the plan attaches in the copy: %v; in the subtrees not copied: %v", okEager, okLazy)
+		}
+		for id := range lazy.lazy {
+			lazy.materialize(id)
+		}
+		if a, b := eager.subtreeBytes(eager.stack[0].root), lazy.subtreeBytes(lazy.stack[0].root); a != b {
+			rt.Fatalf("the trees differ after the plan")
+		}
+	})
 }
