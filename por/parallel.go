@@ -1732,6 +1732,16 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		p.misses++
 	}
 	p.mu.Unlock()
+	if !onTrack && p.runner == nil && !p.opt.inline {
+		// The predictor guessed this unit wrong, or ended before it: what
+		// it handed out after it is most likely wrong too, and the workers
+		// would explore that while this unit is taken. A new predictor
+		// from here, as if this unit logged nothing, as any predictor
+		// assumes: delegate starts it again only if the result changes
+		// the frames.
+		p.restart(e)
+		onTrack = true
+	}
 	if p.runner != nil && (j == nil || j.r == nil) {
 		var err error
 		if j, err = p.runBatch(u, j); err != nil {
