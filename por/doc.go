@@ -226,12 +226,13 @@
 // default split depths, lastzero-12 and indexer-16 (ODPOR) would allow
 // 1.93-1.98x with 2 workers and no overhead (TestParallelTrace with
 // -por.units), if the predictor saw every unit it has copied. Measured
-// on 2 cores with 2 workers against one (BenchmarkParallel, medians): 1.60x
-// on indexer-16 and 1.66x on casrot-10 with ODPOR, 1.78x on indexer-16
-// with DPOR, 1.52x on lastzero-8 and on bluetooth-4 with Sleep, 1.53x on
-// lastzero-12, a search of 0.06 s; the CPU time of every goroutine is
-// 1.15x the serial search's on indexer-16 and 1.25x on lastzero-12, which
-// bounds what 2 cores can give. What is left is what a unit costs: its
+// on 2 cores with 2 workers against one (BenchmarkParallel, medians of 5
+// runs in turn, on a shared host whose speed moves by 10% within minutes):
+// 1.62-1.73x on indexer-16 and 1.72x on casrot-10 with ODPOR, 1.80x on
+// indexer-16 with DPOR, 1.71x on lastzero-8 and 1.45x on bluetooth-4 with
+// Sleep, 1.63-1.66x on lastzero-12, a search of 0.06 s; the CPU time of
+// every goroutine is 1.11-1.2x the serial search's, which bounds what 2
+// cores can give. What is left is what a unit costs: its
 // key, the replay of its prefix and its result (explored one after the
 // other on one goroutine, the benchmark's inline rows, lastzero-12's units
 // take about 3% more time than the serial search), and a new predictor
@@ -243,7 +244,13 @@
 // not changed since (the search versions a unit's root whenever it inserts
 // below it) it takes the bytes already written, and since the search
 // writes its own keys from its own tree, a guess so written can miss but
-// never change a result. (A budget of 4,096 nodes, before,
+// never change a result. Nor does it copy such a subtree: it keeps the
+// bytes and decodes them where it reads or changes the subtree, which it
+// seldom does. A search that finds the predictor wrong about the unit it
+// takes, or ended before it, starts a new one before it takes the unit
+// rather than after, so that the workers do not spend that time on the
+// old one's later guesses (indexer-17: 286,000 transitions wasted, then
+// 108,000). (A budget of 4,096 nodes, before,
 // fell short of a single unit's subtree on lastzero-16, where a predictor
 // then saw nothing to hand out: 2 workers took longer than one.)
 //
