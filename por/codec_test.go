@@ -22,7 +22,7 @@ func TestNodeShortcuts(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		back := int32(small(t, "back"))
 		x := wev{t: ts.Tid(small(t, "thread")), out: small(t, "out"), step: ts.Step{
-			Obj: ts.Obj(small(t, "obj")), Op: ts.Op(rapid.IntRange(0, 255).Draw(t, "op")), Sync: rapid.Bool().Draw(t, "sync")}}
+			Obj: ts.Obj(rapid.OneOf(rapid.IntRange(-70, 200), rapid.IntRange(-9000, 9000), rapid.IntRange(8000, 20000)).Draw(t, "obj")), Op: ts.Op(rapid.IntRange(0, 255).Draw(t, "op")), Sync: rapid.Bool().Draw(t, "sync")}}
 		for range rapid.IntRange(0, 2).Draw(t, "also") {
 			x.step.Also = append(x.step.Also, ts.Access{Obj: ts.Obj(small(t, "alsoObj")), Op: ts.Op(rapid.IntRange(0, 3).Draw(t, "alsoOp"))})
 		}
@@ -33,14 +33,25 @@ func TestNodeShortcuts(t *testing.T) {
 		if !bytes.Equal(fast.b, slow.b) {
 			t.Fatalf("node writes %v, number by number %v", fast.b, slow.b)
 		}
+		// Read back both ways: the same node.
+		i := int64(max(back, 0))
+		fd, sd := decoder{b: bytes.Clone(fast.b)}, decoder{b: bytes.Clone(fast.b)}
+		fp, fx, fe, fend := fd.node(64, i)
+		sp, sx, se, send := sd.nodeSlow(64, i)
+		if fend != send || fp != sp || fe != se || !reflect.DeepEqual(fx, sx) || len(fd.b) != len(sd.b) || (fd.err == nil) != (sd.err == nil) {
+			t.Fatalf("%v: node reads %d %+v %v end %v, number by number %d %+v %v end %v", fast.b, fp, fx, fe, fend, sp, sx, se, send)
+		}
 	})
 	rapid.Check(t, func(t *rapid.T) {
 		// Bytes that are mostly a node's (each number near what the
 		// shortcut takes), or anything.
 		typical := []byte{4, 2, 1, 2, 5, 2, 1, 3}
+		if rapid.Bool().Draw(t, "twoByteObject") {
+			typical = []byte{4, 2, 1, 2, 0x85, 3, 2, 1, 3}
+		}
 		var b []byte
-		for k := range rapid.SampledFrom([]int{8, 8, 8, 9, rapid.IntRange(0, 12).Draw(t, "length")}).Draw(t, "n") {
-			v := rapid.OneOf(rapid.Uint8Range(0, 6), rapid.Byte()).Draw(t, "byte")
+		for k := range rapid.SampledFrom([]int{8, 8, 8, 9, 9, 10, rapid.IntRange(0, 12).Draw(t, "length")}).Draw(t, "n") {
+			v := rapid.OneOf(rapid.Uint8Range(0, 6), rapid.Uint8Range(0x80, 0x86), rapid.Byte()).Draw(t, "byte")
 			if k < len(typical) && rapid.IntRange(0, 2).Draw(t, "typical") == 0 {
 				v = typical[k]
 			}

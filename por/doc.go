@@ -244,9 +244,9 @@
 // not changed since (the search versions a unit's root whenever it inserts
 // below it) it takes the bytes already written, and since the search
 // writes its own keys from its own tree, a guess so written can miss but
-// never change a result. Nor does it copy such a subtree: it keeps the
-// bytes and decodes them where it reads or changes the subtree, which it
-// seldom does. A search that finds the predictor wrong about the unit it
+// never change a result. Nor does it copy the units' subtrees: it keeps
+// those bytes or writes the subtree down, and decodes them where it reads
+// or changes a subtree, which it seldom does. A search that finds the predictor wrong about the unit it
 // takes, or ended before it, starts a new one before it takes the unit
 // rather than after, so that the workers do not spend that time on the
 // old one's later guesses (indexer-17: 286,000 transitions wasted, then

@@ -152,8 +152,10 @@ type explorer[S any] struct {
 	// the originals, with their versions (see the top of parallel.go).
 	src map[int32]srcRef
 	// lazy holds a predictor's unit roots whose subtrees clone did not
-	// copy, with the subtree's encoding (see materialize).
-	lazy      map[int32]string
+	// copy, with the subtree's encoding (see materialize); arena holds
+	// those clone wrote.
+	lazy      map[int32]lazyTree
+	arena     []byte
 	recording bool // a coordinator taking a result: record plans
 	plans     []plan
 	// A parallel search's recycled memory (see wevPool): where a worker
@@ -356,7 +358,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.nextSleep.ClearAll()
 	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]}
 	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
-	e.src, e.lazy = old.src, old.lazy
+	e.src, e.lazy, e.arena = old.src, old.lazy, old.arena[:0]
 	clear(e.src)
 	clear(e.lazy)
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]

@@ -75,10 +75,9 @@ type Options struct {
 	checkKeys bool
 
 	// eagerClone, in tests, makes a predictor copy every unit's wakeup
-	// subtree, as it did before it decoded them on demand (materialize);
-	// lazyClone makes it decode every one it reads, written down for it
-	// at the copy.
-	eagerClone, lazyClone bool
+	// subtree, as it did before it wrote them down and decoded one only
+	// where it reads it (materialize).
+	eagerClone bool
 
 	// checkRevisits, in tests, makes SDPOR check its revisit records (see
 	// revisitCheck).

@@ -59,7 +59,9 @@ import (
 // (unitHere, parallel.trees). Only guesses are written so: the coordinator
 // writes its own keys from its own tree, and a worker explores the subtree
 // its key holds, so a version that missed a change costs a miss. Nor does
-// clone copy such a subtree: the predictor keeps the bytes and decodes them
+// clone copy the units' subtrees (but the one on the coordinator's path):
+// it keeps those bytes, or writes the subtree down (fewer bytes than a
+// copy, and what the unit's key will hold), and the predictor decodes them
 // only where it reads or changes the subtree (materialize), which it seldom
 // does; most units it hands out as they are.
 //
@@ -241,25 +243,7 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 		c.b = append(c.b, tree...)
 		u.treeInKey = true
 	} else if w != nil {
-		// stack holds, for each node on the path, its index in the list
-		// and the next child to write.
-		stack := (*walk)[:0]
-		i := int32(0)
-		stack = append(stack, -1, w.nodes[r].first)
-		for len(stack) > 0 {
-			k := len(stack) - 2
-			parent, ch := stack[k], stack[k+1]
-			if ch < 0 {
-				stack = stack[:k]
-				continue
-			}
-			n := &w.nodes[ch]
-			stack[k+1] = n.next
-			c.node(i-parent, n.wev, n.extra)
-			stack = append(stack, i, n.first)
-			i++
-		}
-		*walk = stack
+		c.b, _ = appendSubtree(c.b, w, r, walk)
 		u.treeInKey = true
 	} else {
 		for i, n := range u.tree {
@@ -307,6 +291,33 @@ func (u *unit) encode(buf []byte, w *wtree, r int32, above func(i int) (*bitset.
 	return from, to
 }
 
+// appendSubtree appends to b the nodes of node r's subtree in w (r
+// excluded), as a unit's key holds them (see unit.encode), and returns b
+// and how many nodes it wrote. walk is scratch.
+func appendSubtree(b []byte, w *wtree, r int32, walk *[]int32) ([]byte, int) {
+	c := encoder{b: b}
+	// stack holds, for each node on the path, its index in the list and
+	// the next child to write.
+	stack := (*walk)[:0]
+	i := int32(0)
+	stack = append(stack, -1, w.nodes[r].first)
+	for len(stack) > 0 {
+		k := len(stack) - 2
+		parent, ch := stack[k], stack[k+1]
+		if ch < 0 {
+			stack = stack[:k]
+			continue
+		}
+		n := &w.nodes[ch]
+		stack[k+1] = n.next
+		c.node(i-parent, n.wev, n.extra)
+		stack = append(stack, i, n.first)
+		i++
+	}
+	*walk = stack
+	return c.b, int(i)
+}
+
 // keyString returns u's key as a string, making it from u.keyb once.
 func (u *unit) keyString() string {
 	if u.key == "" {
@@ -349,9 +360,9 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		// (Only a predictor has e.src: the coordinator must not read
 		// trees, which the predictor writes as it goes.)
 		ref, mapped := e.src[e.nextRoot]
-		// A subtree clone did not copy: the bytes it checked.
-		tree, lazy := e.lazy[e.nextRoot]
-		reuse := lazy
+		// A subtree clone did not copy: the bytes it wrote or found.
+		lt, lazy := e.lazy[e.nextRoot]
+		tree, reuse := lt.s, lazy
 		if mapped && !lazy {
 			t, ok := e.par.trees[ref.node]
 			tree, reuse = t.s, ok && t.ver == ref.ver
@@ -359,7 +370,7 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 		above := func(i int) (*bitset.BitSet, []wev) { return &e.stack[i].sleep, e.stack[i].psleep }
 		from, to := u.encode(e.keyBuf, &e.wt, e.nextRoot, above, &e.walkBuf, tree, reuse)
 		switch {
-		case mapped && !reuse:
+		case mapped && (!reuse || lt.fresh):
 			// emit keeps it, as part of the key's string.
 			u.subtree, u.subtreeAt, u.newSubtree = ref, [2]int{from, to}, true
 		case reuse && e.opt.checkKeys:
@@ -839,28 +850,31 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 				// down at the version it has now. The predictor hands
 				// most units out without reading their subtrees, and
 				// decodes one where it does (materialize).
-				tree, lazy := "", false
 				if onPath := top.depth < e.depth && e.stack[top.depth].cur == ch; !onPath && len(e.expanded) == 0 && !e.opt.eagerClone {
+					var lt lazyTree
 					if t, ok := e.par.trees[ch]; ok && t.ver == x.ver {
-						tree, lazy = t.s, true
-					} else if e.opt.lazyClone {
-						tree, lazy = e.subtreeBytes(ch), true
+						lt.s = t.s
+						nodes++
+						if e.opt.checkKeys && e.subtreeBytes(ch) != t.s {
+							e.par.staleKeys++
+						}
+					} else {
+						// Written down rather than copied: fewer bytes, and
+						// the key of the unit, if handed out, takes them.
+						from, n := len(c.arena), 0
+						c.arena, n = appendSubtree(c.arena, &e.wt, ch, &e.walkBuf)
+						lt = lazyTree{s: unsafe.String(unsafe.SliceData(c.arena[from:]), len(c.arena)-from), fresh: true}
+						nodes += n + 1
 					}
-				}
-				if lazy {
 					id = c.wt.alloc(x.wev)
 					c.wt.nodes[id].extra = x.extra
 					remap[ch] = id
 					if c.lazy == nil {
-						c.lazy = make(map[int32]string)
+						c.lazy = make(map[int32]lazyTree)
 					}
-					c.lazy[id] = tree
-					nodes++
+					c.lazy[id] = lt
 					if e.opt.checkKeys {
 						e.par.lazyTrees++
-						if e.subtreeBytes(ch) != tree {
-							e.par.staleKeys++
-						}
 					}
 				} else {
 					n := len(c.wt.nodes)
@@ -964,10 +978,11 @@ func (e *explorer[S]) subtreeBytes(r int32) string {
 // (explorer.lazy), decoded from its encoding, before anything reads or
 // changes its children.
 func (e *explorer[S]) materialize(id int32) {
-	s, ok := e.lazy[id]
+	lt, ok := e.lazy[id]
 	if !ok {
 		return
 	}
+	s := lt.s
 	delete(e.lazy, id)
 	if e.opt.checkKeys {
 		e.par.materialized++
@@ -1018,6 +1033,13 @@ func (c *explorer[S]) skipSubtree(split int) {
 type srcRef struct {
 	node int32
 	ver  uint32
+}
+
+// lazyTree is the subtree of a predictor's unit root that clone did not
+// copy (explorer.lazy).
+type lazyTree struct {
+	s     string // the encoding (see unit.encode)
+	fresh bool   // written by clone, not an earlier predictor's
 }
 
 // subtree is the encoding of a unit's wakeup subtree in its key, and the

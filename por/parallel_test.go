@@ -340,7 +340,7 @@ func TestPredictorKeysReused(t *testing.T) {
 		drawSplit(t, &opt)
 		drawDefaultSplit(t, &opt)
 		opt.checkKeys = true
-		opt.lazyClone = rapid.Bool().Draw(t, "lazyClone")
+		opt.eagerClone = rapid.Bool().Draw(t, "eagerClone")
 		res, err := run(context.Background(), p, opt, modeODPOR)
 		if err != nil {
 			t.Fatal(err)
@@ -409,10 +409,11 @@ func traceEmits[S any](t interface{ Fatal(...any) }, sys ts.TransitionSystem[S],
 
 // A predictor does not copy the subtrees of units whose keys an earlier one
 // wrote (see materialize): it decodes one from those bytes where it reads or
-// changes it. Not copying any (Options.lazyClone), it must hand out exactly
-// the units, in the same order, that it hands out copying every one, on
-// random programs and on lastzero-12 and indexer-16. (Run this way, a
-// predictor changes no subtree: TestReplanLazySubtree tests that.)
+// changes it; nor those of the others, which it writes down instead. It
+// must hand out exactly the units, in the same order, that it hands out
+// copying every one (Options.eagerClone), on random programs and on
+// lastzero-12 and indexer-16. (Run this way, a predictor changes no
+// subtree: TestReplanLazySubtree tests that.)
 func TestPredictorLazySubtrees(t *testing.T) {
 	same := func(t interface{ Fatalf(string, ...any) }, name string, eager, lazy []string) {
 		if len(eager) != len(lazy) {
@@ -430,9 +431,8 @@ func TestPredictorLazySubtrees(t *testing.T) {
 		p, _, opt := drawSearch(t)
 		drawSplit(t, &opt)
 		drawDefaultSplit(t, &opt)
-		opt.lazyClone, opt.checkKeys = true, true
+		opt.checkKeys = true
 		lazy, n, d := traceEmits(t, p, opt)
-		opt.lazyClone = false
 		totalLazy += n
 		totalKeys += len(lazy)
 		totalDecoded += d
@@ -449,9 +449,9 @@ func TestPredictorLazySubtrees(t *testing.T) {
 		{"indexer-16", func(opt Options) ([]string, int64, int64) { return traceEmits(t, models.NewIndexer(16), opt) }},
 	} {
 		var opt Options
-		opt.checkKeys, opt.lazyClone = true, true
+		opt.checkKeys = true
 		lazy, n, decoded := c.run(opt)
-		opt.eagerClone, opt.lazyClone = true, false
+		opt.eagerClone = true
 		eager, _, _ := c.run(opt)
 		same(t, c.name, eager, lazy)
 		t.Logf("%s: %d keys handed out; %d subtrees not copied, %d of them decoded", c.name, len(lazy), n, decoded)
@@ -516,14 +516,14 @@ func TestReplanLazySubtree(t *testing.T) {
 				return e
 			}
 			e.stack[0].root = e.wt.alloc(src.nodes[root].wev)
-			e.lazy = map[int32]string{}
+			e.lazy = map[int32]lazyTree{}
 			last := int32(-1)
 			for c := src.nodes[root].first; c >= 0; c = src.nodes[c].next {
 				id := e.wt.alloc(src.nodes[c].wev)
 				e.wt.nodes[id].extra = src.nodes[c].extra
 				var u unit
 				from, to := u.encode(nil, &src, c, nil, new([]int32), "", false)
-				e.lazy[id] = string(u.keyb[from:to])
+				e.lazy[id] = lazyTree{s: string(u.keyb[from:to])}
 				if last < 0 {
 					e.wt.nodes[e.stack[0].root].first = id
 				} else {

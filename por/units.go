@@ -594,8 +594,9 @@ func (c *encoder) psleep(psleep []wev) {
 // nodes before it (see unit.encode).
 func (c *encoder) node(back int32, x wev, extra bool) {
 	if p := uint32(back); p < 64 && uint(x.t) < 64 && uint(x.out) < 64 && len(x.step.Also) == 0 &&
-		uint32(x.step.Obj) < 64 && x.step.Op < 64 {
-		// Every number one byte (the common node): written at once.
+		uint32(x.step.Obj) < 8192 && x.step.Op < 64 {
+		// Every number one byte (the common node) but the object, in one
+		// or two (indexer's table has 128 cells): written at once.
 		var sync, ext byte
 		if x.step.Sync {
 			sync = 2
@@ -603,7 +604,11 @@ func (c *encoder) node(back int32, x wev, extra bool) {
 		if extra {
 			ext = 2
 		}
-		c.b = append(c.b, byte(p)<<1, byte(x.t)<<1, byte(x.out)<<1, 2, byte(x.step.Obj)<<1, byte(x.step.Op)<<1, sync, ext)
+		if o := uint32(x.step.Obj) << 1; o < 128 {
+			c.b = append(c.b, byte(p)<<1, byte(x.t)<<1, byte(x.out)<<1, 2, byte(o), byte(x.step.Op)<<1, sync, ext)
+		} else {
+			c.b = append(c.b, byte(p)<<1, byte(x.t)<<1, byte(x.out)<<1, 2, byte(o)|0x80, byte(o>>7), byte(x.step.Op)<<1, sync, ext)
+		}
 		return
 	}
 	c.nodeSlow(back, x, extra)
@@ -819,6 +824,17 @@ func (d *decoder) node(n int, i int64) (p int64, x wev, extra, end bool) {
 			step: ts.Step{Obj: ts.Obj(zigzag(b[4])), Op: ts.Op(b[5] >> 1), Sync: zigzag(b[6])&1 != 0}}
 		d.b = b[8:]
 		return p, x, b[7] != 0, false
+	}
+	if b := d.b; len(b) >= 9 && (b[0]|b[1]|b[2]|b[3]|b[5]|b[6]|b[7]|b[8])&0x80 == 0 && b[4]&0x80 != 0 &&
+		b[0] >= 2 && b[0]&1 == 0 && int64(b[0]>>1) <= i+1 && b[1]&1 == 0 && int(b[1]>>1) < n &&
+		b[3] == 2 && b[6]&1 == 0 {
+		// The same with an object of two bytes.
+		o := uint32(b[4]&0x7f) | uint32(b[5])<<7
+		p = i - int64(b[0]>>1)
+		x = wev{t: ts.Tid(b[1] >> 1), out: int(zigzag(b[2])),
+			step: ts.Step{Obj: ts.Obj(int32(o>>1) ^ -int32(o&1)), Op: ts.Op(b[6] >> 1), Sync: zigzag(b[7])&1 != 0}}
+		d.b = b[9:]
+		return p, x, b[8] != 0, false
 	}
 	return d.nodeSlow(n, i)
 }
