@@ -41,6 +41,14 @@
 // taken to use the whole model (odpor) unless marked [System.Cyclic]. The
 // bounded strategies keep to weft.DefaultBound preemptions unless -bound
 // says otherwise.
+//
+// # Memory
+//
+// Main leaves the collector as the program set it. cmd/weft keeps a 64 MB
+// ballast unless GOGC or GOMEMLIMIT is set (see its documentation): without
+// it, a short search with -workers collected its small, growing heap over
+// and over on the cores it kept busy, and lost a third of its speedup. A
+// program of your own can do the same before it calls Main.
 package cli
 
 import (
