@@ -246,11 +246,11 @@
 // writes its own keys from its own tree, a guess so written can miss but
 // never change a result. Nor does it copy the units' subtrees: it keeps
 // those bytes or writes the subtree down, and decodes them where it reads
-// or changes a subtree, which it seldom does. A search that finds the predictor wrong about the unit it
-// takes, or ended before it, starts a new one before it takes the unit
-// rather than after, so that the workers do not spend that time on the
-// old one's later guesses (indexer-17: 286,000 transitions wasted, then
-// 108,000). (A budget of 4,096 nodes, before,
+// or changes a subtree, which it seldom does. A search that finds the
+// predictor wrong about the unit it takes, or ended before it, starts a
+// new one before it takes the unit rather than after, so that the workers
+// do not spend that time on the old one's later guesses (indexer-17:
+// 286,000 transitions wasted, then 108,000). (A budget of 4,096 nodes, before,
 // fell short of a single unit's subtree on lastzero-16, where a predictor
 // then saw nothing to hand out: 2 workers took longer than one.)
 //

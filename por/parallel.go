@@ -845,11 +845,14 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 			var id int32
 			if top.depth+1 >= e.split {
 				// A unit's root (or, where the search is below the
-				// split depth, a node on its path): its subtree whole,
-				// in one pass, unless an earlier predictor wrote it
-				// down at the version it has now. The predictor hands
-				// most units out without reading their subtrees, and
-				// decodes one where it does (materialize).
+				// split depth, a node on its path). Its subtree's
+				// encoding, as an earlier predictor wrote it at the
+				// version it has now or as written here: the predictor
+				// hands most units out without reading their subtrees,
+				// and decodes one where it does (materialize). The one
+				// on the search's path, and all of them while a unit is
+				// split further (the predictor walks below the split
+				// depth then), are copied whole, in one pass.
 				if onPath := top.depth < e.depth && e.stack[top.depth].cur == ch; !onPath && len(e.expanded) == 0 && !e.opt.eagerClone {
 					var lt lazyTree
 					if t, ok := e.par.trees[ch]; ok && t.ver == x.ver {
