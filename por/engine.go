@@ -356,7 +356,8 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.blockedIn.ClearAll()
 	e.nextSleep, e.nextPsleep = old.nextSleep, old.nextPsleep[:0]
 	e.nextSleep.ClearAll()
-	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0]}
+	clear(old.wt.also)
+	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0], also: old.wt.also[:0], alsoSpare: old.wt.alsoSpare[:0]}
 	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
 	e.src, e.lazy, e.arena = old.src, old.lazy, old.arena[:0]
 	clear(e.src)

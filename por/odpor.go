@@ -186,7 +186,12 @@ func ODPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) 
 // the event of the next branch of f's wakeup tree.
 func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 	if f.cur >= 0 {
-		e.sleepOn(f, &e.wt.nodes[f.cur].wev)
+		if t := ts.Tid(e.wt.nodes[f.cur].t); f.outs[t] == 1 {
+			f.sleep.Set(uint(t)) // sleepOn's usual case, without the event
+		} else {
+			x := e.wt.wev(f.cur)
+			e.sleepOn(f, &x)
+		}
 		e.wt.remove(f.root, f.cur)
 		f.cur = -1
 	}
@@ -205,7 +210,7 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 		if c < 0 {
 			return ts.Move{}, false
 		}
-		t, out := e.wt.nodes[c].t, e.wt.nodes[c].out
+		t, out := ts.Tid(e.wt.nodes[c].t), int(e.wt.nodes[c].out)
 		switch {
 		case e.asleep(f, t, out):
 			e.wt.remove(f.root, c) // covered
@@ -468,11 +473,12 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 		matched := false
 		for c := e.wt.nodes[node].first; c >= 0; c = e.wt.nodes[c].next {
 			x := &e.wt.nodes[c]
-			if level == 0 && f.status[x.t] != ts.Enabled {
+			xt := ts.Tid(x.t)
+			if level == 0 && f.status[xt] != ts.Enabled {
 				continue // not enabled here: not an initial of anything
 			}
-			if weakInitial(x.t, x.out, x.step, w, e.strict) {
-				if removeFirst(w, x.t) {
+			if weakInitial(xt, int(x.out), e.wt.step(x), w, e.strict) {
+				if removeFirst(w, xt) {
 					left--
 				}
 				for len(w) > 0 && w[0].t < 0 {
@@ -483,7 +489,7 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 				}
 				node, matched = c, true
 				if e.recording {
-					e.insPath = append(e.insPath, x.wev) // for planned
+					e.insPath = append(e.insPath, e.wt.wev(c)) // for planned
 				}
 				if level == unitLevel {
 					unitRoot = c
@@ -1089,7 +1095,7 @@ func (e *explorer[S]) addRootChild(i int32, q ts.Tid) bool {
 // rootChild returns f's wakeup-tree child for thread q's outcome c, or -1.
 func (e *explorer[S]) rootChild(f *frame[S], q ts.Tid, c int) int32 {
 	for n := e.wt.nodes[f.root].first; n >= 0; n = e.wt.nodes[n].next {
-		if x := &e.wt.nodes[n]; x.t == q && x.out == c {
+		if x := &e.wt.nodes[n]; ts.Tid(x.t) == q && int(x.out) == c {
 			return n
 		}
 	}

@@ -310,7 +310,7 @@ func appendSubtree(b []byte, w *wtree, r int32, walk *[]int32) ([]byte, int) {
 		}
 		n := &w.nodes[ch]
 		stack[k+1] = n.next
-		c.node(i-parent, n.wev, n.extra)
+		c.node(i-parent, w.wev(ch), n.extra)
 		stack = append(stack, i, n.first)
 		i++
 	}
@@ -827,7 +827,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 		// to copy.
 		walk := e.par.cloneWalk[:0]
 		root := e.stack[0].root
-		id := c.wt.alloc(e.wt.nodes[root].wev)
+		id := c.wt.alloc(e.wt.wev(root))
 		c.wt.nodes[id].extra = e.wt.nodes[root].extra
 		remap[root] = id
 		walk = append(walk, cloneStep{dst: id, last: -1, next: e.wt.nodes[root].first})
@@ -869,7 +869,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 						lt = lazyTree{s: unsafe.String(unsafe.SliceData(c.arena[from:]), len(c.arena)-from), fresh: true}
 						nodes += n + 1
 					}
-					id = c.wt.alloc(x.wev)
+					id = c.wt.alloc(e.wt.wev(ch))
 					c.wt.nodes[id].extra = x.extra
 					remap[ch] = id
 					if c.lazy == nil {
@@ -890,7 +890,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 				}
 				c.src[id] = srcRef{node: ch, ver: x.ver}
 			} else {
-				id = c.wt.alloc(x.wev)
+				id = c.wt.alloc(e.wt.wev(ch))
 				c.wt.nodes[id].extra = x.extra
 				remap[ch] = id
 				nodes++
@@ -1130,7 +1130,7 @@ func (e *explorer[S]) attachAt(x *plan) int32 {
 		delete(e.src, node)
 		e.materialize(node)
 		c := e.wt.nodes[node].first
-		for c >= 0 && (e.wt.nodes[c].t != a.t || e.wt.nodes[c].out != a.out) {
+		for c >= 0 && (ts.Tid(e.wt.nodes[c].t) != a.t || int(e.wt.nodes[c].out) != a.out) {
 			c = e.wt.nodes[c].next
 		}
 		if c < 0 {

@@ -491,7 +491,7 @@ func TestReplanLazySubtree(t *testing.T) {
 		to := ids[rapid.IntRange(0, len(ids)-1).Draw(rt, "to")]
 		var attach []wev
 		for n := to; n != root; n = src.parentOf(root, n) {
-			attach = append([]wev{src.nodes[n].wev}, attach...)
+			attach = append([]wev{src.wev(n)}, attach...)
 		}
 		if len(attach) > 0 && rapid.IntRange(0, 3).Draw(rt, "astray") == 0 {
 			attach[rapid.IntRange(0, len(attach)-1).Draw(rt, "changed")] = event("changed")
@@ -515,11 +515,11 @@ func TestReplanLazySubtree(t *testing.T) {
 				e.stack[0].root, _ = e.wt.copySubtree(&src, root, remap, nil)
 				return e
 			}
-			e.stack[0].root = e.wt.alloc(src.nodes[root].wev)
+			e.stack[0].root = e.wt.alloc(src.wev(root))
 			e.lazy = map[int32]lazyTree{}
 			last := int32(-1)
 			for c := src.nodes[root].first; c >= 0; c = src.nodes[c].next {
-				id := e.wt.alloc(src.nodes[c].wev)
+				id := e.wt.alloc(src.wev(c))
 				e.wt.nodes[id].extra = src.nodes[c].extra
 				var u unit
 				from, to := u.encode(nil, &src, c, nil, new([]int32), "", false)

@@ -25,11 +25,19 @@ type wev struct {
 }
 
 // wnode is a node of a wakeup tree: its event, its first child and its next
-// sibling (indices in the pool, -1 for none).
+// sibling (indices in the pool, -1 for none). The event is packed, its
+// step's other accesses (ts.Step.Also) kept aside in the pool: a node holds
+// no pointer, so that the collector neither scans the pool nor slows its
+// growth, and takes 32 bytes, half a wev's node, so that the siblings a
+// search reads one after the other share cache lines.
 type wnode struct {
-	wev
-	first, next int32
+	t, out      int32
+	obj         ts.Obj
+	op          ts.Op
+	sync        bool
 	extra       bool
+	also        int32 // 1 + the index of the step's Also in wtree.also; 0: none
+	first, next int32
 	// ver is set anew when the node is allocated and, for a unit's root
 	// in a coordinator's tree, when the coordinator inserts below it (see
 	// the top of parallel.go): such a node and a version stand for one
@@ -38,11 +46,45 @@ type wnode struct {
 	ver uint32
 }
 
+// step returns node n's step, whose Also is in w.
+func (w *wtree) step(n *wnode) ts.Step {
+	st := ts.Step{Obj: n.obj, Op: n.op, Sync: n.sync}
+	if n.also != 0 {
+		st.Also = w.also[n.also-1]
+	}
+	return st
+}
+
+// wev returns node i's event.
+func (w *wtree) wev(i int32) wev {
+	n := &w.nodes[i]
+	return wev{t: ts.Tid(n.t), out: int(n.out), step: w.step(n)}
+}
+
+// keepAlso keeps a step's Also for a node and returns its wnode.also.
+// (Not inlined: it would keep alloc, on every path, from being inlined.)
+//
+//go:noinline
+func (w *wtree) keepAlso(also []ts.Access) int32 {
+	if k := len(w.alsoSpare); k > 0 {
+		a := w.alsoSpare[k-1]
+		w.alsoSpare = w.alsoSpare[:k-1]
+		w.also[a-1] = also
+		return a
+	}
+	w.also = append(w.also, also)
+	return int32(len(w.also))
+}
+
 // wtree is a pool of wakeup-tree nodes shared by every frame of a search, so
 // that trees cost no allocation once the pool has grown.
 type wtree struct {
 	nodes []wnode
 	spare []int32
+	// also holds the Also of the nodes' steps that have one; alsoSpare the
+	// entries of freed nodes (1 + the index, as wnode.also).
+	also      [][]ts.Access
+	alsoSpare []int32
 	// keep: removed nodes are not freed. A predictor's pool is dropped
 	// whole when it starts again, and the subtrees it drops are those of
 	// the units it hands out, thousands of nodes each, which it would
@@ -53,15 +95,18 @@ type wtree struct {
 }
 
 func (w *wtree) alloc(x wev) int32 {
-	if n := len(w.spare); n > 0 {
-		i := w.spare[n-1]
-		w.spare = w.spare[:n-1]
-		w.clock++
-		w.nodes[i] = wnode{wev: x, first: -1, next: -1, ver: w.clock}
+	w.clock++
+	n := wnode{t: int32(x.t), out: int32(x.out), obj: x.step.Obj, op: x.step.Op, sync: x.step.Sync, first: -1, next: -1, ver: w.clock}
+	if x.step.Also != nil {
+		n.also = w.keepAlso(x.step.Also)
+	}
+	if k := len(w.spare); k > 0 {
+		i := w.spare[k-1]
+		w.spare = w.spare[:k-1]
+		w.nodes[i] = n
 		return i
 	}
-	w.clock++
-	w.nodes = append(w.nodes, wnode{wev: x, first: -1, next: -1, ver: w.clock})
+	w.nodes = append(w.nodes, n)
 	return int32(len(w.nodes) - 1)
 }
 
@@ -81,7 +126,10 @@ func (w *wtree) copySubtree(src *wtree, r int32, remap []int32, pend []subtreeSt
 	for {
 		k := int32(len(w.nodes))
 		n := &src.nodes[x]
-		w.nodes = append(w.nodes, wnode{wev: n.wev, first: -1, next: -1, extra: n.extra})
+		w.nodes = append(w.nodes, wnode{t: n.t, out: n.out, obj: n.obj, op: n.op, sync: n.sync, first: -1, next: -1, extra: n.extra})
+		if n.also != 0 {
+			w.nodes[k].also = w.keepAlso(src.also[n.also-1])
+		}
 		remap[x] = k
 		if n.first >= 0 {
 			w.nodes[k].first = k + 1
@@ -154,6 +202,10 @@ func (w *wtree) free1(c int32) {
 		w.free1(ch)
 		ch = next
 	}
+	if a := w.nodes[c].also; a != 0 {
+		w.also[a-1] = nil
+		w.alsoSpare = append(w.alsoSpare, a)
+	}
 	w.spare = append(w.spare, c)
 }
 
@@ -161,7 +213,7 @@ func (w *wtree) free1(c int32) {
 // subtree (c excluded).
 func (w *wtree) leaves(c int32, prefix []wev, dst [][]wev) [][]wev {
 	for ch := w.nodes[c].first; ch >= 0; ch = w.nodes[ch].next {
-		seq := append(append([]wev(nil), prefix...), w.nodes[ch].wev)
+		seq := append(append([]wev(nil), prefix...), w.wev(ch))
 		if w.nodes[ch].first < 0 {
 			dst = append(dst, seq)
 		} else {
