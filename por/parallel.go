@@ -990,29 +990,9 @@ func (e *explorer[S]) materialize(id int32) {
 	if e.opt.checkKeys {
 		e.par.materialized++
 	}
+	// The bytes are a predictor's own: they decode without an error.
 	d := decoder{b: unsafe.Slice(unsafe.StringData(s), len(s))} // read only
-	ids := e.treeIDs[:0]
-	rootLast := int32(-1)
-	for i := int64(0); len(d.b) > 0; i++ {
-		p, x, extra, end := d.node(e.n, i)
-		if end {
-			break // an error: the bytes are a predictor's own, so none
-		}
-		parent, last := id, &rootLast
-		if p >= 0 {
-			parent, last = ids[2*p], &ids[2*p+1]
-		}
-		k := e.wt.alloc(x)
-		e.wt.nodes[k].extra = extra
-		if *last < 0 {
-			e.wt.nodes[parent].first = k
-		} else {
-			e.wt.nodes[*last].next = k
-		}
-		*last = k
-		ids = append(ids, k, -1)
-	}
-	e.treeIDs = ids
+	e.treeIDs = decodeNodes(&d, e.n, &e.wt, id, e.treeIDs[:0], true)
 }
 
 // skipSubtree leaves predictor c where it would be had the move into

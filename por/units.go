@@ -254,35 +254,16 @@ func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit,
 	var tids []ts.Tid
 	var wevs []wev
 	u.sleep, u.psleep = d.sleepSet(n, &tids, &wevs)
-	// Into a tree, *ids holds for each node decoded its id and the id of
-	// its last child so far (-1: none), so that a child is linked after its
-	// previous sibling without walking the siblings.
-	rootLast := int32(-1)
 	if into != nil {
-		*ids = (*ids)[:0]
-	}
-	for i := int64(0); ; i++ {
-		p, x, extra, end := d.node(n, i)
-		if end {
-			break
-		}
-		if into == nil {
+		*ids = decodeNodes(&d, n, into, root, (*ids)[:0], false)
+	} else {
+		for i := int64(0); ; i++ {
+			p, x, extra, end := d.node(n, i)
+			if end {
+				break
+			}
 			u.tree = append(u.tree, tnode{parent: int32(p), x: x, extra: extra})
-			continue
 		}
-		parent, last := root, &rootLast
-		if p >= 0 {
-			parent, last = (*ids)[2*p], &(*ids)[2*p+1]
-		}
-		id := into.alloc(x)
-		into.nodes[id].extra = extra
-		if *last < 0 {
-			into.nodes[parent].first = id
-		} else {
-			into.nodes[*last].next = id
-		}
-		*last = id
-		*ids = append(*ids, id, -1)
 	}
 	u.raceFrom = d.small()
 	f := d.num()
@@ -306,6 +287,36 @@ func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit,
 		d.fail("trailing bytes in the unit's input")
 	}
 	return u, d.err
+}
+
+// decodeNodes decodes the nodes of a wakeup subtree, as unit.encode writes
+// them, from d into tree into below node root: up to the list's end (its
+// 0) or, with whole (d holds the list alone), to the end of d. ids is
+// scratch, returned for reuse: for each node decoded its id and the id of
+// its last child so far (-1: none), so that a child is linked after its
+// previous sibling without walking the siblings.
+func decodeNodes(d *decoder, n int, into *wtree, root int32, ids []int32, whole bool) []int32 {
+	rootLast := int32(-1)
+	for i := int64(0); !whole || len(d.b) > 0; i++ {
+		p, x, extra, end := d.node(n, i)
+		if end {
+			break
+		}
+		parent, last := root, &rootLast
+		if p >= 0 {
+			parent, last = ids[2*p], &ids[2*p+1]
+		}
+		id := into.alloc(x)
+		into.nodes[id].extra = extra
+		if *last < 0 {
+			into.nodes[parent].first = id
+		} else {
+			into.nodes[*last].next = id
+		}
+		*last = id
+		ids = append(ids, id, -1)
+	}
+	return ids
 }
 
 // Result events.

@@ -31,6 +31,8 @@ type wev struct {
 // growth, and takes 32 bytes, half a wev's node, so that the siblings a
 // search reads one after the other share cache lines.
 type wnode struct {
+	// A thread (at most ts.MaxThreads) and an outcome's index: no search
+	// reaches a transition's 2^31st outcome.
 	t, out      int32
 	obj         ts.Obj
 	op          ts.Op
@@ -62,9 +64,6 @@ func (w *wtree) wev(i int32) wev {
 }
 
 // keepAlso keeps a step's Also for a node and returns its wnode.also.
-// (Not inlined: it would keep alloc, on every path, from being inlined.)
-//
-//go:noinline
 func (w *wtree) keepAlso(also []ts.Access) int32 {
 	if k := len(w.alsoSpare); k > 0 {
 		a := w.alsoSpare[k-1]
