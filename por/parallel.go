@@ -1277,6 +1277,7 @@ type parallel[S any] struct {
 
 	// How long workers waited (idle), by what for.
 	waitStart, waitEnded, waitWindow, waitOther time.Duration
+	waitResult                                  time.Duration // the coordinator's, for a worker's result
 
 	units, misses, reruns        int64
 	inline, wasted               int64 // transitions the coordinator explored itself; worker transitions not used
@@ -1362,6 +1363,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-wait-predictor-us"] = p.waitEnded.Microseconds()
 	res.Stats["parallel-wait-window-us"] = p.waitWindow.Microseconds()
 	res.Stats["parallel-wait-other-us"] = p.waitOther.Microseconds()
+	res.Stats["parallel-wait-result-us"] = p.waitResult.Microseconds()
 	if p.runner != nil {
 		res.Stats["parallel-batches"] = p.batches
 		res.Stats["parallel-remote-units"] = p.remote
@@ -1581,7 +1583,9 @@ func (p *parallel[S]) wait(e *explorer[S], j *job) {
 			continue
 		}
 		if !p.walkIdle() {
+			start := time.Now()
 			p.cond.Wait()
+			p.waitResult += time.Since(start)
 		}
 	}
 	p.mu.Unlock()

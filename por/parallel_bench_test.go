@@ -3,6 +3,7 @@ package por
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/weftlab/weft/internal/cputime"
@@ -52,7 +53,7 @@ func BenchmarkParallel(b *testing.B) {
 				var opt Options
 				opt.Workers = max(w, -w)
 				opt.inline = w < 0
-				var trans int64
+				var trans, idle int64
 				cpu0 := cputime.Process()
 				for b.Loop() {
 					res, err := c.run(opt, c.m)
@@ -60,10 +61,16 @@ func BenchmarkParallel(b *testing.B) {
 						b.Fatal(err)
 					}
 					trans += res.Transitions
+					for k, v := range res.Stats {
+						if strings.HasPrefix(k, "parallel-wait-") {
+							idle += v
+						}
+					}
 					b.ReportMetric(float64(res.Stats["parallel-units"]), "units")
 					b.ReportMetric(float64(res.Stats["parallel-misses"]), "misses")
 				}
 				b.ReportMetric(float64(trans)/b.Elapsed().Seconds(), "transitions/s")
+				b.ReportMetric(float64(idle)/1e3/float64(b.N), "idle-ms/op")
 				if cpu := cputime.Process() - cpu0; cpu > 0 {
 					// All goroutines' CPU time: what the split costs in
 					// work, whatever else the machine runs.
