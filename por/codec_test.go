@@ -2,6 +2,7 @@ package por
 
 import (
 	"bytes"
+	"encoding/binary"
 	"reflect"
 	"testing"
 
@@ -19,6 +20,7 @@ func TestNodeShortcuts(t *testing.T) {
 		// Mostly one-byte numbers, some not, some negative.
 		return rapid.OneOf(rapid.IntRange(0, 63), rapid.IntRange(-70, 200)).Draw(t, name)
 	}
+	packedWrites := 0
 	rapid.Check(t, func(t *rapid.T) {
 		back := int32(small(t, "back"))
 		x := wev{t: ts.Tid(small(t, "thread")), out: small(t, "out"), step: ts.Step{
@@ -33,6 +35,19 @@ func TestNodeShortcuts(t *testing.T) {
 		if !bytes.Equal(fast.b, slow.b) {
 			t.Fatalf("node writes %v, number by number %v", fast.b, slow.b)
 		}
+		// Written from a packed node (a wakeup tree's): the same bytes,
+		// wherever node takes its shortcut with a one-byte object.
+		var w wtree
+		id := w.alloc(x)
+		w.nodes[id].extra = extra
+		if p, ok := packNode(&w.nodes[id], back); ok {
+			packedWrites++
+			if got := binary.LittleEndian.AppendUint64(nil, p); !bytes.Equal(got, fast.b) {
+				t.Fatalf("packNode writes %v, node %v", got, fast.b)
+			}
+		} else if back >= 0 && back < 64 && x.t >= 0 && x.t < 64 && x.out >= 0 && x.out < 64 && x.step.Also == nil && x.step.Obj >= 0 && x.step.Obj < 64 && x.step.Op < 64 {
+			t.Fatalf("packNode refuses a node that node writes in eight bytes: %v", fast.b)
+		}
 		// Read back both ways: the same node.
 		i := int64(max(back, 0))
 		fd, sd := decoder{b: bytes.Clone(fast.b)}, decoder{b: bytes.Clone(fast.b)}
@@ -42,6 +57,10 @@ func TestNodeShortcuts(t *testing.T) {
 			t.Fatalf("%v: node reads %d %+v %v end %v, number by number %d %+v %v end %v", fast.b, fp, fx, fe, fend, sp, sx, se, send)
 		}
 	})
+	if packedWrites == 0 {
+		t.Error("no node drawn was written by packNode")
+	}
+	packedNodes := 0
 	rapid.Check(t, func(t *rapid.T) {
 		// Bytes that are mostly a node's (each number near what the
 		// shortcut takes), or anything.
@@ -57,6 +76,13 @@ func TestNodeShortcuts(t *testing.T) {
 			}
 			b = append(b, v)
 		}
+		if rapid.Bool().Draw(t, "nearTypical") {
+			// A typical node but for one byte near its edges (a thread
+			// one past the last, say): where the shortcuts must agree
+			// on refusing.
+			b = append(b[:0], typical...)
+			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.SampledFrom([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 0x7f, 0x80, 0x81}).Draw(t, "edge")
+		}
 		n := rapid.IntRange(1, 8).Draw(t, "threads")
 		i := int64(rapid.IntRange(0, 5).Draw(t, "index"))
 		fast, slow := decoder{b: bytes.Clone(b)}, decoder{b: bytes.Clone(b)}
@@ -66,5 +92,27 @@ func TestNodeShortcuts(t *testing.T) {
 			t.Fatalf("%v: node reads %d %+v %v end %v (left %v, %v), number by number %d %+v %v end %v (left %v, %v)",
 				b, fp, fx, fe, fend, fast.b, fast.err, sp, sx, se, send, slow.b, slow.err)
 		}
+		// Read into a packed node at once (decodeNodes' shortcut): the
+		// node that node reads, allocated as alloc does, and the same
+		// bytes left.
+		packed := decoder{b: bytes.Clone(b)}
+		nd, back, ok := packed.packedNode(n, i)
+		if !ok {
+			if !bytes.Equal(packed.b, b) {
+				t.Fatalf("%v: packedNode refused the node but read %d bytes", b, len(b)-len(packed.b))
+			}
+			return
+		}
+		packedNodes++
+		var wp, wn wtree
+		pid, nid := wp.allocPacked(nd), wn.alloc(fx)
+		wn.nodes[nid].extra = fe
+		if fend || i-back != fp || wp.nodes[pid] != wn.nodes[nid] || !bytes.Equal(packed.b, fast.b) {
+			t.Fatalf("%v: packedNode reads %+v, parent %d (left %v); node reads %+v %v, parent %d, end %v (left %v)",
+				b, wp.nodes[pid], i-back, packed.b, fx, fe, fp, fend, fast.b)
+		}
 	})
+	if packedNodes == 0 {
+		t.Error("no bytes drawn were read by packedNode's shortcut")
+	}
 }

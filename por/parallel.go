@@ -3,6 +3,7 @@ package por
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"iter"
 	"math"
@@ -310,7 +311,11 @@ func appendSubtree(b []byte, w *wtree, r int32, walk *[]int32) ([]byte, int) {
 		}
 		n := &w.nodes[ch]
 		stack[k+1] = n.next
-		c.node(i-parent, w.wev(ch), n.extra)
+		if x, ok := packNode(n, i-parent); ok {
+			c.b = binary.LittleEndian.AppendUint64(c.b, x)
+		} else {
+			c.node(i-parent, w.wev(ch), n.extra)
+		}
 		stack = append(stack, i, n.first)
 		i++
 	}

@@ -298,16 +298,25 @@ func decodeKey(key []byte, n int, into *wtree, root int32, ids *[]int32) (*unit,
 func decodeNodes(d *decoder, n int, into *wtree, root int32, ids []int32, whole bool) []int32 {
 	rootLast := int32(-1)
 	for i := int64(0); !whole || len(d.b) > 0; i++ {
-		p, x, extra, end := d.node(n, i)
-		if end {
-			break
+		var p int64
+		var id int32
+		if nd, back, ok := d.packedNode(n, i); ok {
+			// The common node, read into a packed node at once.
+			p = i - back
+			id = into.allocPacked(nd)
+		} else {
+			var x wev
+			var extra, end bool
+			if p, x, extra, end = d.node(n, i); end {
+				break
+			}
+			id = into.alloc(x)
+			into.nodes[id].extra = extra
 		}
 		parent, last := root, &rootLast
 		if p >= 0 {
 			parent, last = ids[2*p], &ids[2*p+1]
 		}
-		id := into.alloc(x)
-		into.nodes[id].extra = extra
 		if *last < 0 {
 			into.nodes[parent].first = id
 		} else {
@@ -625,6 +634,26 @@ func (c *encoder) node(back int32, x wev, extra bool) {
 	c.nodeSlow(back, x, extra)
 }
 
+// packNode returns wakeup-tree node n, its parent back nodes before, as
+// the eight bytes of encoder.node's shortcut with a one-byte object (a
+// little-endian word), if it takes that shortcut: appendSubtree writes the
+// common node from the packed node, without unpacking its event (keys hold
+// thousands of nodes, and a search with workers writes one for every unit
+// it takes and most it hands out).
+func packNode(n *wnode, back int32) (uint64, bool) {
+	if uint32(back)|uint32(n.t)|uint32(n.out)|uint32(n.obj) >= 64 || n.also != 0 || n.op >= 64 {
+		return 0, false
+	}
+	x := uint64(back)<<1 | uint64(n.t)<<9 | uint64(n.out)<<17 | 2<<24 | uint64(n.obj)<<33 | uint64(n.op)<<41
+	if n.sync {
+		x |= 2 << 48
+	}
+	if n.extra {
+		x |= 2 << 56
+	}
+	return x, true
+}
+
 // nodeSlow is node, number by number.
 func (c *encoder) nodeSlow(back int32, x wev, extra bool) {
 	c.num(int64(back))
@@ -823,18 +852,12 @@ func (d *decoder) step() ts.Step {
 // encoder.node writes it: its parent's index (-1: the subtree's root), its
 // event, and whether it is extra; end at the list's end or an error.
 func (d *decoder) node(n int, i int64) (p int64, x wev, extra, end bool) {
-	if b := d.b; len(b) >= 8 && (b[0]|b[1]|b[2]|b[3]|b[4]|b[5]|b[6]|b[7])&0x80 == 0 &&
-		b[0] >= 2 && b[0]&1 == 0 && int64(b[0]>>1) <= i+1 && b[1]&1 == 0 && int(b[1]>>1) < n &&
-		b[3] == 2 && b[5]&1 == 0 {
+	if nd, back, ok := d.packedNode(n, i); ok {
 		// The common node, every number one byte (as encoder.node writes
 		// it at once): a valid parent and thread, a step of one access with
 		// an operation in range. Anything else, and every error, is read
 		// number by number (nodeSlow), which decodes the same.
-		p = i - int64(b[0]>>1)
-		x = wev{t: ts.Tid(b[1] >> 1), out: int(zigzag(b[2])),
-			step: ts.Step{Obj: ts.Obj(zigzag(b[4])), Op: ts.Op(b[5] >> 1), Sync: zigzag(b[6])&1 != 0}}
-		d.b = b[8:]
-		return p, x, b[7] != 0, false
+		return i - back, wev{t: ts.Tid(nd.t), out: int(nd.out), step: ts.Step{Obj: nd.obj, Op: nd.op, Sync: nd.sync}}, nd.extra, false
 	}
 	if b := d.b; len(b) >= 9 && (b[0]|b[1]|b[2]|b[3]|b[5]|b[6]|b[7]|b[8])&0x80 == 0 && b[4]&0x80 != 0 &&
 		b[0] >= 2 && b[0]&1 == 0 && int64(b[0]>>1) <= i+1 && b[1]&1 == 0 && int(b[1]>>1) < n &&
@@ -848,6 +871,27 @@ func (d *decoder) node(n int, i int64) (p int64, x wev, extra, end bool) {
 		return p, x, b[8] != 0, false
 	}
 	return d.nodeSlow(n, i)
+}
+
+// packedNode reads the common node (node's first shortcut, every number
+// one byte) as a packed node, with its parent's distance, or reports false
+// for anything else: decodeNodes allocates it as it is, without making an
+// event of it first.
+func (d *decoder) packedNode(n int, i int64) (nd wnode, back int64, ok bool) {
+	if len(d.b) < 8 {
+		return nd, 0, false
+	}
+	x := binary.LittleEndian.Uint64(d.b)
+	// Every byte below 0x80, the distance, thread and operation even (a
+	// one-byte zig-zag number of their sign), a step of one access.
+	back, t := int64(byte(x)>>1), int(byte(x>>8)>>1)
+	if x&0x8080_8080_8080_8080|x&0x0000_0100_0000_0101 != 0 || byte(x>>24) != 2 || back == 0 || back > i+1 || t >= n {
+		return nd, 0, false
+	}
+	nd = wnode{t: int32(t), out: int32(zigzag(byte(x >> 16))), obj: ts.Obj(zigzag(byte(x >> 32))), op: ts.Op(byte(x>>40) >> 1),
+		sync: zigzag(byte(x>>48))&1 != 0, extra: byte(x>>56) != 0}
+	d.b = d.b[8:]
+	return nd, back, true
 }
 
 // zigzag is the value of a one-byte zig-zag varint.

@@ -109,6 +109,21 @@ func (w *wtree) alloc(x wev) int32 {
 	return int32(len(w.nodes) - 1)
 }
 
+// allocPacked is alloc for an event already packed (n, with no Also;
+// its links and version are set here).
+func (w *wtree) allocPacked(n wnode) int32 {
+	w.clock++
+	n.first, n.next, n.ver = -1, -1, w.clock
+	if k := len(w.spare); k > 0 {
+		i := w.spare[k-1]
+		w.spare = w.spare[:k-1]
+		w.nodes[i] = n
+		return i
+	}
+	w.nodes = append(w.nodes, n)
+	return int32(len(w.nodes) - 1)
+}
+
 // subtreeStep is a node copySubtree has copied whose next sibling it is
 // still to copy: the copy, and the sibling in the source.
 type subtreeStep struct{ dst, srcNext int32 }
