@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/weftlab/weft/internal/cputime"
@@ -16,7 +17,10 @@ import (
 // whose units used to be too small or too costly. Compare the
 // sub-benchmarks' times with benchstat; the transitions are the same.
 // cpu-ms/op (Linux) is the CPU time of every goroutine a search: against
-// workers-1's, what the split costs in work.
+// workers-1's, what the split costs in work; idle-ms/op, how long its
+// goroutines waited (the parallel-wait-* stats). two-serial runs two
+// serial searches at once: against workers-1, what the machine gives two
+// searches that share nothing, the ceiling of workers-2's speedup.
 func BenchmarkParallel(b *testing.B) {
 	lz, ix := models.NewLastzero(12), models.NewIndexer(16)
 	cases := []struct {
@@ -78,5 +82,23 @@ func BenchmarkParallel(b *testing.B) {
 				}
 			})
 		}
+		// Two serial searches at once, on goroutines of their own: what
+		// the machine gives two searches that share nothing, the most
+		// workers-2 could gain (its time against workers-1's).
+		b.Run(c.name+"/two-serial", func(b *testing.B) {
+			for b.Loop() {
+				var wg sync.WaitGroup
+				for range 2 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if _, err := c.run(Options{}, c.m); err != nil {
+							b.Error(err)
+						}
+					}()
+				}
+				wg.Wait()
+			}
+		})
 	}
 }
