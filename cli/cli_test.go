@@ -407,6 +407,64 @@ func TestErrorsExit2(t *testing.T) {
 	}
 }
 
+// -workers changes nothing a search reports, on every bundled model that a
+// splitting strategy takes, with and without KeepGoing and under each kind
+// of limit: the whole JSON report but the time and the parallel search's
+// own figures.
+func TestWorkersSameOnEveryModel(t *testing.T) {
+	limits := [][]string{{"-max-transitions", "3000"}, {"-max-executions", "37", "-max-transitions", "40000"}, {"-keep-going", "-max-transitions", "40000"}}
+	if testing.Short() {
+		limits = limits[:1]
+	}
+	strip := func(r Report) string {
+		r.Seconds = 0
+		for k := range r.Stats {
+			if strings.HasPrefix(k, "parallel-") || k == "feasibility-replays" {
+				delete(r.Stats, k) // a worker may replay what the serial search need not
+			}
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	report := func(args ...string) (Report, bool) {
+		code, out, _ := cmd(t, append(args, "-json")...)
+		var r Report
+		if code == 2 || json.Unmarshal([]byte(out), &r) != nil {
+			return r, false // refused (a cyclic model, say)
+		}
+		return r, true
+	}
+	compared, split := 0, 0
+	for _, m := range Bundled() {
+		for _, s := range []string{"odpor", "dpor", "sleep"} {
+			for _, lim := range limits {
+				args := append([]string{"-model", m.Name(), "-strategy", s}, lim...)
+				one, ok := report(args...)
+				if !ok {
+					continue
+				}
+				for _, w := range []string{"2", "3"} {
+					par, ok := report(append(args, "-workers", w)...)
+					if par.Stats["parallel-units"] > 0 {
+						split++
+					}
+					if a, b := strip(one), strip(par); !ok || a != b {
+						t.Errorf("weft %v -workers %s:\n%s\nwant\n%s", args, w, b, a)
+					}
+				}
+				compared++
+			}
+		}
+	}
+	t.Logf("%d searches compared with 2 and 3 workers; %d of the parallel ones split into units", compared, split)
+	if compared < 50 || split < compared/4 {
+		t.Errorf("%d searches compared, %d parallel ones split: want at least 50, and a quarter of those split", compared, split)
+	}
+}
+
 func TestThousands(t *testing.T) {
 	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 48828: "48,828", 3108105: "3,108,105", -1234: "-1,234"} {
 		if got := thousands(n); got != want {
