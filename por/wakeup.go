@@ -95,32 +95,33 @@ type wtree struct {
 
 func (w *wtree) alloc(x wev) int32 {
 	w.clock++
-	n := wnode{t: int32(x.t), out: int32(x.out), obj: x.step.Obj, op: x.step.Op, sync: x.step.Sync, first: -1, next: -1, ver: w.clock}
+	var also int32
 	if x.step.Also != nil {
-		n.also = w.keepAlso(x.step.Also)
+		also = w.keepAlso(x.step.Also)
 	}
-	if k := len(w.spare); k > 0 {
-		i := w.spare[k-1]
-		w.spare = w.spare[:k-1]
-		w.nodes[i] = n
-		return i
-	}
-	w.nodes = append(w.nodes, n)
-	return int32(len(w.nodes) - 1)
+	i := w.slot()
+	w.nodes[i] = wnode{t: int32(x.t), out: int32(x.out), obj: x.step.Obj, op: x.step.Op, sync: x.step.Sync, also: also, first: -1, next: -1, ver: w.clock}
+	return i
 }
 
-// allocPacked is alloc for an event already packed (n, with no Also;
-// its links and version are set here).
+// allocPacked is alloc for an event already packed in n (decodeNodes reads
+// the common node so); its links and version are set here.
 func (w *wtree) allocPacked(n wnode) int32 {
 	w.clock++
 	n.first, n.next, n.ver = -1, -1, w.clock
+	i := w.slot()
+	w.nodes[i] = n
+	return i
+}
+
+// slot returns a node's index for a new node: one freed, or a new one.
+func (w *wtree) slot() int32 {
 	if k := len(w.spare); k > 0 {
 		i := w.spare[k-1]
 		w.spare = w.spare[:k-1]
-		w.nodes[i] = n
 		return i
 	}
-	w.nodes = append(w.nodes, n)
+	w.nodes = append(w.nodes, wnode{})
 	return int32(len(w.nodes) - 1)
 }
 
