@@ -20,7 +20,7 @@ func TestNodeShortcuts(t *testing.T) {
 		// Mostly one-byte numbers, some not, some negative.
 		return rapid.OneOf(rapid.IntRange(0, 63), rapid.IntRange(-70, 200)).Draw(t, name)
 	}
-	packedWrites := 0
+	packedWrites, packedWrites2 := 0, 0
 	rapid.Check(t, func(t *rapid.T) {
 		back := int32(small(t, "back"))
 		x := wev{t: ts.Tid(small(t, "thread")), out: small(t, "out"), step: ts.Step{
@@ -33,6 +33,9 @@ func TestNodeShortcuts(t *testing.T) {
 			// The node most keys hold: every number in one byte, one
 			// access.
 			back, x.t, x.out, x.step.Obj, x.step.Op, x.step.Also = back&63, x.t&63, x.out&63, x.step.Obj&63, x.step.Op&63, nil
+			if rapid.Bool().Draw(t, "twoByteObject") {
+				x.step.Obj = ts.Obj(rapid.OneOf(rapid.IntRange(64, 70), rapid.IntRange(64, 8191), rapid.IntRange(8185, 8191)).Draw(t, "wideObj"))
+			}
 		}
 		var fast, slow encoder
 		fast.node(back, x, extra)
@@ -50,8 +53,15 @@ func TestNodeShortcuts(t *testing.T) {
 			if got := binary.LittleEndian.AppendUint64(nil, p); !bytes.Equal(got, fast.b) {
 				t.Fatalf("packNode writes %v, node %v", got, fast.b)
 			}
-		} else if back >= 0 && back < 64 && x.t >= 0 && x.t < 64 && x.out >= 0 && x.out < 64 && x.step.Also == nil && x.step.Obj >= 0 && x.step.Obj < 64 && x.step.Op < 64 {
+		} else if common := back >= 0 && back < 64 && x.t >= 0 && x.t < 64 && x.out >= 0 && x.out < 64 && x.step.Also == nil && x.step.Op < 64; common && x.step.Obj >= 0 && x.step.Obj < 64 {
 			t.Fatalf("packNode refuses a node that node writes in eight bytes: %v", fast.b)
+		} else if p, last, ok := packNode2(&w.nodes[id], back); ok {
+			packedWrites2++
+			if got := append(binary.LittleEndian.AppendUint64(nil, p), last); !bytes.Equal(got, fast.b) {
+				t.Fatalf("packNode2 writes %v, node %v", got, fast.b)
+			}
+		} else if common && x.step.Obj >= 64 && x.step.Obj < 8192 {
+			t.Fatalf("packNode2 refuses a node that node writes in nine bytes: %v", fast.b)
 		}
 		// Read back both ways: the same node.
 		i := int64(max(back, 0))
@@ -83,10 +93,10 @@ func TestNodeShortcuts(t *testing.T) {
 			// one past the last, say): where the shortcuts must agree
 			// on refusing.
 			b = append(b[:0], typical...)
-			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.SampledFrom([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 0x7f, 0x80, 0x81}).Draw(t, "edge")
+			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.SampledFrom([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 0x7f, 0x80, 0x81, 0x82, 0x84, 0xfe}).Draw(t, "edge")
 		}
 		n := rapid.IntRange(1, 8).Draw(t, "threads")
-		i := int64(rapid.IntRange(0, 5).Draw(t, "index"))
+		i := int64(rapid.OneOf(rapid.IntRange(0, 5), rapid.IntRange(0, 300)).Draw(t, "index"))
 		fast, slow := decoder{b: bytes.Clone(b)}, decoder{b: bytes.Clone(b)}
 		fp, fx, fe, fend := fast.node(n, i)
 		sp, sx, se, send := slow.nodeSlow(n, i)
@@ -114,7 +124,7 @@ func TestNodeShortcuts(t *testing.T) {
 				b, wp.nodes[pid], i-back, packed.b, fx, fe, fp, fend, fast.b)
 		}
 	})
-	if packedWrites == 0 || packedNodes == 0 {
-		t.Errorf("shortcuts not exercised: %d nodes drawn written by packNode, %d read by packedNode", packedWrites, packedNodes)
+	if packedWrites == 0 || packedWrites2 == 0 || packedNodes == 0 {
+		t.Errorf("shortcuts not exercised: %d nodes drawn written by packNode, %d by packNode2, %d read by packedNode", packedWrites, packedWrites2, packedNodes)
 	}
 }

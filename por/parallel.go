@@ -313,6 +313,8 @@ func appendSubtree(b []byte, w *wtree, r int32, walk *[]int32) ([]byte, int) {
 		stack[k+1] = n.next
 		if x, ok := packNode(n, i-parent); ok {
 			c.b = binary.LittleEndian.AppendUint64(c.b, x)
+		} else if x, last, ok := packNode2(n, i-parent); ok {
+			c.b = append(binary.LittleEndian.AppendUint64(c.b, x), last)
 		} else {
 			c.node(i-parent, w.wev(ch), n.extra)
 		}

@@ -654,6 +654,25 @@ func packNode(n *wnode, back int32) (uint64, bool) {
 	return x, true
 }
 
+// packNode2 is packNode for a node whose object takes two bytes (64 to
+// 8191, as indexer's table cells): the first eight bytes of the nine
+// encoder.node writes, and the ninth.
+func packNode2(n *wnode, back int32) (uint64, byte, bool) {
+	if uint32(back)|uint32(n.t)|uint32(n.out) >= 64 || n.also != 0 || n.op >= 64 || uint32(n.obj)-64 >= 8192-64 {
+		return 0, 0, false
+	}
+	o := uint64(n.obj) << 1
+	x := uint64(back)<<1 | uint64(n.t)<<9 | uint64(n.out)<<17 | 2<<24 | (o&0x7f|0x80)<<32 | (o>>7)<<40 | uint64(n.op)<<49
+	if n.sync {
+		x |= 2 << 56
+	}
+	var ext byte
+	if n.extra {
+		ext = 2
+	}
+	return x, ext, true
+}
+
 // nodeSlow is node, number by number.
 func (c *encoder) nodeSlow(back int32, x wev, extra bool) {
 	c.num(int64(back))
@@ -853,44 +872,49 @@ func (d *decoder) step() ts.Step {
 // event, and whether it is extra; end at the list's end or an error.
 func (d *decoder) node(n int, i int64) (p int64, x wev, extra, end bool) {
 	if nd, back, ok := d.packedNode(n, i); ok {
-		// The common node, every number one byte (as encoder.node writes
-		// it at once): a valid parent and thread, a step of one access with
-		// an operation in range. Anything else, and every error, is read
-		// number by number (nodeSlow), which decodes the same.
+		// The common node, every number one byte but the object, in one or
+		// two (as encoder.node writes it at once): a valid parent and
+		// thread, a step of one access with an operation in range.
+		// Anything else, and every error, is read number by number
+		// (nodeSlow), which decodes the same.
 		return i - back, wev{t: ts.Tid(nd.t), out: int(nd.out), step: ts.Step{Obj: nd.obj, Op: nd.op, Sync: nd.sync}}, nd.extra, false
-	}
-	if b := d.b; len(b) >= 9 && (b[0]|b[1]|b[2]|b[3]|b[5]|b[6]|b[7]|b[8])&0x80 == 0 && b[4]&0x80 != 0 &&
-		b[0] >= 2 && b[0]&1 == 0 && int64(b[0]>>1) <= i+1 && b[1]&1 == 0 && int(b[1]>>1) < n &&
-		b[3] == 2 && b[6]&1 == 0 {
-		// The same with an object of two bytes.
-		o := uint32(b[4]&0x7f) | uint32(b[5])<<7
-		p = i - int64(b[0]>>1)
-		x = wev{t: ts.Tid(b[1] >> 1), out: int(zigzag(b[2])),
-			step: ts.Step{Obj: ts.Obj(int32(o>>1) ^ -int32(o&1)), Op: ts.Op(b[6] >> 1), Sync: zigzag(b[7])&1 != 0}}
-		d.b = b[9:]
-		return p, x, b[8] != 0, false
 	}
 	return d.nodeSlow(n, i)
 }
 
-// packedNode reads the common node (node's first shortcut, every number
-// one byte) as a packed node, with its parent's distance, or reports false
-// for anything else: decodeNodes allocates it as it is, without making an
-// event of it first.
+// packedNode reads the common node (node's shortcut: every number one byte
+// but the object, in one or two) as a packed node, with its parent's
+// distance, or reports false for anything else: decodeNodes allocates it as
+// it is, without making an event of it first.
 func (d *decoder) packedNode(n int, i int64) (nd wnode, back int64, ok bool) {
 	if len(d.b) < 8 {
 		return nd, 0, false
 	}
 	x := binary.LittleEndian.Uint64(d.b)
-	// Every byte below 0x80, the distance, thread and operation even (a
-	// one-byte zig-zag number of their sign), a step of one access.
+	// The distance, thread and operation even (a one-byte zig-zag number
+	// of their sign), a step of one access, and every byte below 0x80 but
+	// a two-byte object's first.
 	back, t := int64(byte(x)>>1), int(byte(x>>8)>>1)
-	if x&0x8080_8080_8080_8080|x&0x0000_0100_0000_0101 != 0 || byte(x>>24) != 2 || back == 0 || back > i+1 || t >= n {
+	if x&0x8080_8000_8080_8080|x&0x0101 != 0 || byte(x>>24) != 2 || back == 0 || back > i+1 || t >= n {
 		return nd, 0, false
 	}
-	nd = wnode{t: int32(t), out: int32(zigzag(byte(x >> 16))), obj: ts.Obj(zigzag(byte(x >> 32))), op: ts.Op(byte(x>>40) >> 1),
-		sync: zigzag(byte(x>>48))&1 != 0, extra: byte(x>>56) != 0}
-	d.b = d.b[8:]
+	nd = wnode{t: int32(t), out: int32(zigzag(byte(x >> 16)))}
+	if byte(x>>32)&0x80 == 0 {
+		// A one-byte object.
+		if byte(x>>40)&1 != 0 {
+			return wnode{}, 0, false
+		}
+		nd.obj, nd.op, nd.sync, nd.extra = ts.Obj(zigzag(byte(x>>32))), ts.Op(byte(x>>40)>>1), zigzag(byte(x>>48))&1 != 0, byte(x>>56) != 0
+		d.b = d.b[8:]
+		return nd, back, true
+	}
+	// A two-byte object, and a ninth byte.
+	if len(d.b) < 9 || d.b[8]&0x80 != 0 || byte(x>>48)&1 != 0 {
+		return wnode{}, 0, false
+	}
+	o := uint32(byte(x>>32)&0x7f) | uint32(byte(x>>40))<<7
+	nd.obj, nd.op, nd.sync, nd.extra = ts.Obj(int32(o>>1)^-int32(o&1)), ts.Op(byte(x>>48)>>1), zigzag(byte(x>>56))&1 != 0, d.b[8] != 0
+	d.b = d.b[9:]
 	return nd, back, true
 }
 
