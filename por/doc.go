@@ -219,7 +219,8 @@
 // the search itself or wasted by workers, logged (what the units did to
 // the frames above them, taken in order), and how long the workers waited
 // (parallel-wait-*-us: for the search to split, for the predictor, for the
-// search to take results).
+// search to take results) and the search for a worker's result with
+// nothing else to explore (parallel-wait-result-us).
 //
 // What it can gain is bounded by how early each unit's input is known:
 // DPOR and ODPOR plan a branch when their analysis finds a race. At the
