@@ -305,9 +305,11 @@ func decodeNodes(d *decoder, n int, into *wtree, root int32, ids []int32, whole 
 			p = i - back
 			id = into.allocPacked(nd)
 		} else {
+			// Anything else, number by number (node would try the
+			// shortcut again).
 			var x wev
 			var extra, end bool
-			if p, x, extra, end = d.node(n, i); end {
+			if p, x, extra, end = d.nodeSlow(n, i); end {
 				break
 			}
 			id = into.alloc(x)
