@@ -328,17 +328,31 @@
 // # Units too large
 //
 // A unit's size is only known once it is explored, and a few large ones
-// can leave every other worker idle at the end. With
-// Options.UnitTransitions, a unit whose exploration passes that many
-// transitions is dropped and split further: the search explores its
-// subtree as part of its top, with units 4 frames deeper, and so on down
+// can leave every other worker idle at the end. An ODPOR unit's worker
+// hands back what is left of it instead: once it has explored 2,000
+// transitions while another goroutine waits with nothing to explore, it
+// stops where the branch it is in ends and returns what it explored with
+// the rest, its path's frames (each one's wakeup tree, sleep sets and moves
+// taken) and its events' race records. The search takes that as the
+// unit's result, moves along the worker's path as the top of the search,
+// each frame taking the worker's state, and hands out as units the other
+// branches of the path's shallowest frame that has any, finishing the
+// branch it is in alone (parallel-handed-back counts them). Nothing the
+// worker explored is lost, and where the units start never changes the
+// serial search, so the result is the same (property-tested with the rest,
+// with units handed back after a few transitions whatever the goroutines
+// do). With Options.UnitTransitions, an ODPOR unit is handed back once it
+// passes that many transitions, whether or not a goroutine waits, and with
+// a Runner too: the result carries the rest as bytes. DPOR and Sleep units
+// are not handed back: with Options.UnitTransitions, one that passes that
+// many transitions is dropped and split further, the search exploring its
+// subtree as part of its top with units 4 frames deeper, and so on down
 // while they are still too large (parallel-split-further counts them, and
 // the transitions spent finding them large are in
-// parallel-wasted-transitions). Where the units start never changes the
-// serial search, so it never changes the result (property-tested with the
-// rest). What the dropped unit explored is lost, and with a Runner each
-// level costs rounds: measured on indexer-16 with the Beam runner, a
-// budget of 5,000 transitions took 69 rounds instead of 31 and wasted
-// 184,000 transitions, so it pays only where a few units are far larger
-// than the rest.
+// parallel-wasted-transitions). With a Runner each unit handed back or
+// split further costs a round: on indexer-16 at split depth 8 with the
+// Beam runner, ODPOR units handed back at 5,000 transitions took 34 rounds
+// instead of 3, and left 79,731 transitions its runner explored unused
+// (guesses a hand-back proved wrong); split further, as they were before,
+// 77 rounds and 1,002,325 transitions.
 package por

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/bits-and-blooms/bitset"
@@ -201,16 +202,26 @@ type explorer[S any] struct {
 	role  role
 	base  int // a unit's worker: the frames below base are the coordinator's
 	split int // coordinator, predictor: a move into frame split or deeper is a unit
-	// alone: a coordinator that split below the split depth finishes the
-	// subtree it is in before it hands out units (see splitHere).
+	// alone: a coordinator below the depth where units start finishes the
+	// subtree it is in before it hands out units (see splitHere, resume).
 	alone bool
-	// coordinator, predictor: the frames on the stack whose subtree was
-	// split further (a unit too large), each expandDepth below the last.
-	expanded []int32
-	gen      int64         // predictor: its generation (parallel.gen)
-	log      []logOp       // a unit's worker: what it does to the coordinator's frames, in order
-	par      *parallel[S]  // coordinator, predictor
-	inE      bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
+	// coordinator, predictor: the frames on the stack whose subtree the
+	// search explores itself instead of as a unit (a unit too large, or
+	// handed back), and where units start below each.
+	expanded []expansion
+	gen      int64   // predictor: its generation (parallel.gen)
+	log      []logOp // a unit's worker: what it does to the coordinator's frames, in order
+	// A unit's worker: once it has explored handBackFrom transitions (0:
+	// never), it hands back what is left of the unit at the next branch
+	// (leaveRest) if handBackAlways or a goroutine is hungry; rest is what
+	// it left.
+	handBackFrom   int64
+	handBackAlways bool
+	hungry         *atomic.Int32
+	rest           *unitRest
+	resuming       bool          // the coordinator is moving into a unit's root to go on from its rest (resume)
+	par            *parallel[S]  // coordinator, predictor
+	inE            bitset.BitSet // DPOR: the threads of E at a backtrack point, reused
 
 	// A coordinator's wevPool memory, kept from one parallel search to the
 	// next of the explorer pool.
@@ -442,6 +453,10 @@ func (e *explorer[S]) loop() {
 			e.par.restart(e)
 		}
 		top := &e.stack[e.depth-1]
+		if e.handBackFrom > 0 && top.cur >= 0 && e.res.Transitions >= e.handBackFrom &&
+			(e.handBackAlways || e.hungry.Load() > 0) && e.leaveRest(top) {
+			return // the unit's worker hands back what is left (parallel.go)
+		}
 		mv, ok := e.pick(top)
 		if !ok {
 			e.pop()
@@ -534,7 +549,7 @@ func (e *explorer[S]) take(top *frame[S], mv ts.Move) {
 	}
 	top.taken = append(top.taken, mv)
 	e.sched = append(e.sched[:k], mv)
-	if e.split > 0 && k+1 >= e.split+expandDepth*len(e.expanded) && (!e.alone || k+1 == e.split) {
+	if e.split > 0 && k+1 >= e.unitDepth() && (!e.alone || k+1 == e.unitDepth()) {
 		e.alone = false
 		e.delegate(mv) // the subtree below mv is a unit (parallel.go)
 		return
@@ -585,7 +600,7 @@ func (e *explorer[S]) pop() {
 		}
 	}
 	e.depth--
-	if n := len(e.expanded); n > 0 && int(e.expanded[n-1]) == e.depth {
+	if n := len(e.expanded); n > 0 && int(e.expanded[n-1].at) == e.depth {
 		e.expanded = e.expanded[:n-1]
 	}
 	if e.visited != nil {
@@ -853,7 +868,9 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 			e.visited[h] = 2 | e.graph.keepOps(recordEdges(e, f))
 		}
 	case modeODPOR:
-		e.pending(f, ends, c.Blocked+c.Idle > 0)
+		if !e.resuming { // the worker analysed them when it moved here
+			e.pending(f, ends, c.Blocked+c.Idle > 0)
+		}
 	}
 	if failed != nil {
 		e.failureRaces(f)
@@ -916,6 +933,9 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		}
 	case modeODPOR:
 		f.root, f.cur, f.tried = e.nextRoot, -1, false
+		if e.resuming {
+			break // resume gives the frame the rest of its wakeup tree
+		}
 		if e.wt.nodes[f.root].first < 0 {
 			if t := e.freeChoice(f); t >= 0 {
 				e.addOutcomes(f, f.root, t)

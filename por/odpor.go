@@ -186,14 +186,7 @@ func ODPOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) 
 // the event of the next branch of f's wakeup tree.
 func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 	if f.cur >= 0 {
-		if t := ts.Tid(e.wt.nodes[f.cur].t); f.outs[t] == 1 {
-			f.sleep.Set(uint(t)) // sleepOn's usual case, without the event
-		} else {
-			x := e.wt.wev(f.cur)
-			e.sleepOn(f, &x)
-		}
-		e.wt.remove(f.root, f.cur)
-		f.cur = -1
+		e.branchDone(f)
 	}
 	for {
 		c := e.wt.nodes[f.root].first
@@ -247,6 +240,19 @@ func (e *explorer[S]) pickWakeup(f *frame[S]) (ts.Move, bool) {
 			return ts.Move{Thread: t, Outcome: out}, true
 		}
 	}
+}
+
+// branchDone puts the branch just explored from f (f.cur) to sleep there
+// and removes it from the wakeup tree.
+func (e *explorer[S]) branchDone(f *frame[S]) {
+	if t := ts.Tid(e.wt.nodes[f.cur].t); f.outs[t] == 1 {
+		f.sleep.Set(uint(t)) // sleepOn's usual case, without the event
+	} else {
+		x := e.wt.wev(f.cur)
+		e.sleepOn(f, &x)
+	}
+	e.wt.remove(f.root, f.cur)
+	f.cur = -1
 }
 
 // sleepOn puts event x to sleep at f once its branch is explored: the thread

@@ -50,11 +50,16 @@ type Options struct {
 	Runner UnitRunner
 
 	// UnitTransitions, if positive, splits a unit further when exploring
-	// it passes that many transitions: its subtree becomes part of the top
-	// of the search, with units 4 frames deeper (and so on down), so that
-	// a few large units do not leave the other workers idle at the end.
-	// The transitions spent finding it large are wasted. 0: units are
-	// never split further. The result does not depend on it.
+	// it passes that many transitions, so that a few large units do not
+	// leave the other workers (or a runner's rounds) waiting at the end.
+	// An ODPOR unit is handed back where the branch it is in ends, with
+	// what it explored, and the search hands out the rest of it as units
+	// (ODPOR does so without it too, whenever a goroutine has nothing to
+	// explore; see the package documentation, "Units too large"). A DPOR or
+	// Sleep unit is dropped and its subtree becomes part of the top of the
+	// search, with units 4 frames deeper (and so on down); the transitions
+	// spent finding it large are wasted. 0: only ODPOR's own rule. The
+	// result does not depend on it.
 	UnitTransitions int64
 
 	// EveryRace makes ODPOR analyse every race of every execution, as the
@@ -73,6 +78,12 @@ type Options struct {
 	// Stats those that differ (parallel-stale-keys) and those reused
 	// (parallel-reused-keys).
 	checkKeys bool
+
+	// handBackAt, in tests, makes an ODPOR unit's worker hand back what is
+	// left of the unit at the first branch of its root it would start after
+	// that many transitions (see handBack), whether or not a goroutine has
+	// nothing to explore.
+	handBackAt int64
 
 	// eagerClone, in tests, makes a predictor copy every unit's wakeup
 	// subtree, as it did before it wrote them down and decoded one only

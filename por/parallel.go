@@ -194,6 +194,172 @@ type unitResult struct {
 	cancelled                     bool  // stopped by the pool, not finished
 	cut                           bool  // passed Options.UnitTransitions: to be split further
 	moves                         int   // the prefix length, for checks
+	// rest, if not nil: the worker explored the unit in part and handed
+	// back the rest (handBack); the figures and log are of that part.
+	rest *unitRest
+}
+
+// unitRest is what is left of a unit whose worker handed it back at the
+// end of a branch (leaveRest): the wakeup tree below the unit's root (the
+// branches not explored, and those being explored on the worker's path),
+// and each frame of that path from the root down to the one where the
+// branch ended, as the worker left it, for the coordinator to go on from
+// there as the worker would have (resume).
+type unitRest struct {
+	tree   []tnode
+	frames []restFrame
+	// units is where the units of the rest start, in frames below the
+	// root: the first frame of the path with a branch left but the one
+	// being explored, whose other branches the goroutines with nothing to
+	// do then take (the coordinator finishes the one it is in alone).
+	units int
+}
+
+// restFrame is a frame of a handed-back unit's path: the branch being
+// explored from it (an index in unitRest.tree; -1 at the last frame), its
+// sleep sets and the moves taken from it, and the record of the races of
+// the event that reached it.
+type restFrame struct {
+	cur             int32
+	sleep           []ts.Tid
+	psleep          []wev
+	taken           []ts.Move
+	settled, canRun uint64
+	done            bool
+}
+
+// Handing back the rest of a unit. A unit's size is known only once it is
+// explored, and near the end of a search one large unit can keep a worker
+// busy while the others have nothing left. A goroutine that waits with
+// nothing to explore (parallel.hungry) makes an ODPOR unit's worker that
+// has explored handBackAfter transitions stop where its next branch ends
+// and hand back what it explored with what is left; the coordinator takes
+// that as the unit's result and goes on from there itself, as the top of
+// the search, and the other branches of the shallowest frame of the path
+// that has any become units for the goroutines with nothing to do
+// (resume). Between two branches a unit's whole state is its path's
+// frames (their wakeup trees, sleep sets and moves taken) and the records
+// of their events' races; the frames above are the coordinator's, which
+// took the log. Where the units start never changes the serial search, so
+// handing back never changes the result; it costs the coordinator a new
+// predictor.
+const handBackAfter = 2_000
+
+// leaveRest ends a unit's exploration where the branch being explored from
+// frame f, the top one, has ended, leaving in e.rest what is left, and
+// reports whether anything is (the unit's worker).
+func (e *explorer[S]) leaveRest(f *frame[S]) bool {
+	e.branchDone(f)
+	top := e.depth - 1
+	units := -1
+	for i := e.base; i <= top; i++ {
+		g := &e.stack[i]
+		c := e.wt.nodes[g.root].first
+		if (i < top && (c != g.cur || e.wt.nodes[c].next >= 0)) || (i == top && c >= 0) {
+			units = i - e.base + 1
+			break
+		}
+	}
+	if units < 0 {
+		return false
+	}
+	rest := &unitRest{units: units, frames: make([]restFrame, top-e.base+1)}
+	want := make([]int32, 0, top-e.base)
+	for i := e.base; i < top; i++ {
+		want = append(want, e.stack[i].cur)
+	}
+	var at []int32
+	rest.tree, at = e.wt.appendNodes(nil, e.stack[e.base].root, want)
+	for j := range rest.frames {
+		g, x := &e.stack[e.base+j], &e.ev[e.base-1+j]
+		rf := &rest.frames[j]
+		rf.cur = -1
+		if j < len(at) {
+			rf.cur = at[j]
+		}
+		rf.sleep, rf.psleep, rf.taken = tids(&g.sleep), slices.Clone(g.psleep), slices.Clone(g.taken)
+		rf.settled, rf.canRun, rf.done = x.settled, x.canRun, x.done
+	}
+	e.rest = rest
+	return true
+}
+
+// handBackRule is when a unit's worker hands back the rest of the unit:
+// once it has explored from transitions, where a branch ends, if always or
+// a goroutine is hungry.
+type handBackRule struct {
+	from   int64
+	always bool
+	hungry *atomic.Int32
+}
+
+// unitHandBack returns the rule of a unit explored with
+// Options.UnitTransitions at unitTransitions (0: nil): an ODPOR unit that
+// passes them hands back the rest where the branch it is in ends.
+func unitHandBack(unitTransitions int64) *handBackRule {
+	if unitTransitions <= 0 {
+		return nil
+	}
+	return &handBackRule{from: unitTransitions, always: true}
+}
+
+// resume goes on from where the worker of the unit of move mv (just taken
+// from the top frame) handed the rest back (leaveRest), in a result the
+// search has taken: it moves along the worker's path as the top of the
+// search, as expand does, each frame taking the rest as the worker left
+// it, and hands out as units the other branches of the rest's shallowest
+// frame that has any, finishing alone what is below it.
+func (e *explorer[S]) resume(mv ts.Move, rest *unitRest) {
+	k := e.depth - 1
+	e.par.handedBack++
+	raceFrom := e.raceFrom // the worker's, which commit took
+	var ids []int32
+	for j := range rest.frames {
+		f := &e.stack[k+j]
+		if j > 0 {
+			c := f.cur
+			mv = ts.Move{Thread: ts.Tid(e.wt.nodes[c].t), Outcome: int(e.wt.nodes[c].out)}
+			if f.status[mv.Thread] != ts.Enabled || mv.Outcome >= f.outs[mv.Thread] {
+				// Only bytes from elsewhere (a runner's) can say so.
+				e.Fail(fmt.Errorf("%w: a handed-back unit's path takes %v, not enabled", ErrBadUnit, mv))
+				return
+			}
+			e.sched = append(e.sched[:k+j], mv)
+			e.nextRoot = c
+		}
+		e.resuming = true
+		e.move(f, mv)
+		e.resuming = false
+		e.res.Transitions-- // the unit's worker counted it
+		if e.depth != k+j+2 {
+			return // the search failed (a system's error, the memory budget)
+		}
+		g := &e.stack[k+j+1]
+		if j == 0 {
+			for c := e.wt.nodes[g.root].first; c >= 0; c = e.wt.nodes[g.root].first {
+				e.wt.remove(g.root, c)
+			}
+			ids = e.wt.build(g.root, rest.tree)
+		}
+		rf := &rest.frames[j]
+		clearSet(&g.sleep)
+		for _, t := range rf.sleep {
+			g.sleep.Set(uint(t))
+		}
+		g.psleep = append(g.psleep[:0], rf.psleep...)
+		g.taken = append(g.taken[:0], rf.taken...)
+		g.cur, g.tried = -1, true
+		if rf.cur >= 0 {
+			g.cur = ids[rf.cur]
+		}
+		x := &e.ev[k+j]
+		x.settled, x.canRun, x.done = rf.settled, rf.canRun, rf.done
+	}
+	e.raceFrom = raceFrom
+	d := k + 1 + rest.units
+	e.expanded = append(e.expanded, expansion{at: int32(k + 1), units: int32(d)})
+	e.alone = e.depth > d
+	e.par.restart(e)
 }
 
 func bitsOf(b *bitset.BitSet) []uint64 { return slices.Clone(b.Words()) }
@@ -404,7 +570,7 @@ func (e *explorer[S]) unitHere(mv ts.Move) *unit {
 }
 
 // build adds the serialized subtree under node r.
-func (w *wtree) build(r int32, tree []tnode) {
+func (w *wtree) build(r int32, tree []tnode) []int32 {
 	ids := make([]int32, len(tree))
 	for i, n := range tree {
 		parent := r
@@ -414,6 +580,7 @@ func (w *wtree) build(r int32, tree []tnode) {
 		ids[i] = w.addChild(parent, n.x)
 		w.nodes[ids[i]].extra = n.extra
 	}
+	return ids
 }
 
 // exploreUnit explores unit u of sys in mode m with a new explorer and
@@ -428,7 +595,7 @@ func (w *wtree) build(r int32, tree []tnode) {
 // first has a trace (r.viol) and the others are counted (r.violations),
 // as the serial search counts those after its first: building every trace
 // tripled the time of bluetooth-4's Sleep search with 2 workers.
-func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE, cut int64, ex **explorer[S], pool *wevPool, everyViolation bool) *unitResult {
+func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, u *unit, maxT, maxE, cut int64, ex **explorer[S], pool *wevPool, everyViolation bool, handBack *handBackRule) *unitResult {
 	cutting := cut > 0 && (maxT == 0 || cut < maxT)
 	if cutting {
 		maxT = cut
@@ -455,6 +622,9 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		*ex = e
 	}
 	e.role = roleWorker
+	if m == modeODPOR && handBack != nil {
+		e.handBackFrom, e.handBackAlways, e.hungry = handBack.from, handBack.always, handBack.hungry
+	}
 	e.pool, e.log = pool, pool.logOps()
 	e.raceFrom, e.strict = u.raceFrom, u.strict
 	for _, o := range u.blocked {
@@ -463,6 +633,7 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	err := e.Drive(func() { e.unitRoot(u) }, e.loop, e.panicked)
 	r.log, r.chunks = e.log, e.logChunks
 	e.log, e.logChunks = nil, nil
+	r.rest, e.rest, e.handBackFrom = e.rest, nil, 0
 	r.transitions, r.executions = res.Transitions, res.Executions
 	if !everyViolation {
 		r.viol, r.violations = res.Violation, res.Violations
@@ -636,6 +807,14 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 		return
 	}
 	changed, planOnly := e.commit(r)
+	if rest := r.rest; rest != nil {
+		e.par.pool.put(r)
+		e.par.pool.putChunks(&e.planChunks)
+		if !e.Stop {
+			e.resume(mv, rest)
+		}
+		return
+	}
 	small := e.par.tooSmall(r.transitions)
 	e.par.pool.put(r)
 	if small && !e.Stop {
@@ -669,11 +848,25 @@ func (e *explorer[S]) delegate(mv ts.Move) {
 func (e *explorer[S]) expand(mv ts.Move) {
 	k := e.depth - 1
 	e.par.expanded++
+	d := e.unitDepth() + expandDepth
 	e.move(&e.stack[k], mv)
 	if e.depth == k+2 {
-		e.expanded = append(e.expanded, int32(k+1))
+		e.expanded = append(e.expanded, expansion{at: int32(k + 1), units: int32(d)})
 	}
 	e.par.restart(e)
+}
+
+// expansion is a frame whose subtree the search explores itself instead of
+// as a unit (expand, resume): until it pops the frame at, its units are
+// the moves into frame units.
+type expansion struct{ at, units int32 }
+
+// unitDepth returns the depth of the frames that moves into start units.
+func (e *explorer[S]) unitDepth() int {
+	if n := len(e.expanded); n > 0 {
+		return int(e.expanded[n-1].units)
+	}
+	return e.split
 }
 
 // expandDepth is how much deeper the units of a unit split further start.
@@ -1226,8 +1419,17 @@ type parallel[S any] struct {
 	// spentT and spentE are the search's transitions and executions when
 	// it last took a unit's result, for the workers' budgets.
 	spentT, spentE atomic.Int64
-	after          int64 // transitions before it splits (negative: none)
-	keep           int   // the units kept handed out before old ones are dropped
+	// hungry counts the goroutines waiting with nothing to explore; while
+	// one does, a worker hands back the rest of a large unit (handBack).
+	hungry atomic.Int32
+	// handBack is when the units' explorers hand back the rest of a unit
+	// (nil where they never do: other modes than ODPOR, and units explored
+	// by a runner without Options.UnitTransitions); cut, where they drop a
+	// unit too large instead (see exploreUnit).
+	handBack *handBackRule
+	cut      int64
+	after    int64 // transitions before it splits (negative: none)
+	keep     int   // the units kept handed out before old ones are dropped
 	// A predictor copies the wakeup subtrees of cloneUnits units at most,
 	// and of cloneMin at least (see clone).
 	cloneUnits, cloneMin int
@@ -1291,6 +1493,7 @@ type parallel[S any] struct {
 	emits, restarts, queuedTaken int64
 	batches, remote              int64 // batches handed to the runner; units they explored
 	expanded                     int64 // units split further
+	handedBack                   int64 // units whose rest a worker handed back
 	logged                       int64 // log operations taken from results
 }
 
@@ -1307,6 +1510,17 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		p.runner, local = opt.Runner, 0
 		p.window, p.keep = math.MaxInt, math.MaxInt
 		p.cloneUnits, p.cloneMin = math.MaxInt, 0
+	}
+	p.cut = opt.UnitTransitions
+	if m == modeODPOR {
+		// An ODPOR unit too large is handed back, not dropped.
+		p.cut, p.handBack = 0, unitHandBack(opt.UnitTransitions)
+		switch {
+		case opt.handBackAt > 0:
+			p.handBack = &handBackRule{from: opt.handBackAt, always: true}
+		case p.handBack == nil && p.runner == nil:
+			p.handBack = &handBackRule{from: handBackAfter, hungry: &p.hungry}
+		}
 	}
 	// Every goroutine's system first: a system that cannot be copied
 	// refuses the search before it starts.
@@ -1359,6 +1573,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-inline-transitions"] = p.inline
 	res.Stats["parallel-wasted-transitions"] = p.wasted
 	res.Stats["parallel-split-further"] = p.expanded
+	res.Stats["parallel-handed-back"] = p.handedBack
 	res.Stats["parallel-logged"] = p.logged
 	if opt.checkKeys {
 		res.Stats["parallel-reused-keys"] = p.reusedKeys
@@ -1542,7 +1757,9 @@ func (p *parallel[S]) idle() {
 		why = &p.waitWindow
 	}
 	start := time.Now()
+	p.hungry.Add(1)
 	p.cond.Wait()
+	p.hungry.Add(-1)
 	*why += time.Since(start)
 }
 
@@ -1568,7 +1785,7 @@ func (p *parallel[S]) explore(j *job, sys ts.TransitionSystem[S], model *search.
 	if maxE > 0 {
 		maxE = max(maxE-p.spentE.Load(), 1)
 	}
-	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, maxT, maxE, p.opt.UnitTransitions, ex, &p.pool, p.opt.OnViolation != nil)
+	r := exploreUnit(p.ctx, sys, model, p.opt, p.mode, j.u, maxT, maxE, p.cut, ex, &p.pool, p.opt.OnViolation != nil, p.handBack)
 	p.mu.Lock()
 	j.r = r
 	close(j.done)
@@ -1591,7 +1808,9 @@ func (p *parallel[S]) wait(e *explorer[S], j *job) {
 		}
 		if !p.walkIdle() {
 			start := time.Now()
+			p.hungry.Add(1)
 			p.cond.Wait()
+			p.hungry.Add(-1)
 			p.waitResult += time.Since(start)
 		}
 	}
@@ -1710,7 +1929,7 @@ func (p *parallel[S]) canWalk() bool {
 func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bool) {
 	maxT, maxE := remaining(e.opt.Limits.Transitions, e.res.Transitions), remaining(e.opt.Limits.Executions, e.res.Executions)
 	if p.trace != nil {
-		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx, &p.pool, e.opt.OnViolation != nil)
+		r := exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, 0, &p.inlineEx, &p.pool, e.opt.OnViolation != nil, nil)
 		p.trace.took(u.keyString(), r.transitions)
 		p.units++
 		return r, true
@@ -1789,7 +2008,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 		p.wasted += j.r.transitions
 		p.mu.Unlock()
 	}
-	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, e.opt.UnitTransitions, &p.inlineEx, &p.pool, e.opt.OnViolation != nil)
+	r = exploreUnit(e.ctx, e.sys, e.m, e.opt, e.mode, u, maxT, maxE, p.cut, &p.inlineEx, &p.pool, e.opt.OnViolation != nil, p.handBack)
 	if r.cut {
 		p.wasted += r.transitions
 		return r, onTrack
@@ -1855,7 +2074,7 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 	c := e.clone(p.predSys, p.predModel, p.ctx, int64(gen), p.copied, p.predEx)
 	p.predEx = c
 	if e.alone {
-		c.skipSubtree(e.split)
+		c.skipSubtree(e.unitDepth())
 	}
 	if p.trace != nil {
 		p.trace.restart()

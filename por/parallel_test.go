@@ -110,6 +110,7 @@ func TestParallelIsSerial(t *testing.T) {
 		opt.inline = rapid.IntRange(0, 3).Draw(t, "inline") == 0
 		cb := drawCallbacks(t)
 		drawDefaultSplit(t, &opt)
+		drawHandBack(t, &opt)
 		want := runRecorded[tstest.State](p, serial, m, cb)
 		got := runRecorded[tstest.State](p, opt, m, cb)
 		if d := want.diff(got); d != "" {
@@ -148,6 +149,16 @@ func drawSplit(t *rapid.T, opt *Options) {
 	}
 	if rapid.Bool().Draw(t, "splitFurther") {
 		opt.UnitTransitions = int64(rapid.IntRange(1, 40).Draw(t, "unitTransitions"))
+	}
+}
+
+// drawHandBack draws, half the time, after how many transitions an ODPOR
+// unit's worker hands back the rest of the unit at a branch of its root,
+// whatever the other goroutines do (drawn last, for the failures kept
+// before, as drawCallbacks).
+func drawHandBack(t *rapid.T, opt *Options) {
+	if rapid.Bool().Draw(t, "handBack") {
+		opt.handBackAt = int64(rapid.IntRange(1, 30).Draw(t, "handBackAt"))
 	}
 }
 

@@ -117,7 +117,11 @@ func ExploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], u Unit)
 		return nil, err
 	}
 	var ex *explorer[S]
-	r := exploreUnit(ctx, sys, model, opt, h.mode, in, h.maxT, h.maxE, h.cut, &ex, nil, true) // the search replays each
+	cut, handBack := h.cut, (*handBackRule)(nil)
+	if h.mode == modeODPOR {
+		cut, handBack = 0, unitHandBack(h.cut)
+	}
+	r := exploreUnit(ctx, sys, model, opt, h.mode, in, h.maxT, h.maxE, cut, &ex, nil, true, handBack) // the search replays each
 	release(ex)
 	if r.cancelled {
 		return nil, ctx.Err()
@@ -161,7 +165,7 @@ func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *u
 // names its parent by how far back it is.
 const (
 	unitMagic   = "weft-por-unit/5"
-	resultMagic = "weft-por-result/2"
+	resultMagic = "weft-por-result/3"
 )
 
 // unitHeader is what a Unit holds beside the unit's input.
@@ -391,7 +395,72 @@ func encodeResult(key string, r *unitResult) UnitResult {
 	c.num(r.maxTransitions)
 	c.num(r.maxExecutions)
 	c.num(int64(r.moves))
+	c.flags(r.rest != nil)
+	if rest := r.rest; rest != nil {
+		c.num(int64(rest.units))
+		for i, n := range rest.tree {
+			c.node(int32(i)-n.parent, n.x, n.extra)
+		}
+		c.num(0)
+		c.num(int64(len(rest.frames)))
+		for i := range rest.frames {
+			f := &rest.frames[i]
+			c.num(int64(f.cur))
+			c.num(int64(len(f.sleep)))
+			for _, t := range f.sleep {
+				c.num(int64(t))
+			}
+			c.psleep(f.psleep)
+			c.sched(f.taken)
+			c.words([]uint64{f.settled, f.canRun})
+			c.flags(f.done)
+		}
+	}
 	return UnitResult(c.b)
+}
+
+// restOf decodes the rest of a unit handed back (see encodeResult) for a
+// system of n threads, checking that it is a path down a wakeup tree.
+func (d *decoder) restOf(n int) *unitRest {
+	rest := &unitRest{units: d.small()}
+	for i := int64(0); d.err == nil; i++ {
+		p, x, extra, end := d.node(n, i)
+		if end {
+			break
+		}
+		rest.tree = append(rest.tree, tnode{parent: int32(p), x: x, extra: extra})
+	}
+	rest.frames = make([]restFrame, d.count())
+	var tids []ts.Tid
+	var wevs []wev
+	for i := range rest.frames {
+		f := &rest.frames[i]
+		f.cur = int32(d.num())
+		f.sleep, f.psleep = d.sleepSet(n, &tids, &wevs)
+		f.taken = d.schedOf(n)
+		w := d.words() // trailing zero words trimmed
+		if len(w) > 2 {
+			d.fail("a frame's race record is more than two words")
+			return nil
+		}
+		w = append(w, 0, 0)
+		f.settled, f.canRun = w[0], w[1]
+		f.done = d.num()&1 != 0
+		// Each frame's branch is a child of the one above's (the first's,
+		// of the root); the last frame's branch has ended.
+		parent := int32(-1)
+		if i > 0 {
+			parent = rest.frames[i-1].cur
+		}
+		last := i == len(rest.frames)-1
+		if d.err == nil && (last && f.cur != -1 || !last && (f.cur < 0 || int(f.cur) >= len(rest.tree) || rest.tree[f.cur].parent != parent)) {
+			d.fail("a handed-back unit's path is not in its tree")
+		}
+	}
+	if d.err == nil && (len(rest.frames) == 0 || rest.units < 1 || rest.units > len(rest.frames)) {
+		d.fail("a handed-back unit's frames out of range")
+	}
+	return rest
 }
 
 // decodeResult decodes a result for a unit of a system of n threads. Its
@@ -458,6 +527,9 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 	}
 	r.maxTransitions, r.maxExecutions = d.num(), d.num()
 	r.moves = d.small()
+	if d.num()&1 != 0 {
+		r.rest = d.restOf(n)
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("trailing bytes")
 	}

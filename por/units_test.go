@@ -248,36 +248,49 @@ func FuzzExploreUnit(f *testing.F) {
 	})
 }
 
-// Units too large are split further, down several levels, locally and
-// with a runner, and the result is still the serial one.
+// Units too large are handed back part explored (ODPOR) or dropped and
+// split further, down several levels (DPOR, Sleep), locally and with a
+// runner, and the result is still the serial one.
 func TestSplitFurther(t *testing.T) {
 	ix := models.NewIndexer(14)
-	var opt Options
-	opt.KeepGoing = true
-	want, err := ODPOR(context.Background(), ix, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, remote := range []bool{false, true} {
-		o := opt
-		o.SplitDepth, o.SplitAfter, o.UnitTransitions = 4, -1, 200
-		if remote {
-			o.Runner = &shipping[models.IndexerState]{sys: models.NewIndexer(14)}
-		} else {
-			o.Workers = 2
-		}
-		got, err := ODPOR(context.Background(), ix, o)
+	for _, m := range []mode{modeODPOR, modeDPOR} {
+		var opt Options
+		opt.KeepGoing = true
+		want, err := run[models.IndexerState](context.Background(), ix, opt, m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Executions != want.Executions || got.Transitions != want.Transitions || got.Stats["wakeup-insertions"] != want.Stats["wakeup-insertions"] {
-			t.Fatalf("remote %v: %v; serial %v", remote, got, want)
-		}
-		further, units := got.Stats["parallel-split-further"], got.Stats["parallel-units"]
-		t.Logf("indexer-14 odpor, split 4, units of at most 200 transitions, remote %v: %d units, %d split further, %d transitions wasted of %d",
-			remote, units, further, got.Stats["parallel-wasted-transitions"], got.Transitions)
-		if further < 2 || units <= further {
-			t.Errorf("remote %v: %d units, %d split further", remote, units, further)
+		for _, remote := range []bool{false, true} {
+			o := opt
+			o.SplitDepth, o.SplitAfter, o.UnitTransitions = 4, -1, 200
+			if m == modeDPOR {
+				o.SplitDepth = 8
+			}
+			if remote {
+				o.Runner = &shipping[models.IndexerState]{sys: models.NewIndexer(14)}
+			} else {
+				// Units explored in turn: none wasted on a guess gone wrong.
+				o.Workers, o.inline = 2, true
+			}
+			got, err := run[models.IndexerState](context.Background(), ix, o, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Executions != want.Executions || got.Transitions != want.Transitions ||
+				got.Stats["wakeup-insertions"] != want.Stats["wakeup-insertions"] || got.Stats["backtrack-points"] != want.Stats["backtrack-points"] {
+				t.Fatalf("%s, remote %v: %v; serial %v", modeNames[m], remote, got, want)
+			}
+			further, back, units := got.Stats["parallel-split-further"], got.Stats["parallel-handed-back"], got.Stats["parallel-units"]
+			t.Logf("indexer-14 %s, split %d, units of at most 200 transitions, remote %v: %d units, %d split further, %d handed back, %d transitions wasted of %d",
+				modeNames[m], o.SplitDepth, remote, units, further, back, got.Stats["parallel-wasted-transitions"], got.Transitions)
+			switch {
+			case m == modeODPOR && (further != 0 || back < 2 || units <= back):
+				t.Errorf("odpor, remote %v: %d units, %d split further, %d handed back", remote, units, further, back)
+			case m == modeODPOR && !remote && got.Stats["parallel-wasted-transitions"] != 0:
+				t.Errorf("odpor: %d transitions wasted", got.Stats["parallel-wasted-transitions"])
+			case m == modeDPOR && (further < 2 || units <= further || back != 0):
+				t.Errorf("dpor, remote %v: %d units, %d split further, %d handed back", remote, units, further, back)
+			}
 		}
 	}
 }
@@ -304,4 +317,44 @@ func TestDPORUnitsLogNewBacktracks(t *testing.T) {
 	if u, n := got.Stats["parallel-units"], got.Stats["parallel-logged"]; u != 129 || n != 84 {
 		t.Errorf("%d units, %d operations logged; want 129 and 84", u, n)
 	}
+}
+
+// Decoding any bytes as a unit's result returns it or ErrBadUnit, never a
+// panic; the seeds are results of units handed back part explored, whose
+// rest is a path down a wakeup tree that decoding checks.
+func FuzzUnitResult(f *testing.F) {
+	ix := models.NewIndexer(13)
+	var opt Options
+	opt.SplitDepth, opt.SplitAfter, opt.UnitTransitions = 2, -1, 20
+	rests := 0
+	opt.Runner = runnerFunc(func(ctx context.Context, units []Unit) ([]UnitResult, error) {
+		out := make([]UnitResult, len(units))
+		for i, u := range units {
+			r, err := ExploreUnit[models.IndexerState](ctx, ix, u)
+			if err != nil {
+				return nil, err
+			}
+			if _, d, err := decodeResult(r, 13); err == nil && d.rest != nil {
+				rests++
+			}
+			f.Add([]byte(r))
+			out[i] = r
+		}
+		return out, nil
+	})
+	if _, err := ODPOR[models.IndexerState](context.Background(), ix, opt); err != nil {
+		f.Fatal(err)
+	}
+	if rests == 0 {
+		f.Fatal("no result handed a unit back")
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if _, r, err := decodeResult(b, 13); err != nil {
+			if !errors.Is(err, ErrBadUnit) {
+				t.Fatalf("error not ErrBadUnit: %v", err)
+			}
+		} else if r.rest != nil && (len(r.rest.frames) == 0 || r.rest.units < 1 || r.rest.units > len(r.rest.frames)) {
+			t.Fatalf("a rest out of range decoded: %+v", r.rest)
+		}
+	})
 }

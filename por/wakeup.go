@@ -334,3 +334,24 @@ func compact(w []wev) []wev {
 	}
 	return w[:n]
 }
+
+// appendNodes appends to dst the subtree below node r (r excluded) in
+// preorder, each node with its parent's index in the list (-1: r), and
+// returns with it the indices of the nodes of want, a path down from r.
+func (w *wtree) appendNodes(dst []tnode, r int32, want []int32) ([]tnode, []int32) {
+	at := make([]int32, 0, len(want))
+	dst = w.appendBelow(dst, r, -1, want, &at)
+	return dst, at
+}
+
+func (w *wtree) appendBelow(dst []tnode, r, parent int32, want []int32, at *[]int32) []tnode {
+	for c := w.nodes[r].first; c >= 0; c = w.nodes[c].next {
+		i := int32(len(dst))
+		if n := len(*at); n < len(want) && want[n] == c {
+			*at = append(*at, i)
+		}
+		dst = append(dst, tnode{parent: parent, x: w.wev(c), extra: w.nodes[c].extra})
+		dst = w.appendBelow(dst, c, i, want, at)
+	}
+	return dst
+}

@@ -95,7 +95,8 @@ func TestBeamIsSerial(t *testing.T) {
 		{"lastzero-6", "sleep", 5, 0, false, true},
 		{"aget-bug-3", "odpor", 8, 0, true, true},
 		{"twophase-bug-2", "odpor", 4, 0, false, true}, // stops at the first violation
-		{"lastzero-8", "odpor", 3, 1000, false, true},  // large units split further
+		{"lastzero-8", "odpor", 3, 1000, false, true},  // large units handed back
+		{"lastzero-8", "dpor", 3, 1000, false, true},   // large units split further
 		{"lastzero-12", "odpor", 10, 0, false, false},
 		{"indexer-16", "odpor", 0, 0, false, false},
 		{"indexer-16", "odpor", 0, 5000, false, false},
@@ -116,14 +117,19 @@ func TestBeamIsSerial(t *testing.T) {
 				t.Fatalf("on Beam: %s", d)
 			}
 			l := r.Load()
-			t.Logf("%d executions, %d terminal states, %d violations; %d rounds, %d units sent (%d B), %d explored (results %d B); the search took %d units, explored %d itself, split %d further",
+			t.Logf("%d executions, %d terminal states, %d violations; %d rounds, %d units sent (%d B), %d explored (results %d B); the search took %d units, explored %d itself, split %d further, %d handed back",
 				got.res.Executions, len(got.terminals), got.res.Violations, l.Rounds, l.Sent, l.UnitBytes, len(l.Units), l.ResultBytes,
-				got.res.Stats["parallel-units"], got.res.Stats["parallel-misses"]+got.res.Stats["parallel-reruns"], got.res.Stats["parallel-split-further"])
+				got.res.Stats["parallel-units"], got.res.Stats["parallel-misses"]+got.res.Stats["parallel-reruns"], got.res.Stats["parallel-split-further"], got.res.Stats["parallel-handed-back"])
 			if l.Rounds == 0 || len(l.Units) == 0 || got.res.Stats["parallel-remote-units"] == 0 {
 				t.Fatalf("no unit explored on Beam: %+v", got.res.Stats)
 			}
-			if c.unitTransitions > 0 && got.res.Stats["parallel-split-further"] == 0 {
-				t.Errorf("no unit split further at %d transitions", c.unitTransitions)
+			// An odpor unit too large is handed back part explored, others'
+			// are dropped and split further.
+			if c.unitTransitions > 0 && got.res.Stats["parallel-split-further"]+got.res.Stats["parallel-handed-back"] == 0 {
+				t.Errorf("no unit split further or handed back at %d transitions", c.unitTransitions)
+			}
+			if c.unitTransitions > 0 && (c.strategy == "odpor") != (got.res.Stats["parallel-handed-back"] > 0) {
+				t.Errorf("%s: %d units handed back", c.strategy, got.res.Stats["parallel-handed-back"])
 			}
 			if l.Duplicates != 0 {
 				t.Errorf("%d duplicates without retries", l.Duplicates)

@@ -60,7 +60,7 @@ func main() {
 	flag.StringVar(&c.strategy, "strategy", "odpor", "sleep, dpor or odpor")
 	flag.IntVar(&c.splitDepth, "split-depth", 0, "the prefix length at which the search splits into units (0: por's default, 12)")
 	flag.Int64Var(&c.splitAfter, "split-after", -1, "transitions explored before the search splits (-1: from the start; 0: por's default, 50,000)")
-	flag.Int64Var(&c.unitTransitions, "unit-transitions", 0, "split a unit further when its exploration passes this many transitions (0: never)")
+	flag.Int64Var(&c.unitTransitions, "unit-transitions", 0, "hand back (odpor) or split further (dpor, sleep) a unit whose exploration passes this many transitions (0: never)")
 	flag.IntVar(&c.shards, "shards", 1, "parts a round's units are dealt into, each its own Create and reshuffle (prism runs one bundle per part, concurrently)")
 	flag.StringVar(&c.output, "output", "", "directory for each round's results, which every worker can write and this program read (default: a temporary directory, for an in-process runner)")
 	flag.BoolVar(&c.keepGoing, "keep-going", false, "explore past violations and count them")
@@ -171,8 +171,8 @@ func run(ctx context.Context, c config, stdout, stderr io.Writer) int {
 
 // printLoad prints what was shipped and how the work spread.
 func printLoad(w io.Writer, l beamrun.Load, res ts.Result) {
-	fmt.Fprintf(w, "units: %d taken by the search, %d of them explored by the search itself, %d split further; %d sent in %d rounds (%v in rounds, %v a round; %d repeated in a batch, sent once), %d explored on beam, %d transitions of them not used\n",
-		res.Stats["parallel-units"], res.Stats["parallel-misses"]+res.Stats["parallel-reruns"], res.Stats["parallel-split-further"], l.Sent, l.Rounds,
+	fmt.Fprintf(w, "units: %d taken by the search, %d of them explored by the search itself, %d split further, %d handed back part explored; %d sent in %d rounds (%v in rounds, %v a round; %d repeated in a batch, sent once), %d explored on beam, %d transitions of them not used\n",
+		res.Stats["parallel-units"], res.Stats["parallel-misses"]+res.Stats["parallel-reruns"], res.Stats["parallel-split-further"], res.Stats["parallel-handed-back"], l.Sent, l.Rounds,
 		l.Elapsed.Round(time.Millisecond), avg(l.Elapsed, l.Rounds), l.Repeated, len(l.Units), res.Stats["parallel-wasted-transitions"])
 	if len(l.Units) == 0 {
 		return
