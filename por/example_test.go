@@ -81,8 +81,8 @@ func ExampleOptions_workers() {
 		fmt.Printf("workers %d: %v\n", workers, res)
 	}
 	// Output:
-	// workers 1: no violation: 512 executions, 9094 transitions
-	// workers 4: no violation: 512 executions, 9094 transitions
+	// workers 1: no violation: 512 executions, 8356 transitions
+	// workers 4: no violation: 512 executions, 8356 transitions
 }
 
 // pipe stands for a link to other machines: each unit goes out as bytes,

@@ -271,7 +271,10 @@ func TestParallelGoroutines(t *testing.T) {
 // a slice of its own, 48 and 0.094 with the chunks; 94-96 bytes and 0.07 times
 // since a predictor copies the wakeup subtrees of up to 128 units (the
 // explorers' wakeup-tree node pools, which grow once a search, are half
-// the bytes). The bounds leave room for the restarts that timing adds.
+// the bytes). Since every execution analyses the races of the coordinator's
+// events again, its workers log several times as many sequences: 182-193
+// bytes and 0.08 times. The bounds leave room for the restarts that timing
+// adds.
 func TestParallelODPORAllocates(t *testing.T) {
 	var opt Options
 	opt.Workers, opt.SplitAfter, opt.SplitDepth = 2, -1, 12
@@ -286,8 +289,8 @@ func TestParallelODPORAllocates(t *testing.T) {
 	allocs := float64(after.Mallocs-before.Mallocs) / float64(res.Transitions)
 	t.Logf("%d transitions, %d units, %d restarts: %.1f bytes and %.3f allocations a transition",
 		res.Transitions, res.Stats["parallel-units"], res.Stats["parallel-restarts"], bytes, allocs)
-	if bytes > 130 || allocs > 0.15 {
-		t.Errorf("%.1f bytes and %.3f allocations a transition, want at most 130 and 0.15", bytes, allocs)
+	if bytes > 240 || allocs > 0.15 {
+		t.Errorf("%.1f bytes and %.3f allocations a transition, want at most 240 and 0.15", bytes, allocs)
 	}
 }
 
