@@ -152,4 +152,3 @@ func leastAllocs(f func()) float64 {
 	}
 	return least
 }
-
