@@ -83,6 +83,15 @@ const TransactionObj ts.Obj = math.MaxInt32 - 1
 // compared. Race detectors see only synchronization accesses and report
 // nothing on a View.
 //
+// # Contract checks
+//
+// A search of the view sees one step per transaction, none of the
+// original's, so the view checks what it hides: a transaction asks the
+// original's Next twice where it starts, and panics with a *ts.SystemError
+// wrapping ts.ErrNondeterministic when the answers differ (every strategy
+// returns such a panic as its error; the view cannot name the schedule).
+// Threads asks the original at every call.
+//
 // A View is safe for concurrent use if the system is.
 type View[S any] struct {
 	sys       ts.TransitionSystem[S]
