@@ -27,21 +27,111 @@ func tx(s weft.Strategy) weft.Strategy {
 	return v
 }
 
+// everyView is every strategy that runs on the transaction view, so run.
+func everyView() []weft.Strategy {
+	var out []weft.Strategy
+	for _, s := range weft.Strategies() {
+		if v, err := weft.Transactions(s); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Every strategy notices what ts.Explore notices of a broken contract (an
 // Apply that modifies its argument, a Next that is not a function of the
 // state, a thread count that changes), with Hash where it needs one and
-// without elsewhere, or refuses the system for a stated reason. The
-// compositions with the transaction view are left out: transact.View keeps
-// the thread count it saw first and reports one step for every transaction,
-// so only an Apply that modifies its argument shows through it.
+// without elsewhere, or refuses the system for a stated reason; so does
+// every composition with the transaction view, though the view reports one
+// step per transaction and the inner search sees none of the original's.
 func TestEveryStrategyNoticesBrokenContracts(t *testing.T) {
-	for _, s := range weft.Strategies() {
+	for _, s := range append(weft.Strategies(), everyView()...) {
 		for _, b := range tstest.Breaches {
 			_, err := weft.Run(context.Background(), tstest.Broken(b, s.Needs().Has(weft.NeedsHash)), s, ts.Options{})
 			refused := errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions) ||
 				(b == tstest.NextNotAFunction && errors.Is(err, mat.ErrNotStraightLine))
 			if !b.Noticed(err) && !refused {
 				t.Errorf("%s, %v: %v", s, b, err)
+			}
+		}
+	}
+}
+
+// panicky is two threads that write their own object three times, then
+// read a shared one; where is the method that panics, in thread 1's third
+// transition or at the state it reaches.
+type panicky struct{ where string }
+
+func (panicky) Init() [2]int { return [2]int{} }
+func (panicky) Threads() int { return 2 }
+func (p panicky) Next(s [2]int, t ts.Tid) (ts.Step, ts.Status) {
+	if p.where == "Next" && t == 1 && s[1] == 2 {
+		panic("Next")
+	}
+	switch {
+	case s[t] < 3:
+		return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
+	case s[t] == 3:
+		return ts.Step{Obj: 2, Op: ts.Read}, ts.Enabled
+	}
+	return ts.Step{}, ts.Finished
+}
+func (p panicky) Apply(s [2]int, t ts.Tid) [2]int {
+	if p.where == "Apply" && t == 1 && s[1] == 2 {
+		panic("Apply")
+	}
+	s[t]++
+	return s
+}
+func (p panicky) Check(s [2]int) error {
+	if p.where == "Check" && s[1] == 3 {
+		panic("Check")
+	}
+	return nil
+}
+func (p panicky) Hash(s [2]int) uint64 {
+	if p.where == "Hash" && s[1] == 3 {
+		panic("Hash")
+	}
+	return uint64(s[0])<<8 | uint64(s[1])
+}
+
+// A panic in the system's Apply, Next, Check or Hash never escapes Run: it
+// is a Panic violation of the thread that panicked (-1 for Check and Hash,
+// which belong to a state), with the schedule that reaches it, under every
+// strategy and every composition with the transaction view. A strategy
+// that does not need Hash may never call it.
+func TestEveryStrategyReportsPanics(t *testing.T) {
+	want := map[string]struct {
+		thread ts.Tid
+		ones   int // thread 1's moves up to the panic, its own included
+	}{"Apply": {1, 3}, "Next": {1, 2}, "Check": {-1, 3}, "Hash": {-1, 3}}
+	for _, s := range append(everyStrategy(), everyView()...) {
+		for _, where := range []string{"Apply", "Next", "Check", "Hash"} {
+			res, err, escaped := func() (res ts.Result, err error, escaped any) {
+				defer func() { escaped = recover() }()
+				res, err = weft.Run[[2]int](context.Background(), panicky{where}, s, ts.Options{})
+				return res, err, nil
+			}()
+			v := res.Violation
+			switch {
+			case escaped != nil:
+				t.Errorf("%s, %s panics: the panic escaped Run: %v", s, where, escaped)
+			case errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions):
+			case where == "Hash" && !s.Needs().Has(weft.NeedsHash) && err == nil && v == nil:
+			case err != nil || v == nil || v.Kind != ts.Panic:
+				t.Errorf("%s, %s panics: %v, %v", s, where, res, err)
+			default:
+				ones := 0
+				for _, mv := range v.Trace.Schedule() {
+					if mv.Thread == 1 {
+						ones++
+					}
+				}
+				if v.Thread != want[where].thread || ones != want[where].ones {
+					t.Errorf("%s, %s panics: thread %d, schedule %v; want thread %d and %d moves of thread 1",
+						s, where, v.Thread, v.Trace.Schedule(), want[where].thread, want[where].ones)
+				}
 			}
 		}
 	}

@@ -135,6 +135,12 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy, opt
 // runView runs the algorithm of s on the transaction view of sys and
 // reports violations and terminal states with sys's own schedules.
 func runView[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy, opt ts.Options) (ts.Result, error) {
+	// The count at the start, asked again at the end as every search does,
+	// so that a count that changes in between shows.
+	n, err := search.ThreadCount(sys)
+	if err != nil {
+		return ts.Result{Bound: ts.NoBound}, err
+	}
 	// Infer the movers here rather than in NewView, so that the pass keeps
 	// to opt's limits and counts in the result, as transact.Explore's does.
 	viewed := sys
@@ -170,11 +176,15 @@ func runView[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy,
 		return ts.Result{Bound: ts.NoBound, Transitions: inferred}, err
 	}
 	// original turns a violation of the view into one of sys: the same kind
-	// and error, with the expanded schedule's trace, replayed on sys.
+	// and error, with the expanded schedule's trace, replayed on sys. A
+	// panic while expanding (the view's panic violation, met again as its
+	// transaction is rerun) leaves the schedule to the panicking move, whose
+	// replay reports it on sys.
 	var fail error
 	original := func(vv *ts.Violation) *ts.Violation {
 		sched, err := v.Expand(vv.Trace.Schedule())
-		if err == nil {
+		var pe *ts.PanicError
+		if err == nil || errors.As(err, &pe) {
 			var run ts.Run[S]
 			run, err = ts.ReplayWith(sys, sched, opt)
 			if err == nil {
@@ -218,8 +228,23 @@ func runView[S any](ctx context.Context, sys ts.TransitionSystem[S], s Strategy,
 	// Lipton's reduction as the view applies it promises failed checks, not
 	// every deadlock.
 	res.Finds = res.Finds.Without(ts.Deadlock)
+	// The inner search names the schedule of a broken contract in the
+	// view's moves; the caller replays sys's.
+	var se *ts.SystemError
+	if errors.As(err, &se) && len(se.Schedule) > 0 {
+		if full, xErr := v.Expand(se.Schedule); xErr == nil {
+			se.Schedule = full
+		} else {
+			se.Detail += " (the schedule is the transaction view's: one move per transaction)"
+		}
+	}
 	if fail != nil {
 		err = errors.Join(err, fail)
+	}
+	// The inner search may have started with a changed count, and then
+	// kept it: only the first one shows the change.
+	if tErr := search.ThreadsStill(sys, n); tErr != nil {
+		err = errors.Join(err, tErr)
 	}
 	return res, err
 }

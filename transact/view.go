@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"strings"
 
 	"github.com/bits-and-blooms/bitset"
@@ -82,6 +83,15 @@ const TransactionObj ts.Obj = math.MaxInt32 - 1
 // compared. Race detectors see only synchronization accesses and report
 // nothing on a View.
 //
+// # Contract checks
+//
+// A search of the view sees one step per transaction, none of the
+// original's, so the view checks what it hides: a transaction asks the
+// original's Next twice where it starts, and panics with a *ts.SystemError
+// wrapping ts.ErrNondeterministic when the answers differ (every strategy
+// returns such a panic as its error; the view cannot name the schedule).
+// Threads asks the original at every call.
+//
 // A View is safe for concurrent use if the system is.
 type View[S any] struct {
 	sys       ts.TransitionSystem[S]
@@ -138,8 +148,10 @@ func NewView[S any](ctx context.Context, sys ts.TransitionSystem[S], opt ViewOpt
 // Init returns the original system's initial state.
 func (v *View[S]) Init() S { return v.sys.Init() }
 
-// Threads returns the original system's thread count.
-func (v *View[S]) Threads() int { return v.n }
+// Threads returns the original system's thread count, asked again at every
+// call: a search of the view then sees a count that changes, as a search of
+// the original would.
+func (v *View[S]) Threads() int { return v.sys.Threads() }
 
 // Next reports thread t's status in the original system and, as its step, a
 // write of TransactionObj (see the type's notes on footprints).
@@ -163,9 +175,21 @@ func (v *View[S]) ApplyOutcome(s S, t ts.Tid, c int) S { return v.run(s, t, c, n
 // calling visit (if not nil) before each step with the state it starts
 // from, the step (marked when it writes what the invariant reads) and its
 // outcome.
+//
+// A Next that is not a function of the state panics with a
+// *ts.SystemError wrapping ts.ErrNondeterministic, which every strategy
+// returns as its error: the view reports one step for every transaction,
+// so a search of it cannot see the original's steps change.
 func (v *View[S]) run(s S, t ts.Tid, c int, visit func(x S, step ts.Step, out int)) S {
 	x := s
 	step, st := v.m.Next(x, t)
+	// Asked twice where the transaction starts, the one state every
+	// transaction of t from s shares: a single extra call per transaction.
+	if again, st2 := v.m.Next(x, t); st2 != st || st != ts.Finished && !again.Equal(step) {
+		panic(&ts.SystemError{Err: ts.ErrNondeterministic, Thread: t,
+			Detail: fmt.Sprintf("two calls of Next on the state where a transaction starts (hash %#x) returned %v %v and %v %v; "+
+				"the transaction view does not know the schedule that reached it", v.hasher.Hash(x), step, st, again, st2)})
+	}
 	m := v.mover(x, t, step, st)
 	p := false
 	saved, power, lam := v.hasher.Hash(x), 1, 0
@@ -260,11 +284,34 @@ func (v *View[S]) Len(s S, t ts.Tid) int {
 // Expand returns the original system's schedule of a schedule of the view:
 // each transaction's thread repeated once per step, its first step with the
 // transaction's outcome.
-func (v *View[S]) Expand(sched ts.Schedule) (ts.Schedule, error) {
-	var out ts.Schedule
+//
+// Expand reruns the transactions, so user code may panic in it. It then
+// returns the schedule up to and including the move during which the panic
+// came (the move whose Next, Apply or Check panicked, or the move after a
+// state whose Hash did), whose replay on the original system
+// (ts.ReplayWith) reports the panic as a violation, and a *ts.PanicError.
+// A *ts.SystemError that the system panics with (a wrapper's report, or the
+// view's own: see run) is returned as the error, with the schedule up to
+// where it showed.
+func (v *View[S]) Expand(sched ts.Schedule) (out ts.Schedule, err error) {
+	var pending ts.Move // the move being taken: its own calls may panic
+	defer func() {
+		if p := recover(); p != nil {
+			if se, ok := p.(*ts.SystemError); ok {
+				if se.Schedule == nil {
+					se.Schedule = out.Clone()
+				}
+				out, err = nil, se
+				return
+			}
+			out = append(out, pending)
+			err = &ts.PanicError{Value: p, Stack: string(debug.Stack())}
+		}
+	}()
 	s := v.sys.Init()
 	for i, mv := range sched {
 		t := mv.Thread
+		pending = ts.Move{Thread: t, Outcome: mv.Outcome}
 		if t < 0 || int(t) >= v.n {
 			return nil, &ts.SystemError{Err: ts.ErrThreadRange, Thread: t, Schedule: sched.Clone(),
 				Detail: fmt.Sprintf("step %d moves thread %d of %d", i, t, v.n)}
@@ -277,7 +324,10 @@ func (v *View[S]) Expand(sched ts.Schedule) (ts.Schedule, error) {
 			return nil, &ts.SystemError{Err: ts.ErrNotEnabled, Thread: t, Schedule: sched.Clone(),
 				Detail: fmt.Sprintf("step %d: outcome %d of a transaction with %d", i, mv.Outcome, outs)}
 		}
-		s = v.run(s, t, mv.Outcome, func(_ S, _ ts.Step, c int) { out = append(out, ts.Move{Thread: t, Outcome: c}) })
+		s = v.run(s, t, mv.Outcome, func(_ S, _ ts.Step, c int) {
+			out = append(out, ts.Move{Thread: t, Outcome: c})
+			pending = ts.Move{Thread: t}
+		})
 	}
 	return out, nil
 }

@@ -105,3 +105,42 @@ func TestViewInfers(t *testing.T) {
 		t.Errorf("%v, %d states, want fewer than ts.ExploreStateful's 75", err, res.States)
 	}
 }
+
+// crashing is two threads that each write their own object three times;
+// thread 1's third Apply panics.
+type crashing struct{}
+
+func (crashing) Init() [2]int { return [2]int{} }
+func (crashing) Threads() int { return 2 }
+func (crashing) Next(s [2]int, t ts.Tid) (ts.Step, ts.Status) {
+	if s[t] < 3 {
+		return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
+	}
+	return ts.Step{}, ts.Finished
+}
+func (crashing) Apply(s [2]int, t ts.Tid) [2]int {
+	if t == 1 && s[1] == 2 {
+		panic("thread 1")
+	}
+	s[t]++
+	return s
+}
+func (crashing) Hash(s [2]int) uint64 { return uint64(s[0])<<8 | uint64(s[1]) }
+
+// Expand reruns transactions: a panic in one is returned as a *ts.PanicError
+// with the schedule up to the move that panicked, whose replay shows it.
+func TestViewExpandPanic(t *testing.T) {
+	v, err := transact.NewView[[2]int](context.Background(), crashing{}, transact.ViewOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched, err := v.Expand(ts.Schedule{{Thread: 0}, {Thread: 1}})
+	var pe *ts.PanicError
+	if !errors.As(err, &pe) || pe.Value != "thread 1" || sched.String() != (ts.Schedule{{Thread: 0}, {Thread: 0}, {Thread: 0}, {Thread: 1}, {Thread: 1}, {Thread: 1}}).String() {
+		t.Fatalf("Expand: %v, %v", sched, err)
+	}
+	run, err := ts.ReplayWith[[2]int](crashing{}, sched, ts.Options{})
+	if err != nil || run.Violation == nil || run.Violation.Kind != ts.Panic || run.Violation.Thread != 1 {
+		t.Errorf("the replay: %v, %v", run.Violation, err)
+	}
+}

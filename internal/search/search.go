@@ -39,6 +39,11 @@ func Threads[S any](sys ts.TransitionSystem[S]) (n int, err error) {
 	return threads(sys)
 }
 
+// ThreadCount calls sys.Threads as NewModel does, for a caller that needs
+// the count without the model: a panic or a count out of range is an error
+// wrapping ts.ErrBadSystem.
+func ThreadCount[S any](sys ts.TransitionSystem[S]) (n int, err error) { return threads(sys) }
+
 func threads[S any](sys ts.TransitionSystem[S]) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
