@@ -27,15 +27,15 @@ func tx(s weft.Strategy) weft.Strategy {
 	return v
 }
 
-// Every strategy notices what ts.Explore notices of a broken contract (an
-// Apply that modifies its argument, a Next that is not a function of the
-// state, a thread count that changes), with Hash where it needs one and
-// without elsewhere, or refuses the system for a stated reason. The
-// compositions with the transaction view are left out: transact.View keeps
+// Every strategy and sampler notices what ts.Explore notices of a broken
+// contract (an Apply that modifies its argument, a Next that is not a
+// function of the state, a thread count that changes), with Hash where it
+// needs one and without elsewhere, or refuses the system for a stated
+// reason. The compositions with the transaction view are left out: transact.View keeps
 // the thread count it saw first and reports one step for every transaction,
 // so only an Apply that modifies its argument shows through it.
 func TestEveryStrategyNoticesBrokenContracts(t *testing.T) {
-	for _, s := range weft.Strategies() {
+	for _, s := range append(weft.Strategies(), weft.Samplers()...) {
 		for _, b := range tstest.Breaches {
 			_, err := weft.Run(context.Background(), tstest.Broken(b, s.Needs().Has(weft.NeedsHash)), s, ts.Options{})
 			refused := errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions) ||

@@ -58,9 +58,23 @@
 // (PCT, URW). With Runs set, each Progress report's Estimated says the share of
 // the runs done and the time left.
 //
-// The samplers never return to a state, so the contract checks that need
-// one (an Apply that modifies its argument) are not made; a Next that is
-// not deterministic shows when a violation's schedule does not replay.
+// # The contract
+//
+// A run never returns to a state, but after each transition it checks the
+// state it left against what Next said there, as the exhaustive searches
+// do where they could take a second move: with Hash (for a state type that
+// holds references; see ts.Hasher) the hash taken before Apply and one
+// thread's step asked again, without Hash every thread's, and for a state
+// that holds no references, which Apply cannot modify, one thread's. An
+// Apply that modifies its argument is an error wrapping ts.ErrMutated, a
+// Next that is not a function of the state one wrapping
+// ts.ErrNondeterministic, as is a thread count that changes (asked again
+// at the end). Per state the check costs one Next, with two Hash calls
+// for a state with references and Hash, or a second Next of every thread
+// for one without Hash. What it cannot see is a breach that shows neither
+// in Next nor in Hash at the states the runs pass through: a sample is not
+// a proof that the contract holds.
+//
 // A run allocates nothing per transition beyond what the system's own
 // Apply allocates.
 package random

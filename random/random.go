@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftlab/weft/estimate"
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/flat"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -160,6 +161,12 @@ type sampler[S any] struct {
 	current  ts.Tid
 	maxDepth int
 	longest  int
+
+	// The contract check after each transition: flat states (package flat)
+	// cannot be modified by Apply, so they need no hash.
+	flat  bool
+	taken [1]ts.Move
+
 	// PCT
 	prio   []int // each thread's priority this run
 	change []int // change point j's step (1-based), for j < d-1
@@ -222,7 +229,8 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 	s := &sampler[S]{m: m, opt: opt, kind: k, n: n, current: -1, maxDepth: opt.Limits.MaxDepth(),
 		rng:   rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
 		steps: make([]ts.Step, n), status: make([]ts.Status, n), outs: make([]int, n),
-		schedules: make(map[uint64]struct{}), hbs: hb.New(n), traces: make(map[uint64]struct{})}
+		schedules: make(map[uint64]struct{}), hbs: hb.New(n), traces: make(map[uint64]struct{}),
+		flat: flat.Is[S]()}
 	if m.Hasher != nil {
 		s.terminals = make(map[uint64]struct{})
 	}
@@ -307,12 +315,26 @@ func (s *sampler[S]) loop() {
 		s.sched = append(s.sched, mv)
 		s.hsched = (s.hsched ^ uint64(mv.Thread)<<16 ^ uint64(mv.Outcome)) * fnvPrime
 		s.hbs.AddOutcome(mv.Thread, s.steps[mv.Thread], mv.Outcome)
+		b := search.Baseline{Flat: s.flat, Steps: s.steps, Status: s.status, Outs: s.outs}
+		if s.m.Hasher != nil && !s.flat {
+			b.Hash, b.Hashed = s.m.Hasher.Hash(s.state), true
+		}
 		s.current = mv.Thread
 		next := s.m.Apply(s.state, mv)
 		s.current = -1
 		s.Res.Transitions++
 		if s.kind == kindURW {
 			s.done[mv.Thread]++
+		}
+		// A run never comes back to a state, but the state it just left
+		// must still be what Look saw: otherwise Apply modified its
+		// argument or Next is not a function of the state, and the runs
+		// sampled need not be runs of the system.
+		s.taken[0] = mv
+		if err := s.m.Unchanged(s.state, b, s.sched[:len(s.sched)-1], s.taken[:], &s.current); err != nil {
+			s.Fail(err)
+			s.inRun = false
+			return
 		}
 		s.visit(next)
 	}

@@ -344,6 +344,23 @@ func TestSchedulesAndTraces(t *testing.T) {
 	}
 }
 
+// The samplers check the contract at every state a run leaves: an Apply
+// that modifies its argument (shown by the hash, or without one by a
+// thread's changed step), a Next that is not a function of the state and a
+// thread count that changes are errors, not a clean sample.
+func TestSamplersNoticeBrokenContracts(t *testing.T) {
+	for name, f := range samplers[[]int]() {
+		for _, b := range tstest.Breaches {
+			for _, hashed := range []bool{true, false} {
+				_, err := f(context.Background(), tstest.Broken(b, hashed), random.Options{Runs: 100, Seed: 5})
+				if !b.Noticed(err) {
+					t.Errorf("%s, %v, hashed %v: %v", name, b, hashed, err)
+				}
+			}
+		}
+	}
+}
+
 // PCT's printed guarantee is a lower bound on the rate at which searches
 // find a bug of depth 2, with k estimated (the default, whose first run has
 // no change point and only measures k) and with k given: over 2,000 seeds
