@@ -3,6 +3,7 @@ package weft_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,14 +39,15 @@ func everyView() []weft.Strategy {
 	return out
 }
 
-// Every strategy notices what ts.Explore notices of a broken contract (an
-// Apply that modifies its argument, a Next that is not a function of the
-// state, a thread count that changes), with Hash where it needs one and
-// without elsewhere, or refuses the system for a stated reason; so does
-// every composition with the transaction view, though the view reports one
-// step per transaction and the inner search sees none of the original's.
+// Every strategy and sampler notices what ts.Explore notices of a broken
+// contract (an Apply that modifies its argument, a Next that is not a
+// function of the state, a thread count that changes), with Hash where it
+// needs one and without elsewhere, or refuses the system for a stated
+// reason; so does every composition with the transaction view, though the
+// view reports one step per transaction and the inner search sees none of
+// the original's.
 func TestEveryStrategyNoticesBrokenContracts(t *testing.T) {
-	for _, s := range append(weft.Strategies(), everyView()...) {
+	for _, s := range slices.Concat(weft.Strategies(), weft.Samplers(), everyView()) {
 		for _, b := range tstest.Breaches {
 			_, err := weft.Run(context.Background(), tstest.Broken(b, s.Needs().Has(weft.NeedsHash)), s, ts.Options{})
 			refused := errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions) ||

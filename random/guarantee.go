@@ -11,10 +11,20 @@ import (
 // Result (GuaranteeOf).
 type Guarantee struct {
 	Strategy string // "random", "pct" or "urw"
-	Runs     int64
-	Threads  int
-	// PCT: the bug depth d and the step count k the change points were
-	// drawn over.
+	Runs     int64  // every run sampled
+	// Counted is the number of runs the promise holds for, those AtLeast
+	// counts. PCT: the runs that drew all d-1 change points over Steps
+	// steps; with k estimated (Options.Steps 0) that leaves out the first
+	// run, which has no change point, and every run that drew over a
+	// shorter estimate than the last. URW: the runs drawn with the lengths
+	// in force at the end; with the lengths estimated that leaves out the
+	// first run, a random walk, and every run before the estimate last
+	// changed. Random walk: every run, promising nothing.
+	Counted int64
+	Threads int
+	// PCT: the bug depth d and the step count k the counted runs drew
+	// their change points over (Options.Steps, or the estimate the last
+	// run used, which may be shorter than the longest run).
 	Depth, Steps int
 	// PerRun is the probability each run has of finding a given bug of
 	// depth Depth within the first Steps steps, at least: 1/(n*k^(d-1))
@@ -24,23 +34,27 @@ type Guarantee struct {
 	PerRun float64
 }
 
-// AtLeast is the probability that at least one of the runs finds such a
-// bug: 1 - (1 - PerRun)^Runs.
+// AtLeast is the probability that at least one of the counted runs finds
+// such a bug (PCT) or samples a given interleaving (URW): 1 - (1 -
+// PerRun)^Counted. The runs not counted can only add to it.
 func (g Guarantee) AtLeast() float64 {
-	if g.PerRun <= 0 || g.Runs <= 0 {
+	if g.PerRun <= 0 || g.Counted <= 0 {
 		return 0
 	}
-	return -math.Expm1(float64(g.Runs) * math.Log1p(-g.PerRun))
+	return -math.Expm1(float64(g.Counted) * math.Log1p(-g.PerRun))
 }
 
 // String says what holds, in one sentence.
 func (g Guarantee) String() string {
 	switch g.Strategy {
 	case "pct":
-		return fmt.Sprintf("pct: each run finds a bug of depth %d within %d steps with probability at least 1/(n*k^(d-1)) = 1/(%d*%d^%d) = %.3g (outcomes chosen uniformly: times the chance of the outcomes the bug needs); %d runs: at least %.3g",
-			g.Depth, g.Steps, g.Threads, g.Steps, g.Depth-1, g.PerRun, g.Runs, g.AtLeast())
+		if g.Depth > 1 && g.Counted == 0 {
+			return fmt.Sprintf("pct: no probability bound: no run of %d drew its d-1 = %d change points (with k estimated, the first run has none: it measures k)", g.Runs, g.Depth-1)
+		}
+		return fmt.Sprintf("pct: a run whose change points were drawn over k = %d steps finds a bug of depth %d within those steps with probability at least 1/(n*k^(d-1)) = 1/(%d*%d^%d) = %.3g (outcomes chosen uniformly: times the chance of the outcomes the bug needs); %d of %d runs were: at least %.3g",
+			g.Steps, g.Depth, g.Threads, g.Steps, g.Depth-1, g.PerRun, g.Counted, g.Runs, g.AtLeast())
 	case "urw":
-		return fmt.Sprintf("urw: if no thread blocks, no transition has several outcomes and the thread lengths are exact, each run is each interleaving with probability %.3g (uniform); %d runs", g.PerRun, g.Runs)
+		return fmt.Sprintf("urw: if no thread blocks, no transition has several outcomes and the thread lengths are exact, each run drawn with the final lengths is each interleaving with probability %.3g (uniform); %d of %d runs were", g.PerRun, g.Counted, g.Runs)
 	}
 	return fmt.Sprintf("random walk: no probability bound; %d runs sampled", g.Runs)
 }
@@ -52,13 +66,13 @@ func GuaranteeOf(res ts.Result) (g Guarantee, ok bool) {
 	if _, isRandom := st[StatRuns]; !isRandom {
 		return g, false
 	}
-	g = Guarantee{Strategy: "random", Runs: st[StatRuns], Threads: int(st[StatThreads])}
+	g = Guarantee{Strategy: "random", Runs: st[StatRuns], Counted: st[StatRuns], Threads: int(st[StatThreads])}
 	if d, pct := st[StatDepth]; pct {
-		g.Strategy, g.Depth, g.Steps = "pct", int(d), int(st[StatSteps])
+		g.Strategy, g.Depth, g.Steps, g.Counted = "pct", int(d), int(st[StatSteps]), st[StatCounted]
 		g.PerRun = PCTBound(g.Threads, g.Steps, g.Depth)
 	}
 	if l, urw := st[StatLogInterl]; urw {
-		g.Strategy = "urw"
+		g.Strategy, g.Counted = "urw", st[StatCounted]
 		g.PerRun = math.Exp2(-float64(l) / 1000)
 	}
 	return g, true

@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftlab/weft/estimate"
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/flat"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -56,7 +57,8 @@ const (
 	StatSeed      = "seed"                         // the seed, as int64 bits
 	StatThreads   = "threads"                      // n
 	StatDepth     = "pct-depth"                    // d (PCT)
-	StatSteps     = "pct-steps"                    // k in force at the end (PCT)
+	StatSteps     = "pct-steps"                    // k the counted runs drew their change points over (PCT): Options.Steps, or the estimate the last run drew over
+	StatCounted   = "guaranteed-runs"              // runs the guarantee counts (PCT, URW; see Guarantee.Counted)
 	StatLongest   = "longest-run"                  // transitions of the longest run
 	StatLogInterl = "urw-log2-interleavings-x1000" // URW: log2 of the interleavings of the lengths in force, times 1000
 )
@@ -160,16 +162,29 @@ type sampler[S any] struct {
 	maxDepth int
 	longest  int
 
+	// The contract check after each transition: flat states (package flat)
+	// cannot be modified by Apply, so they need no hash.
+	flat  bool
+	taken [1]ts.Move
+
 	// PCT
 	prio   []int // each thread's priority this run
 	change []int // change point j's step (1-based), for j < d-1
 	k      int   // steps over which change points are drawn; 0 until known
 	depth  int
+	drawnK int // the k this run drew its change points over
+
+	// The runs the guarantee counts: PCT's that drew all d-1 change points
+	// over overK steps (the largest k so far), URW's drawn with the lengths
+	// in force.
+	counted int64
+	overK   int
 
 	// URW
 	lengths []int // each thread's length in force
 	done    []int // transitions each thread took this run
 	known   bool  // lengths are the caller's
+	changed bool  // the run just ended changed the lengths
 
 	terminals map[uint64]struct{}
 	schedules map[uint64]struct{}
@@ -214,14 +229,15 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 	s := &sampler[S]{m: m, opt: opt, kind: k, n: n, current: -1, maxDepth: opt.Limits.MaxDepth(),
 		rng:   rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
 		steps: make([]ts.Step, n), status: make([]ts.Status, n), outs: make([]int, n),
-		schedules: make(map[uint64]struct{}), hbs: hb.New(n), traces: make(map[uint64]struct{})}
+		schedules: make(map[uint64]struct{}), hbs: hb.New(n), traces: make(map[uint64]struct{}),
+		flat: flat.Is[S]()}
 	if m.Hasher != nil {
 		s.terminals = make(map[uint64]struct{})
 	}
 	switch k {
 	case kindPCT:
 		s.depth = opt.depth()
-		s.k = opt.Steps
+		s.k, s.overK = opt.Steps, opt.Steps
 		s.prio = make([]int, n)
 		s.change = make([]int, 0, s.depth-1)
 	case kindURW:
@@ -267,13 +283,11 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, k 
 	switch k {
 	case kindPCT:
 		res.Stats[StatDepth] = int64(s.depth)
-		if s.opt.Steps == 0 {
-			res.Stats[StatSteps] = int64(s.longest)
-		} else {
-			res.Stats[StatSteps] = int64(s.k)
-		}
+		res.Stats[StatSteps] = int64(s.overK)
+		res.Stats[StatCounted] = s.counted
 	case kindURW:
 		res.Stats[StatLogInterl] = int64(math.Round(1000 * log2Interleavings(s.lengths)))
+		res.Stats[StatCounted] = s.counted
 	}
 	addSystemStats(&res)
 	return res, err
@@ -301,12 +315,26 @@ func (s *sampler[S]) loop() {
 		s.sched = append(s.sched, mv)
 		s.hsched = (s.hsched ^ uint64(mv.Thread)<<16 ^ uint64(mv.Outcome)) * fnvPrime
 		s.hbs.AddOutcome(mv.Thread, s.steps[mv.Thread], mv.Outcome)
+		b := search.Baseline{Flat: s.flat, Steps: s.steps, Status: s.status, Outs: s.outs}
+		if s.m.Hasher != nil && !s.flat {
+			b.Hash, b.Hashed = s.m.Hasher.Hash(s.state), true
+		}
 		s.current = mv.Thread
 		next := s.m.Apply(s.state, mv)
 		s.current = -1
 		s.Res.Transitions++
 		if s.kind == kindURW {
 			s.done[mv.Thread]++
+		}
+		// A run never comes back to a state, but the state it just left
+		// must still be what Look saw: otherwise Apply modified its
+		// argument or Next is not a function of the state, and the runs
+		// sampled need not be runs of the system.
+		s.taken[0] = mv
+		if err := s.m.Unchanged(s.state, b, s.sched[:len(s.sched)-1], s.taken[:], &s.current); err != nil {
+			s.Fail(err)
+			s.inRun = false
+			return
 		}
 		s.visit(next)
 	}
@@ -350,6 +378,37 @@ func (s *sampler[S]) startPCT() {
 		c := 1 + s.rng.IntN(k)
 		if !contains(s.change, c) {
 			s.change = append(s.change, c)
+		}
+	}
+	s.drawnK = k
+}
+
+// count counts the run just ended toward the guarantee, or not. PCT's bound
+// 1/(n*k^(d-1)) holds for a run only over the k it drew its d-1 change
+// points from: the first run with k estimated (no change point) and the
+// runs before the estimate reached its final value promise nothing for a
+// bug that needs a later change point. With k estimated as the longest run
+// so far, k never falls, so the runs over the largest k are the last ones.
+// URW's uniformity holds only for runs drawn with the lengths in force at
+// the end: the first run with the lengths estimated is a random walk.
+func (s *sampler[S]) count() {
+	switch s.kind {
+	case kindPCT:
+		if s.depth == 1 { // no change point: 1/n from the priorities alone
+			s.counted++
+			return
+		}
+		if s.drawnK > s.overK {
+			s.overK, s.counted = s.drawnK, 0
+		}
+		if s.drawnK == s.overK && len(s.change) == s.depth-1 {
+			s.counted++
+		}
+	case kindURW:
+		if s.changed {
+			s.counted = 0 // no run so far was drawn with the new lengths
+		} else {
+			s.counted++
 		}
 	}
 }
@@ -421,10 +480,14 @@ func (s *sampler[S]) endRun(v *ts.Violation) {
 	}
 	s.longest = max(s.longest, len(s.sched))
 	if s.kind == kindURW && !s.known {
+		s.changed = false
 		for t, d := range s.done {
-			s.lengths[t] = max(s.lengths[t], d)
+			if d > s.lengths[t] {
+				s.lengths[t], s.changed = d, true
+			}
 		}
 	}
+	s.count()
 	if v != nil {
 		search.Confirm(&s.Outcome, s.m.Sys, v, s.sched)
 	}

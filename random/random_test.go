@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -340,5 +341,81 @@ func TestSchedulesAndTraces(t *testing.T) {
 	res, err = random.Walk(context.Background(), counter{threads: 2}, opt)
 	if err != nil || res.Stats[random.StatSchedules] != 6 || res.Stats[random.StatTraces] != 4 {
 		t.Errorf("counter: %v, %v", res.Stats, err)
+	}
+}
+
+// The samplers check the contract at every state a run leaves: an Apply
+// that modifies its argument (shown by the hash, or without one by a
+// thread's changed step), a Next that is not a function of the state and a
+// thread count that changes are errors, not a clean sample.
+func TestSamplersNoticeBrokenContracts(t *testing.T) {
+	for name, f := range samplers[[]int]() {
+		for _, b := range tstest.Breaches {
+			for _, hashed := range []bool{true, false} {
+				_, err := f(context.Background(), tstest.Broken(b, hashed), random.Options{Runs: 100, Seed: 5})
+				if !b.Noticed(err) {
+					t.Errorf("%s, %v, hashed %v: %v", name, b, hashed, err)
+				}
+			}
+		}
+	}
+}
+
+// PCT's printed guarantee is a lower bound on the rate at which searches
+// find a bug of depth 2, with k estimated (the default, whose first run has
+// no change point and only measures k) and with k given: over 2,000 seeds
+// per case, the share of searches that found the lost update is at least
+// the mean of the AtLeast each printed, less four standard deviations of
+// the binomial. With k estimated, one run promises nothing and says so.
+// (Before runs were counted by the k they drew over, one run claimed
+// 1/12 here and found nothing.)
+func TestPCTGuaranteeIsALowerBound(t *testing.T) {
+	sys := counter{threads: 2, pad: 1}
+	const seeds = 2000
+	for _, c := range []struct {
+		runs  int64
+		steps int
+	}{{1, 0}, {2, 0}, {3, 0}, {5, 0}, {1, 6}, {3, 6}} {
+		found, claimed := 0, 0.0
+		var g random.Guarantee
+		for seed := uint64(50001); seed < 50001+seeds; seed++ {
+			// Every run made, so that every seed's claim is for all of them.
+			opt := random.Options{Runs: c.runs, Seed: seed, Depth: 2, Steps: c.steps}
+			opt.KeepGoing = true
+			res, err := random.PCT(context.Background(), sys, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Violations > 0 {
+				found++
+			}
+			g, _ = random.GuaranteeOf(res)
+			claimed += g.AtLeast()
+		}
+		rate, claimed := float64(found)/seeds, claimed/seeds
+		margin := 4 * math.Sqrt(claimed*(1-claimed)/seeds)
+		t.Logf("runs %d, k %d: found by %.3f of seeds, claimed at least %.3f (last: %s)", c.runs, c.steps, rate, claimed, g)
+		if rate < claimed-margin {
+			t.Errorf("runs %d, k %d: found by %.3f of seeds, the guarantee claimed at least %.3f", c.runs, c.steps, rate, claimed)
+		}
+		if c.runs == 1 && c.steps == 0 && (claimed != 0 || g.Counted != 0 || !strings.Contains(g.String(), "no probability bound")) {
+			t.Errorf("k estimated, one run: %+v, %s", g, g)
+		}
+	}
+}
+
+// URW's guarantee counts only the runs drawn with the final lengths: with
+// the lengths estimated, the first run is a random walk and is left out.
+func TestURWCountsRunsWithTheFinalLengths(t *testing.T) {
+	sys := lines{[]int{2, 2, 1}}
+	for _, c := range []struct {
+		lengths []int
+		counted int64
+	}{{nil, 49}, {[]int{2, 2, 1}, 50}} {
+		res, err := random.URW(context.Background(), sys, random.Options{Runs: 50, Lengths: c.lengths})
+		g, _ := random.GuaranteeOf(res)
+		if err != nil || g.Runs != 50 || g.Counted != c.counted {
+			t.Errorf("lengths %v: %+v, %v", c.lengths, g, err)
+		}
 	}
 }
