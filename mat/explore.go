@@ -137,15 +137,17 @@ func unroll[S any](ctx context.Context, sys ts.TransitionSystem[S], limits ts.Li
 		if u.transitions&255 == 0 && ctx.Err() != nil {
 			return u, search.Cancelled(ctx)
 		}
-		if len(u.sched) >= maxDepth {
-			return u, &ts.SystemError{Err: ts.ErrDepth, Thread: -1, Schedule: u.sched.Clone(),
-				Detail: fmt.Sprintf("the unrolling run reached %d transitions; raise Limits.Depth if the system does terminate", len(u.sched))}
-		}
 		if int(run) >= n || status[run] != ts.Enabled {
 			run = 0
 			for status[run] != ts.Enabled {
 				run++
 			}
+		}
+		if len(u.sched) >= maxDepth {
+			// Like every search, with the move that passes the limit and
+			// its thread.
+			return u, &ts.SystemError{Err: ts.ErrDepth, Thread: run, Schedule: append(u.sched.Clone(), ts.Move{Thread: run}),
+				Detail: fmt.Sprintf("the unrolling run reached %d transitions; raise Limits.Depth if the system does terminate", len(u.sched)+1)}
 		}
 		u.threads[run] = append(u.threads[run], Access{Obj: steps[run].Obj, Op: steps[run].Op})
 		u.sched = append(u.sched, ts.Move{Thread: run})
