@@ -896,6 +896,10 @@ func Minimize[S any](sys ts.TransitionSystem[S], sched ts.Schedule) (ts.Schedule
 	}
 	defer e.memo.close()
 	defer e.End()
+	// Asking a system for its figures at the end, as a search does, lets
+	// one that runs its threads as coroutines (package threads) end them:
+	// the replay leaves no goroutine.
+	defer search.SystemStats(sys)(&ts.Result{})
 	var out ts.Schedule
 	var count int32
 	var perr error

@@ -137,15 +137,17 @@ func unroll[S any](ctx context.Context, sys ts.TransitionSystem[S], limits ts.Li
 		if u.transitions&255 == 0 && ctx.Err() != nil {
 			return u, search.Cancelled(ctx)
 		}
-		if len(u.sched) >= maxDepth {
-			return u, &ts.SystemError{Err: ts.ErrDepth, Thread: -1, Schedule: u.sched.Clone(),
-				Detail: fmt.Sprintf("the unrolling run reached %d transitions; raise Limits.Depth if the system does terminate", len(u.sched))}
-		}
 		if int(run) >= n || status[run] != ts.Enabled {
 			run = 0
 			for status[run] != ts.Enabled {
 				run++
 			}
+		}
+		if len(u.sched) >= maxDepth {
+			// Like every search, with the move that passes the limit and
+			// its thread.
+			return u, &ts.SystemError{Err: ts.ErrDepth, Thread: run, Schedule: append(u.sched.Clone(), ts.Move{Thread: run}),
+				Detail: fmt.Sprintf("the unrolling run reached %d transitions; raise Limits.Depth if the system does terminate", len(u.sched)+1)}
 		}
 		u.threads[run] = append(u.threads[run], Access{Obj: steps[run].Obj, Op: steps[run].Op})
 		u.sched = append(u.sched, ts.Move{Thread: run})
@@ -180,15 +182,20 @@ func unroll[S any](ctx context.Context, sys ts.TransitionSystem[S], limits ts.Li
 // was allowed although some thread had not ended: a blocked thread the pairs
 // wait for, or, for very long threads, a prefix the completer could not
 // rule out).
-func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (res ts.Result, err error) {
 	// Deadlocks met are real and reported, but not every one is promised.
-	res := ts.Result{Bound: ts.NoBound, Finds: search.Finds(&opt.Options).Without(ts.Deadlock)}
+	res = ts.Result{Bound: ts.NoBound, Finds: search.Finds(&opt.Options).Without(ts.Deadlock)}
 	if err := search.Context(ctx); err != nil {
 		return res, err
 	}
 	if err := opt.validate(); err != nil {
 		return res, err
 	}
+	// The system's figures, asked for on every return after its first
+	// call: a system that runs threads as coroutines (package threads)
+	// ends them then, so a refusal leaves no goroutine either.
+	addSystemStats := search.SystemStats(sys)
+	defer func() { addSystemStats(&res) }()
 	maxDepth := opt.Limits.MaxDepth()
 	m, err := search.NewModel(sys)
 	if err != nil {

@@ -37,10 +37,10 @@ import (
 // of its transaction never lets another thread run there. Result.States
 // counts instrumented states (a state and the threads' phase bits);
 // Result.Stats holds the counts named by the Stat constants.
-func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
+func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (res ts.Result, err error) {
 	// Deadlocks met are real and reported, but the reduction runs
 	// transactions whole and does not promise to meet them all.
-	res := ts.Result{Bound: ts.NoBound, Finds: search.Finds(&opt.Options).Without(ts.Deadlock)}
+	res = ts.Result{Bound: ts.NoBound, Finds: search.Finds(&opt.Options).Without(ts.Deadlock)}
 	if err := search.Context(ctx); err != nil {
 		return res, err
 	}
@@ -54,11 +54,16 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err != nil {
 		return res, err
 	}
-	addSystemStats := search.SystemStats(sys) // the inference pass counts too
+	// The inference pass counts too. Asked for on every return, the
+	// figures also end a system's coroutines (package threads) when the
+	// pass stops the search early.
+	addSystemStats := search.SystemStats(sys)
+	defer func() { addSystemStats(&res) }()
 	mover, disc, err := resolveMovers(ctx, model, opt.InferStates, opt.Options)
 	res.Stats = map[string]int64{}
 	if disc != nil {
-		// The pass's transitions count against Limits.Transitions too.
+		// The pass's transitions count against Limits.Transitions too,
+		// and are reported however the pass ended.
 		res.Stats[StatInferStates] = disc.States
 		res.Stats[StatInferTransitions] = disc.Transitions
 		res.Transitions = disc.Transitions
@@ -81,7 +86,6 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	if err == nil {
 		err = model.ThreadsAgain()
 	}
-	addSystemStats(&res)
 	res.States = int64(len(e.records))
 	res.Stats[StatEnds] = e.ends
 	res.Stats[StatForced] = e.forced

@@ -46,9 +46,12 @@
 //     and 8) and is here for comparison only.
 //
 // Result.States counts instrumented states (a state with its phase bits);
-// Result.Stats holds the distinct states, the transaction ends, the forced
-// states and the inference pass's figures; Options.OnForce reports each
-// forced state.
+// Result.Transitions counts the inference pass's transitions and the
+// search's; Result.Stats holds the distinct states, the transaction ends,
+// the forced states and the inference pass's figures; Options.OnForce
+// reports each forced state. The pass keeps to the options' limits and
+// reports an execution that never ends as the search would, an error
+// wrapping ts.ErrDepth with its thread and schedule.
 //
 // [View] transforms a system into one whose transitions are whole
 // transactions, with each transaction's read and write sets as bitsets

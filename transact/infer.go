@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/bits-and-blooms/bitset"
 
@@ -238,10 +239,15 @@ type InferOptions struct {
 	// MaxStates caps the states explored; 0 means DefaultInferStates. A
 	// system with more is an error wrapping ErrInfer.
 	MaxStates int
-	// Limits.Transitions caps the transitions of the pass: reaching it is
-	// an error wrapping ErrInfer and ErrInferLimit, returned with the
-	// Discipline so far (for its counts). The context given to Infer
-	// cancels the pass.
+	// Limits bound the pass as they bound a search. Transitions caps its
+	// transitions: reaching it is an error wrapping ErrInfer and
+	// ErrInferLimit. Depth caps the length of a path of the pass (zero
+	// means ts.DefaultMaxDepth): a longer one is an execution that does not
+	// terminate, an error wrapping ErrInfer and a *ts.SystemError of
+	// ts.ErrDepth with its thread and schedule. Memory caps what the pass
+	// keeps (its visited set and stack), an error wrapping ErrInfer and
+	// ts.ErrMemory past it. Executions does not apply: the pass counts
+	// states, not executions. The context given to Infer cancels the pass.
 	Limits ts.Limits
 
 	// progress, if set, is called with the pass's transitions every
@@ -259,7 +265,9 @@ var ErrInferLimit = errors.New("transact: the inference pass reached its transit
 // and returns the lock discipline its transitions keep. The pass does not go
 // on from a state whose Check or Invariant fails, as no search does. A panic
 // in user code stops the pass on that branch only: the search that follows
-// reports it.
+// reports it. An error from the pass itself (a limit, a state too many, a
+// broken system, cancellation) comes with the Discipline so far, for its
+// counts only: its classes are not computed.
 func Infer[S any](ctx context.Context, sys ts.TransitionSystem[S], opt InferOptions) (*Discipline, error) {
 	if err := search.Context(ctx); err != nil {
 		return nil, err
@@ -283,7 +291,7 @@ func infer[S any](ctx context.Context, m *search.Model[S], opt InferOptions) (*D
 		max = DefaultInferStates
 	}
 	p := &inferPass[S]{m: m, n: m.N, d: &Discipline{objs: make(map[ts.Obj]*objInfo)}, limits: opt.Limits, progress: opt.progress, progressEvery: opt.progressEvery,
-		visited: make(map[uint64]struct{}), lockIdx: make(map[ts.Obj]uint)}
+		maxDepth: opt.Limits.MaxDepth(), visited: make(map[uint64]struct{}), lockIdx: make(map[ts.Obj]uint)}
 	p.held = make([]*bitset.BitSet, m.N)
 	for t := range p.held {
 		p.held[t] = bitset.New(0)
@@ -293,10 +301,7 @@ func infer[S any](ctx context.Context, m *search.Model[S], opt InferOptions) (*D
 		return nil, cbErr // the caller's Progress panicked
 	}
 	if err != nil {
-		if errors.Is(err, ErrInferLimit) {
-			return p.d, err // its work so far, for the caller's count
-		}
-		return nil, err
+		return p.d, err
 	}
 	for _, info := range p.d.objs {
 		info.classify(p.locks)
@@ -350,6 +355,7 @@ type inferPass[S any] struct {
 	held          []*bitset.BitSet // locks each thread holds on the current path, by dense index
 	undo          []lockUndo
 	limits        ts.Limits
+	maxDepth      int
 	progress      func(int64)
 	progressEvery time.Duration
 	lockIdx       map[ts.Obj]uint // a lock's dense index
@@ -377,6 +383,11 @@ func (p *inferPass[S]) run(ctx context.Context, max int) error {
 		}
 		if p.limits.Transitions > 0 && p.d.Transitions >= p.limits.Transitions {
 			return fmt.Errorf("%w: %w (%d); declare the movers (transact.Movers) or raise the limit", ErrInfer, ErrInferLimit, p.limits.Transitions)
+		}
+		if p.d.Transitions&4095 == 0 {
+			if err := p.memoryOK(); err != nil {
+				return err
+			}
 		}
 		top := &p.stack[p.depth-1]
 		for int(top.next) < p.n && (top.status[top.next] != ts.Enabled || top.out >= top.outs[top.next]) {
@@ -462,8 +473,14 @@ func (p *inferPass[S]) record(t ts.Tid, step ts.Step) {
 
 // visit pushes a state reached by thread last's step, unless it was visited
 // or violates Check or the invariant, updating the locks held. It notes the
-// objects of every Idle thread's step, at terminal states too.
+// objects of every Idle thread's step, at terminal states too. A path longer
+// than the depth limit is an execution that may never end: the pass could
+// not finish, and the search after it would never run to report it.
 func (p *inferPass[S]) visit(s S, last ts.Tid, step ts.Step, max int) error {
+	if last >= 0 && p.depth > p.maxDepth {
+		return fmt.Errorf("%w: %w", ErrInfer, &ts.SystemError{Err: ts.ErrDepth, Thread: last, Schedule: p.schedule(),
+			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", p.depth)})
+	}
 	h := p.m.Hasher.Hash(s)
 	if _, seen := p.visited[h]; seen {
 		return nil
@@ -482,7 +499,7 @@ func (p *inferPass[S]) visit(s S, last ts.Tid, step ts.Step, max int) error {
 	f := &p.stack[p.depth]
 	c, err := p.m.Look(s, f.steps, f.status, f.outs, &p.current)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInfer, err)
+		return fmt.Errorf("%w: %w", ErrInfer, search.WithSchedule(err, p.schedule()))
 	}
 	if c.Idle > 0 {
 		for u, st := range f.status {
@@ -514,6 +531,34 @@ func (p *inferPass[S]) visit(s S, last ts.Tid, step ts.Step, max int) error {
 	}
 	p.depth++
 	return nil
+}
+
+// schedule returns the moves of the path to the state being visited: each
+// frame on the stack took its thread's move at the outcome before out.
+func (p *inferPass[S]) schedule() ts.Schedule {
+	sched := make(ts.Schedule, p.depth)
+	for i := range sched {
+		f := &p.stack[i]
+		sched[i] = ts.Move{Thread: f.next, Outcome: f.out - 1}
+	}
+	return sched
+}
+
+// memoryOK returns an error wrapping ts.ErrMemory when what the pass keeps
+// passes Limits.Memory: the visited set, the stack with its steps (states
+// by their Go size only) and the lock bookkeeping.
+func (p *inferPass[S]) memoryOK() error {
+	limit := p.limits.MaxMemory()
+	if limit < 0 {
+		return nil
+	}
+	perFrame := int64(unsafe.Sizeof(inferFrame[S]{})) + int64(p.n)*(int64(unsafe.Sizeof(ts.Step{}))+1+8)
+	used := int64(len(p.visited))*40 + int64(cap(p.stack))*perFrame + int64(cap(p.undo))*int64(unsafe.Sizeof(lockUndo{}))
+	if used <= limit {
+		return nil
+	}
+	return fmt.Errorf("%w: %w: %d bytes kept (%d states, %d frames), budget %d bytes (ts.Limits.Memory)",
+		ErrInfer, ts.ErrMemory, used, len(p.visited), len(p.stack), limit)
 }
 
 // lockIndex returns lock o's dense index, giving it the next one if new.

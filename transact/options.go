@@ -56,9 +56,15 @@ type Options struct {
 
 	// InferStates caps the exhaustive pass that infers movers for a system
 	// that does not declare them (see Infer); 0 means DefaultInferStates.
-	// The pass's transitions count in Result.Transitions and against
-	// Limits.Transitions, and the context cancels it: a limit reached
-	// during the pass gives an incomplete result with nothing explored.
+	// Result.Transitions counts the pass's transitions and the search's,
+	// however the pass ends (Stats[StatInferTransitions] has the pass's
+	// apart), and Limits.Transitions caps the sum. The pass keeps to the
+	// other limits as a search does (see InferOptions.Limits) and the
+	// context cancels it. A transition limit reached during the pass gives
+	// an incomplete result with nothing explored; a path longer than
+	// Limits.Depth (an execution that may never end) is an error wrapping
+	// ErrInfer and a *ts.SystemError of ts.ErrDepth, with its thread and
+	// schedule.
 	InferStates int
 
 	// OnForce, if set, is called at each state where the proviso forces all

@@ -287,8 +287,10 @@ func replay[S any](r *runner[S], sched Schedule, opt Options, trace bool) (run R
 	if trace {
 		r.hash(s)
 	}
+	// The violation shows at the state the schedule's last step reaches:
+	// that step's thread is the violation's (Violation.Thread).
 	if v := r.check(s); v != nil {
-		v.Trace = run.Trace
+		v.Trace, v.Thread = run.Trace, prev
 		run.Violation = v
 		return run, nil
 	}
@@ -296,7 +298,7 @@ func replay[S any](r *runner[S], sched Schedule, opt Options, trace bool) (run R
 		return run, nil
 	}
 	if v := r.deadlock(s, n); v != nil {
-		v.Trace = run.Trace
+		v.Trace, v.Thread = run.Trace, prev
 		v.Err.(*DeadlockError).holders(run.Trace)
 		run.Violation = v
 	}
