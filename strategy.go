@@ -139,8 +139,8 @@ var algos = [numAlgos]info{
 		preserve: "terminal states of executions that finish; a failed check whenever one exists (not each one); deadlocks not promised"},
 	algoRandom: {name: "random", summary: "random walk: runs with an enabled thread and an outcome chosen uniformly at each step; seeded, budgeted by runs or time (random.Walk)",
 		whole: true, sampler: true, preserve: samplePreserve + "; no probability bound"},
-	algoPCT: {name: "pct", summary: "probabilistic concurrency testing: random priorities, d-1 change points over k steps; a bug of depth d with probability at least 1/(n*k^(d-1)) a run (random.PCT)",
-		whole: true, sampler: true, preserve: samplePreserve + "; each run finds a bug of depth d within k steps with probability at least 1/(n*k^(d-1))"},
+	algoPCT: {name: "pct", summary: "probabilistic concurrency testing: random priorities, d-1 change points over k steps; a bug of depth d with probability at least 1/(n*k^(d-1)) a run whose change points were drawn over k (random.PCT)",
+		whole: true, sampler: true, preserve: samplePreserve + "; each run whose change points were drawn over k steps finds a bug of depth d within them with probability at least 1/(n*k^(d-1))"},
 	algoURW: {name: "urw", summary: "uniform random walk: the next thread in proportion to the steps it has left, uniform over interleavings where nothing blocks (random.URW)",
 		whole: true, sampler: true, preserve: samplePreserve + "; each interleaving equally likely when nothing blocks, there are no outcomes and the lengths are exact"},
 }
