@@ -129,6 +129,20 @@ func (r *runner[S]) hash(s S) {
 	}
 }
 
+// enabled returns the threads enabled at s, asking every thread as a search
+// does, so that Replay reproduces a panic in any thread's Next.
+func (r *runner[S]) enabled(s S, n int) []Tid {
+	var on []Tid
+	for t := range Tid(n) {
+		r.current = t
+		if _, st := r.sys.Next(s, t); st == Enabled {
+			on = append(on, t)
+		}
+	}
+	r.current = -1
+	return on
+}
+
 // deadlock reports a deadlock at s: no thread enabled, some thread Blocked
 // (Idle threads may wait forever). It asks every thread, as a search does,
 // so that Replay reproduces a panic in any thread's Next.
