@@ -3,6 +3,7 @@ package weft_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/weftlab/weft"
@@ -84,6 +85,66 @@ func TestEveryStrategyNamesTheMutatingApply(t *testing.T) {
 		if _, err := weft.Run[leakState](context.Background(), leaky{}, s, ts.Options{}); err != nil &&
 			!errors.Is(err, ts.ErrUnsupported) && !errors.Is(err, ts.ErrBadOptions) {
 			t.Errorf("%s, a clean Apply: %v", s, err)
+		}
+	}
+}
+
+// pair: two threads each write their own object twice, in a state with a
+// slice (so that a search hashes it to check the contract); Check or Hash
+// panics at one state.
+type pair struct{ in string }
+
+type pairState struct{ pc []int }
+
+func (pair) Init() pairState { return pairState{pc: []int{0, 0}} }
+func (pair) Threads() int    { return 2 }
+func (pair) Next(s pairState, t ts.Tid) (ts.Step, ts.Status) {
+	if s.pc[t] == 2 {
+		return ts.Step{}, ts.Finished
+	}
+	return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
+}
+func (pair) Apply(s pairState, t ts.Tid) pairState {
+	pc := append([]int(nil), s.pc...)
+	pc[t]++
+	return pairState{pc: pc}
+}
+func (p pair) Check(s pairState) error {
+	if p.in == "Check" && s.pc[0] == 2 && s.pc[1] == 1 {
+		panic("Check")
+	}
+	return nil
+}
+func (p pair) Hash(s pairState) uint64 {
+	// At a state with two moves, where every strategy that hashes does.
+	if p.in == "Hash" && s.pc[0] == 1 && s.pc[1] == 0 {
+		panic("Hash")
+	}
+	return uint64(s.pc[0]) | uint64(s.pc[1])<<8
+}
+
+// A panic in Check or Hash is the violation of the thread that took the
+// last step (ts.Violation.Thread), in every strategy: it is at the state
+// that step reached.
+func TestEveryStrategyNamesTheThreadOfAPanicInCheckOrHash(t *testing.T) {
+	for _, in := range []string{"Check", "Hash"} {
+		for _, s := range weft.Strategies() {
+			res, err := weft.Run[pairState](context.Background(), pair{in: in}, s, ts.Options{})
+			if errors.Is(err, ts.ErrUnsupported) || errors.Is(err, ts.ErrBadOptions) {
+				continue
+			}
+			v := res.Violation
+			if err != nil || v == nil {
+				if in == "Hash" && err == nil && !s.Needs().Has(weft.NeedsHash) {
+					continue // it may never hash that state
+				}
+				t.Errorf("%s, panic in %s: %v, %v", in, s, res, err)
+				continue
+			}
+			ev := v.Trace.Events
+			if v.Kind != ts.Panic || fmt.Sprint(v.Err.(*ts.PanicError).Value) != in || len(ev) == 0 || v.Thread != ev[len(ev)-1].Thread {
+				t.Errorf("%s, panic in %s: thread %d: %v", s, in, v.Thread, v)
+			}
 		}
 	}
 }

@@ -337,6 +337,11 @@ func (e *icb[S]) panicked(any) {
 		sched = sched[:e.stack[e.depth-1].pathLen]
 	}
 	t := e.current
+	if t < 0 && e.pushing && len(sched) > 0 {
+		// Hash, Check or Invariant panicked at the state the move being
+		// pushed reached: the violation is that move's thread's.
+		t = sched[len(sched)-1].Thread
+	}
 	if e.pushing && e.opt.SyncOnly && e.depth > 0 {
 		e.plainEnd(&e.stack[e.depth-1], t)
 	}

@@ -167,6 +167,11 @@ func (r *runner[S]) deadlock(s S, n int) *Violation {
 }
 
 func (r *runner[S]) panicViolation(p any, sched Schedule, t Tid) *Violation {
+	if t < 0 && len(sched) > 0 {
+		// Neither Next nor Apply: Check, Invariant or Hash panicked at the
+		// state the last step reached, and the violation is that step's.
+		t = sched[len(sched)-1].Thread
+	}
 	v := &Violation{Kind: Panic, Err: &PanicError{Value: p, Stack: string(debug.Stack())}, Thread: t}
 	// The trace is what could be replayed up to the panic; the panicking
 	// transition is the last event when Apply panicked.
@@ -322,7 +327,10 @@ func confirm[S any](r *runner[S], v *Violation, sched Schedule, opt Options, tra
 				"the search found %v %q but replaying its schedule shows %q", v.Kind, a, b)
 		}
 	}
-	if v.Kind == Panic || rv.Thread < 0 {
+	if v.Thread >= 0 && (v.Kind == Panic || rv.Thread < 0) {
+		// The search knows which thread's Next panicked; the replay, which
+		// asks Next only of the threads it moves, may not. A search that
+		// does not know (a panic in Check or Hash) takes the replay's.
 		rv.Thread = v.Thread
 	}
 	return rv, nil
