@@ -200,6 +200,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 		e.rstates = newKeptStates[S](int(m.cost / 8 / 2 / stateEntryBytes[S]()))
 	}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: e.res}
+	e.Mutated = e.mutated
 	e.States = func() int64 { return int64(e.table.Len()) }
 	if model.Hasher != nil {
 		e.termCB = make(map[uint64]int32)
@@ -693,7 +694,7 @@ func (e *hbSearch[S]) report(v *ts.Violation, w, path ts.Schedule) {
 		rv, err = ts.ConfirmWith(e.sys, v, path.Clone(), *e.Opt)
 	}
 	if err != nil {
-		e.Fail(err)
+		e.Fail(e.Explain(err))
 		return
 	}
 	if e.seen != nil {

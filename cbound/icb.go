@@ -75,6 +75,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	}
 	e := &icb[S]{m: m, sys: sys, opt: opt, res: &res, n: m.N, maxDepth: opt.Limits.MaxDepth(), current: -1, dfs: dfs, flat: flat.Is[S]()}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
+	e.Mutated = e.mutated
 	e.States = func() int64 { return int64(e.cache.len()) }
 	if !dfs {
 		// Room for the first iterations' items: growing from nothing
@@ -336,6 +337,11 @@ func (e *icb[S]) panicked(any) {
 		sched = sched[:e.stack[e.depth-1].pathLen]
 	}
 	t := e.current
+	if t < 0 && e.pushing && len(sched) > 0 {
+		// Hash, Check or Invariant panicked at the state the move being
+		// pushed reached: the violation is that move's thread's.
+		t = sched[len(sched)-1].Thread
+	}
 	if e.pushing && e.opt.SyncOnly && e.depth > 0 {
 		e.plainEnd(&e.stack[e.depth-1], t)
 	}
@@ -531,6 +537,25 @@ func (e *icb[S]) pop(top *icbFrame[S]) bool {
 	}
 	e.depth--
 	return true
+}
+
+// mutated runs pop's contract check on every frame of the stack that had
+// two moves or more, deepest first, and returns the first error, or nil: for
+// search.Outcome.Explain, when a violation does not replay. A flat state
+// is skipped: Apply, handed a copy, cannot have modified it.
+func (e *icb[S]) mutated() error {
+	if e.flat {
+		return nil
+	}
+	for i := e.depth - 1; i >= 0; i-- {
+		if f := &e.stack[i]; f.multi {
+			b := search.Baseline{Hash: f.hash, Hashed: f.hashed, Steps: f.steps, Status: f.status, Outs: f.outs}
+			if err := e.m.Unchanged(f.state, b, e.sched[:f.pathLen], f.taken, &e.current); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // flatUnchanged is the contract check of a state of a type that holds no

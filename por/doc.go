@@ -80,7 +80,11 @@
 // or else every thread's next step again. An Apply that modified its
 // argument, or a Next that is not a function of the state, stops the search
 // with ts.ErrMutated or ts.ErrNondeterministic, as ts.Explore does, also
-// where the reduction took only one of the moves.
+// where the reduction took only one of the moves. A violation whose replay
+// does not show it (what a state modified behind the search's back looks
+// like) is first met by the same check on every state of the stack, so
+// that the modification is reported with ts.ErrMutated, naming the thread,
+// rather than as ts.ErrNondeterministic.
 //
 // At each state the search asks Next only of the thread that moved there
 // and of the threads whose step is dependent with its step (and, for a

@@ -320,6 +320,7 @@ func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], mod
 	old := *e
 	*e = explorer[S]{m: model, sys: sys, ctx: ctx, opt: opt, res: res, mode: m, maxDepth: opt.Limits.MaxDepth(), current: -1}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: res}
+	e.Mutated = e.mutated
 	n := model.N
 	e.n = n
 	e.keep(&old)
@@ -614,6 +615,20 @@ func (e *explorer[S]) pop() {
 	if e.depth > 0 {
 		e.popEvent()
 	}
+}
+
+// mutated runs the contract check of pop on every frame of the stack that
+// had several moves, deepest first, and returns the first error, or nil:
+// for search.Outcome.Explain, when a violation does not replay.
+func (e *explorer[S]) mutated() error {
+	for i := e.depth - 1; i >= 0; i-- {
+		if f := &e.stack[i]; f.multi {
+			if err := e.m.Unchanged(f.state, e.baseline(i), e.sched[:i], f.taken, &e.current); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // chunk is how many frames or events the engine allocates at once: their

@@ -175,7 +175,11 @@ func (e *dpor[S]) panicked(p any) {
 	e.current, e.pushing, e.sigPanic = -1, false, false
 	if sig {
 		// Replay does not call Signature: the panic cannot be
-		// confirmed by replaying, so the violation is built here.
+		// confirmed by replaying, so the violation is built here, with
+		// the thread that took the last step, as a replay would name it.
+		if t < 0 && len(sched) > 0 {
+			t = sched[len(sched)-1].Thread
+		}
 		v := &ts.Violation{Kind: ts.Panic, Thread: t, Err: &ts.PanicError{Value: p, Stack: string(debug.Stack())}}
 		if run, err := ts.Replay(e.sys, sched.Clone()); err == nil {
 			v.Trace = run.Trace

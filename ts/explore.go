@@ -18,7 +18,9 @@ import (
 //
 // It returns at the first violation unless Options.KeepGoing is set. Each
 // violation's schedule is replayed before it is reported, so it is known to
-// reproduce; a replay that does not is reported as ErrNondeterministic.
+// reproduce; a replay that does not is reported as ErrNondeterministic, or
+// as ErrMutated when a state on the search's stack is found modified (the
+// better explanation: the search saw a state no replay reaches).
 //
 // It checks the contract as it goes, at a cost of at most one Hash per
 // transition: where it leaves a state from which it took several

@@ -3,6 +3,7 @@ package ts_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -183,6 +184,21 @@ func TestThreadRange(t *testing.T) {
 	_, err = ts.Replay[*pst](&prog{threads: 2, steps: 1}, ts.ScheduleOf(0, 0))
 	if !errors.Is(err, ts.ErrNotEnabled) {
 		t.Errorf("replay of a finished thread: got %v, want ErrNotEnabled", err)
+	}
+}
+
+// A replay says which threads could still move where its schedule stops,
+// and none where the execution ended.
+func TestReplayEnabled(t *testing.T) {
+	sys := &prog{threads: 2, steps: 1}
+	for _, c := range []struct {
+		sched ts.Schedule
+		want  []ts.Tid
+	}{{nil, []ts.Tid{0, 1}}, {ts.ScheduleOf(1), []ts.Tid{0}}, {ts.ScheduleOf(1, 0), nil}} {
+		run, err := ts.Replay[*pst](sys, c.sched)
+		if err != nil || run.Violation != nil || fmt.Sprint(run.Enabled) != fmt.Sprint(c.want) {
+			t.Errorf("%v: enabled %v, %v, %v; want %v", c.sched, run.Enabled, run.Violation, err, c.want)
+		}
 	}
 }
 

@@ -129,6 +129,20 @@ func (r *runner[S]) hash(s S) {
 	}
 }
 
+// enabled returns the threads enabled at s, asking every thread as a search
+// does, so that Replay reproduces a panic in any thread's Next.
+func (r *runner[S]) enabled(s S, n int) []Tid {
+	var on []Tid
+	for t := range Tid(n) {
+		r.current = t
+		if _, st := r.sys.Next(s, t); st == Enabled {
+			on = append(on, t)
+		}
+	}
+	r.current = -1
+	return on
+}
+
 // deadlock reports a deadlock at s: no thread enabled, some thread Blocked
 // (Idle threads may wait forever). It asks every thread, as a search does,
 // so that Replay reproduces a panic in any thread's Next.
@@ -153,6 +167,11 @@ func (r *runner[S]) deadlock(s S, n int) *Violation {
 }
 
 func (r *runner[S]) panicViolation(p any, sched Schedule, t Tid) *Violation {
+	if t < 0 && len(sched) > 0 {
+		// Neither Next nor Apply: Check, Invariant or Hash panicked at the
+		// state the last step reached, and the violation is that step's.
+		t = sched[len(sched)-1].Thread
+	}
 	v := &Violation{Kind: Panic, Err: &PanicError{Value: p, Stack: string(debug.Stack())}, Thread: t}
 	// The trace is what could be replayed up to the panic; the panicking
 	// transition is the last event when Apply panicked.
@@ -308,7 +327,10 @@ func confirm[S any](r *runner[S], v *Violation, sched Schedule, opt Options, tra
 				"the search found %v %q but replaying its schedule shows %q", v.Kind, a, b)
 		}
 	}
-	if v.Kind == Panic || rv.Thread < 0 {
+	if v.Thread >= 0 && (v.Kind == Panic || rv.Thread < 0) {
+		// The search knows which thread's Next panicked; the replay, which
+		// asks Next only of the threads it moves, may not. A search that
+		// does not know (a panic in Check or Hash) takes the replay's.
 		rv.Thread = v.Thread
 	}
 	return rv, nil

@@ -33,3 +33,18 @@ func TestScheduleTextRoundTrip(t *testing.T) {
 		}
 	})
 }
+
+// A schedule's text cut off on its way (an unclosed bracket, nothing at
+// all) is refused, not read as a shorter schedule; "[]" is the empty one.
+func TestParseScheduleRefusesCutText(t *testing.T) {
+	for _, text := range []string{"", "  ", "[", "[0 1 1 1 1 0 0", "0 1]", "[0 1]]", "[[0 1]"} {
+		if s, err := ts.ParseSchedule(text); err == nil {
+			t.Errorf("ParseSchedule(%q) = %v, want an error", text, s)
+		}
+	}
+	for text, want := range map[string]ts.Schedule{"[]": {}, " [ ] ": {}, "0 1/2": {{Thread: 0}, {Thread: 1, Outcome: 2}}, "[3,1]": ts.ScheduleOf(3, 1)} {
+		if s, err := ts.ParseSchedule(text); err != nil || !s.Equal(want) {
+			t.Errorf("ParseSchedule(%q) = %v, %v, want %v", text, s, err, want)
+		}
+	}
+}

@@ -92,10 +92,22 @@ func (s Schedule) Short(max int) string {
 
 // ParseSchedule parses the text form of a schedule: moves "t" or "t/c"
 // (thread t, outcome c) separated by spaces or commas, optionally in
-// brackets.
+// brackets. A bracket without its pair, or an empty text, is an error: a
+// schedule cut off on its way (a token pasted in part) must not pass for a
+// shorter one. The empty schedule is written "[]".
 func ParseSchedule(text string) (Schedule, error) {
 	text = strings.TrimSpace(text)
-	text = strings.TrimSuffix(strings.TrimPrefix(text, "["), "]")
+	opened, closed := strings.HasPrefix(text, "["), strings.HasSuffix(text, "]")
+	switch {
+	case text == "":
+		return nil, fmt.Errorf("ts: parsing schedule: empty text (the empty schedule is \"[]\")")
+	case opened && !closed:
+		return nil, fmt.Errorf("ts: parsing schedule %q: no closing ']': the schedule may be cut off", text)
+	case closed && !opened:
+		return nil, fmt.Errorf("ts: parsing schedule %q: ']' without '['", text)
+	case opened:
+		text = text[1 : len(text)-1]
+	}
 	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' || r == '\n' })
 	s := make(Schedule, 0, len(fields))
 	for _, f := range fields {
@@ -190,6 +202,10 @@ type Run[S any] struct {
 	Final     S          // the state the schedule ends in
 	Trace     Trace      // its transitions, described where the system can
 	Violation *Violation // the violation the final state shows, or nil
+	// Enabled lists the threads enabled at Final when it shows no
+	// violation: empty where the execution ended, not empty where the
+	// schedule stops before its end.
+	Enabled []Tid
 }
 
 // Replay runs a schedule from the initial state, checking each state along the
@@ -197,7 +213,9 @@ type Run[S any] struct {
 // failed Check or Invariant, a deadlock, or a panic in user code. The
 // schedule must not go past a violation. A thread out of range, not enabled
 // where the schedule moves it, or an outcome out of range is an error
-// wrapping [ErrThreadRange] or [ErrNotEnabled].
+// wrapping [ErrThreadRange] or [ErrNotEnabled]. A schedule may stop before
+// the execution ends, with no violation: Run.Enabled then lists the threads
+// that could move on.
 func Replay[S any](sys TransitionSystem[S], sched Schedule) (run Run[S], err error) {
 	return ReplayWith(sys, sched, Options{})
 }
@@ -294,7 +312,8 @@ func replay[S any](r *runner[S], sched Schedule, opt Options, trace bool) (run R
 		run.Violation = v
 		return run, nil
 	}
-	if opt.IgnoreDeadlocks {
+	run.Enabled = r.enabled(s, n)
+	if len(run.Enabled) > 0 || opt.IgnoreDeadlocks {
 		return run, nil
 	}
 	if v := r.deadlock(s, n); v != nil {

@@ -43,12 +43,17 @@
 // token "TestName=schedule" for the running test (t.Name(), subtests
 // included), Check does not search: it replays exactly that schedule with
 // ts.ReplayWith and fails with the violation it ends in, or passes, saying
-// so in the log, when the schedule shows none (the bug is fixed). A token for
-// another test is ignored, so that one variable can be set for a whole
-// package. The schedule's text form is ts.Schedule's ("[0 1 1/2 0]":
-// thread, and /outcome for a step of several outcomes), parsed by
-// ts.ParseSchedule. Check reads the variable itself: no flag is registered
-// and no state is kept between calls.
+// so in the log, when the schedule runs to the end of its execution (no
+// thread left enabled) and shows none (the bug is fixed). A schedule that
+// stops while some thread is still enabled, with no violation, fails the
+// test: it does not show the execution the token was made from (a token cut
+// short, or a system changed since), so it proves nothing. A token that does
+// not parse fails the test too. A token for another test is ignored, so
+// that one variable can be set for a whole package. The schedule's text
+// form is ts.Schedule's ("[0 1 1/2 0]": thread, and /outcome for a step of
+// several outcomes), parsed by ts.ParseSchedule, which refuses a bracket
+// without its pair and an empty schedule text. Check reads the variable
+// itself: no flag is registered and no state is kept between calls.
 package wefttest
 
 import (
@@ -175,7 +180,7 @@ func minimize[S any](t testing.TB, sys ts.TransitionSystem[S], opt ts.Options, k
 }
 
 // replay runs the token's schedule and fails t with the violation it ends
-// in.
+// in, or because it ends before its execution does.
 func replay[S any](t testing.TB, sys ts.TransitionSystem[S], sched ts.Schedule, opt Options) ts.Result {
 	t.Helper()
 	run, err := ts.ReplayWith(sys, sched, opt.Options)
@@ -184,6 +189,13 @@ func replay[S any](t testing.TB, sys ts.TransitionSystem[S], sched ts.Schedule, 
 		return ts.Result{}
 	}
 	res := ts.Result{Bound: ts.NoBound, Executions: 1, Transitions: int64(len(sched)), Violation: run.Violation}
+	if run.Violation == nil && len(run.Enabled) > 0 {
+		// Passing here would say the bug is gone on the strength of an
+		// execution that was never finished.
+		t.Fatalf("weft: replayed %v from %s: the schedule stops before the execution ends (threads %v still enabled) without a violation; the token may be cut short",
+			sched, EnvReplay, run.Enabled)
+		return res
+	}
 	if run.Violation == nil {
 		t.Logf("weft: replayed %v from %s: no violation", sched, EnvReplay)
 		return res

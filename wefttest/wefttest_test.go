@@ -210,6 +210,20 @@ func TestReplay(t *testing.T) {
 			t.Errorf("%q: %q", bad, r.fatal)
 		}
 	}
+	// A token cut short does not pass for a fixed bug: one that does not
+	// parse, and a schedule that stops while threads can still move.
+	for bad, want := range map[string]string{
+		"TestCounter=[0 1 1":  "no closing ']'",
+		"TestCounter=":        "empty text",
+		"TestCounter=[]":      "stops before the execution ends (threads [0 1] still enabled)",
+		"TestCounter=[0 0 1]": "stops before the execution ends (threads [1] still enabled)",
+	} {
+		r = newRecorder(t, "TestCounter")
+		wefttest.Check[counterState](r, counter{}, wefttest.Options{Replay: bad})
+		if len(r.fatal) != 1 || !strings.Contains(r.fatal[0], want) {
+			t.Errorf("%q: %q, want %q", bad, r.fatal, want)
+		}
+	}
 }
 
 // Tokens round-trip for every test name and schedule, and the run pattern

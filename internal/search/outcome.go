@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -20,6 +21,14 @@ type Outcome struct {
 
 	// States, if set, gives Result.States for progress reports.
 	States func() int64
+	// Mutated, if set, runs the contract check (Model.Unchanged) on every
+	// state the search is still in the middle of, and returns its error or
+	// nil. Explain asks it when a violation's replay disagrees with the
+	// search: an Apply that modified a state the search went back to makes
+	// the search see a violation that a replay from the initial state does
+	// not, and ErrMutated, naming the thread, says more than
+	// ErrNondeterministic.
+	Mutated func() error
 
 	watch *watch.Watch
 	// plain: no transition or execution limit and no progress callback,
@@ -83,10 +92,29 @@ func Confirm[S any](o *Outcome, sys ts.TransitionSystem[S], v *ts.Violation, sch
 	}
 	rv, err := ts.ConfirmWith(sys, v, sched.Clone(), *o.Opt)
 	if err != nil {
-		o.Fail(err)
+		o.Fail(o.Explain(err))
 		return
 	}
 	o.Record(rv)
+}
+
+// Explain returns the error of a violation's replay that disagrees with the
+// search, err, or the better explanation Mutated finds: a state on the
+// search's stack that an Apply modified (an error wrapping ts.ErrMutated).
+// A panic in the check leaves err as it is: the replay's error stands.
+func (o *Outcome) Explain(err error) (out error) {
+	if o.Mutated == nil || !errors.Is(err, ts.ErrNondeterministic) {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out = err
+		}
+	}()
+	if m := o.Mutated(); m != nil && errors.Is(m, ts.ErrMutated) {
+		return m
+	}
+	return err
 }
 
 // start begins watching the context and the progress interval, once, and

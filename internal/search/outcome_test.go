@@ -75,3 +75,30 @@ func TestDrive(t *testing.T) {
 		})
 	}
 }
+
+// A violation's replay that disagrees with the search is explained by a
+// modified state on the stack where the search finds one, and otherwise
+// keeps its own error, also when the check panics.
+func TestExplain(t *testing.T) {
+	nondet := &ts.SystemError{Err: ts.ErrNondeterministic, Thread: 1}
+	mutated := &ts.SystemError{Err: ts.ErrMutated, Thread: 0}
+	other := errors.New("other")
+	for _, c := range []struct {
+		name    string
+		mutated func() error
+		err     error
+		want    error
+	}{
+		{"no check", nil, nondet, nondet},
+		{"modified", func() error { return mutated }, nondet, mutated},
+		{"unchanged", func() error { return nil }, nondet, nondet},
+		{"a Next that is not a function", func() error { return &ts.SystemError{Err: ts.ErrNondeterministic} }, nondet, nondet},
+		{"another error", func() error { return mutated }, other, other},
+		{"panic", func() error { panic("boom") }, nondet, nondet},
+	} {
+		o := &Outcome{Mutated: c.mutated}
+		if got := o.Explain(c.err); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
