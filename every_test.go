@@ -111,10 +111,10 @@ func TestEveryStrategyReportsPanics(t *testing.T) {
 	}{"Apply": {1, 3}, "Next": {1, 2}, "Check": {1, 3}, "Hash": {1, 3}}
 	for _, s := range append(everyStrategy(), everyView()...) {
 		for _, where := range []string{"Apply", "Next", "Check", "Hash"} {
-			res, err, escaped := func() (res ts.Result, err error, escaped any) {
+			res, escaped, err := func() (res ts.Result, escaped any, err error) {
 				defer func() { escaped = recover() }()
 				res, err = weft.Run[[2]int](context.Background(), panicky{where}, s, ts.Options{})
-				return res, err, nil
+				return res, nil, err
 			}()
 			v := res.Violation
 			switch {
