@@ -99,15 +99,16 @@ func (p panicky) Hash(s [2]int) uint64 {
 }
 
 // A panic in the system's Apply, Next, Check or Hash never escapes Run: it
-// is a Panic violation of the thread that panicked (-1 for Check and Hash,
-// which belong to a state), with the schedule that reaches it, under every
+// is a Panic violation of the thread that panicked (for Check and Hash,
+// which belong to a state, the thread that took the last step), with the
+// schedule that reaches it, under every
 // strategy and every composition with the transaction view. A strategy
 // that does not need Hash may never call it.
 func TestEveryStrategyReportsPanics(t *testing.T) {
 	want := map[string]struct {
 		thread ts.Tid
 		ones   int // thread 1's moves up to the panic, its own included
-	}{"Apply": {1, 3}, "Next": {1, 2}, "Check": {-1, 3}, "Hash": {-1, 3}}
+	}{"Apply": {1, 3}, "Next": {1, 2}, "Check": {1, 3}, "Hash": {1, 3}}
 	for _, s := range append(everyStrategy(), everyView()...) {
 		for _, where := range []string{"Apply", "Next", "Check", "Hash"} {
 			res, err, escaped := func() (res ts.Result, err error, escaped any) {
