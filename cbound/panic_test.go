@@ -148,3 +148,59 @@ func TestPanicReportedOnce(t *testing.T) {
 		}
 	}
 }
+
+// checkPanics is a Program whose Check panics where variable 0 holds x.
+type checkPanics struct {
+	*tstest.Program
+	x int
+}
+
+func (p checkPanics) Check(s tstest.State) error {
+	if first(s) == p.x {
+		panic("boom")
+	}
+	return p.Program.Check(s)
+}
+
+// A panic in Check is a leaf too: reported once, cb-por2 exploring what
+// cb-por1 does.
+func TestCheckPanicReportedOnce(t *testing.T) {
+	// T0: x := 1; y := 1. T1: y := 2; z := 1. T2: z := 2.
+	prog := &tstest.Program{
+		Vars: []tstest.Var{{Name: "x"}, {Name: "y"}, {Name: "z"}},
+		Mod:  4,
+		Code: [][]tstest.Instr{
+			{tstest.Store(0, 1), tstest.Store(1, 1)},
+			{tstest.Store(1, 2), tstest.Store(2, 1)},
+			{tstest.Store(2, 2)},
+		},
+	}
+	sys := checkPanics{prog, 1}
+	var executions int64 = -1
+	for _, s := range everyBounded[2:] {
+		seen := map[string]int{}
+		opt := cbound.Options{Bound: 2}
+		opt.KeepGoing = true
+		opt.OnViolation = func(v *ts.Violation) {
+			k, err := tstest.TraceKey[tstest.State](prog, v.Trace.Schedule())
+			if err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+			seen[k]++
+		}
+		res, err := s.f(context.Background(), sys, opt)
+		if err != nil || res.Violation == nil || res.Violation.Kind != ts.Panic {
+			t.Fatalf("%s: %v, %v", s.name, res, err)
+		}
+		for k, n := range seen {
+			if n > 1 {
+				t.Errorf("%s: the violation with trace %s reported %d times", s.name, k, n)
+			}
+		}
+		if executions < 0 {
+			executions = res.Executions
+		} else if res.Executions != executions {
+			t.Errorf("%s: %d executions, cb-por1 %d", s.name, res.Executions, executions)
+		}
+	}
+}
