@@ -773,8 +773,8 @@ func (e *hbSearch[S]) replayPrefix(p int) enEntry {
 		if e.spent() {
 			panic(errStop) // replays count against the limits and the context too
 		}
+		e.res.Transitions++ // before Apply: one that panics counts too
 		s = e.m.Apply(s, mv)
-		e.res.Transitions++
 		m.enReplaySteps++
 		if m.auditing {
 			m.auditSteps++

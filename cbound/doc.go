@@ -154,10 +154,16 @@
 // pass again may be missed, as with every partial-order reduction; declared
 // as a ts.Invariant with its read set it is not (below: every linearization
 // of an HB state, and of each of its prefixes, shows the same values of what
-// it reads). All of this holds on the whole model (below). A panic in user
-// code met
-// while replaying a prefix is reported with that replay's schedule, which may
-// exceed the bound.
+// it reads). All of this holds on the whole model (below). A state where
+// user code panicked (the Apply or Next of the move that reaches it, or its
+// Check or Hash) is, like one whose Check fails, a terminal state of the
+// search, which Mark stores: no equivalent path reaches it, or reports its
+// panic, again. A panic in user code met while replaying a prefix (a system
+// whose Apply panics on what its step does not access, breaking the
+// independence contract) is reported with that replay's schedule, which may
+// exceed the bound, and the search goes on without the work that needed
+// the replay; replayed transitions, a panicking one included, count in
+// Result.Transitions and against Limits.Transitions.
 //
 // Memory: the table keeps a state stored by cb-por1, or a predecessor stored
 // by Mark, as the state it extends or precedes plus one event, in about 50
@@ -301,8 +307,9 @@
 // context bound is k) or at a lower one. Each bound's terminal states,
 // terminal HB classes, violations and Coverage are therefore those of POR
 // at that bound, and Result.Executions is the number of terminal HB classes
-// within c. A panic in user code leaves the state it moved from unstored,
-// which the next bound searches again, as before. Tested on random programs
+// within c. A state where user code panicked is stored as a terminal state,
+// complete at every bound; a state whose markStuck panicked (in a replay) is left
+// unstored, and the next bound searches it again, as before. Tested on random programs
 // of the whole model at bounds 0..3 against the search of each bound afresh
 // (TestIterativePORIncrementalSameAsRedo: the same terminal HB classes,
 // violations and Coverage, each terminal HB class reached once, no state

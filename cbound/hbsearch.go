@@ -59,9 +59,10 @@ func HBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Option
 // Invariant (Inv): an HB state is in the table iff every terminal state
 // reachable from it by steps of context bound at most c is in the table.
 //
-// A state whose Check fails is a terminal state of the search (it has no
-// successors). Violations, coverage and Unbounded are as for HBSearch, except
-// that Coverage.States is not counted.
+// A state whose Check fails, or where user code panicked, is a terminal
+// state of the search (it has no successors), stored by Mark, so that each
+// violation is reported once. Violations, coverage and Unbounded are as for
+// HBSearch, except that Coverage.States is not counted.
 func POR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	return runHB(ctx, sys, opt, true)
 }
@@ -169,6 +170,9 @@ type hbSearch[S any] struct {
 	// incr: states stored where the search found every move stored or
 	// over the bound (markStuck)
 	stuckMarks int64
+	// the one thread whose event Mark takes off the state it starts
+	// from, or -1 for all (tryMark)
+	markOnly ts.Tid
 }
 
 func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, alg2 bool) (*hbSearch[S], error) {
@@ -193,7 +197,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 	}
 	e := &hbSearch[S]{m: model, sys: sys, opt: opt, res: &ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}, n: n,
 		maxDepth: opt.Limits.MaxDepth(), alg2: alg2, bounded: opt.Bound != Unbounded, c: int32(opt.Bound),
-		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, moving: ts.Move{Thread: -1}, ownFinish: true,
+		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, markOnly: -1, moving: ts.Move{Thread: -1}, ownFinish: true,
 		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), scratchOuts: make([]int, n)}
 	m.tpos = e.tpos // a memo shared by several searches takes the current one's
 	if flat.Is[S]() && m.keep {
@@ -312,9 +316,9 @@ func (e *hbSearch[S]) panicked(p any) {
 	default:
 		sched = e.sched.Clone()
 	}
-	moving, replaying := e.moving, e.replaying
+	moving, replaying, visiting := e.moving, e.replaying, e.visiting && e.depth > 0
 	e.current, e.moving, e.replaying = -1, ts.Move{Thread: -1}, false
-	if e.visiting && e.depth > 0 {
+	if visiting {
 		e.frames[e.depth-1].leaf = true
 	}
 	e.visiting = false
@@ -328,6 +332,50 @@ func (e *hbSearch[S]) panicked(p any) {
 		w = e.tryWitness(moving)
 	}
 	e.report(v, w, sched)
+	if e.alg2 && !e.Stop && !replaying {
+		// The state the panic left is a leaf of the search, as one whose
+		// Check fails: unstored, it would keep its predecessors from
+		// being marked, and the search would reach it, and report its
+		// panic, again by every equivalent path.
+		e.tryMark(moving, visiting)
+	}
+}
+
+// tryMark calls Mark on the state where user code panicked: next(s, last)
+// for the top state s when last.Thread >= 0 (its Apply, or Next at the
+// state it reaches, panicked), else the top state (visited: its Check or
+// Hash panicked). Only s precedes next(s, last): any other predecessor
+// holds last's event, whose Apply panics there too (its step accesses the
+// same values), so nothing leads from it. Like tryWitness it runs inside
+// Drive's recovery: a panic in the replays Mark needs (the system broke a
+// contract there) leaves the marking unfinished, which costs only work.
+func (e *hbSearch[S]) tryMark(last ts.Move, visited bool) {
+	if last.Thread < 0 && !visited {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e.current, e.replaying = -1, false
+			switch err := p.(type) {
+			case *ts.CallbackError:
+				e.Fail(err)
+			case *ts.SystemError:
+				e.Fail(err)
+			}
+		}
+	}()
+	if last.Thread < 0 {
+		e.mark(true) // its predecessors' Check may panic too: checked
+		return
+	}
+	m := e.memo
+	m.begin(e.cur, e.curH2)
+	m.addStep(last.Thread, e.frames[e.depth-1].steps[last.Thread], last.Outcome)
+	e.markScratch()
+	id, _ := e.table.Insert(m.x)
+	e.setLevel(id, levelAll)
+	e.markOnly = last.Thread
+	e.markRec(id, levelAll, false)
 }
 
 // tryWitness computes a fewest-preemption schedule to the current state
@@ -406,8 +454,13 @@ func (e *hbSearch[S]) loop() {
 		mv := e.nextMove(top)
 		t := mv.Thread
 		if t < 0 {
-			if !top.leaf && !top.moved && (!e.incr || !e.markStuck()) {
-				e.stuck++
+			if !top.leaf && !top.moved {
+				// Once: a panic in markStuck's replays resumes the loop
+				// here, which must then pop, not replay again.
+				top.leaf = true
+				if !e.incr || !e.markStuck() {
+					e.stuck++
+				}
 			}
 			e.pop()
 			continue
@@ -698,8 +751,9 @@ func (e *hbSearch[S]) report(v *ts.Violation, w, path ts.Schedule) {
 		return
 	}
 	if e.seen != nil {
-		// IterativePOR: a violation found again (a panic's state, which
-		// is never stored, may be reached again) is recorded once.
+		// IterativePOR: a violation found again (a panic in a replay
+		// leaves its state unstored, and a higher bound may reach it
+		// again) is recorded once.
 		k := violationKey(rv)
 		if e.seen[k] {
 			return

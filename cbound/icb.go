@@ -35,7 +35,8 @@ import (
 // now. The cache makes cyclic systems finite. It is not used in SyncOnly mode,
 // whose race check needs every execution whole.
 //
-// Result.Coverage holds, per bound 0..c, the executions explored with at most
+// Result.Coverage holds, per bound 0..c (a bound above the last with work
+// left has that bound's figures), the executions explored with at most
 // that many preemptions, the distinct terminal states (by hash, when the
 // system has one; states where OnTerminal is called: violations of a check
 // or an invariant are not terminal states) and the distinct (state, thread)
@@ -49,8 +50,9 @@ func ICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (t
 // partial-order reduction and no cache (a cache keyed by state would be
 // unsound here: DFS may meet a state first by a path with more preemptions).
 // It explores the same executions as ICB, in depth-first order, so the first
-// violation it finds need not have the fewest preemptions. Coverage holds the
-// executions with at most c preemptions for each c.
+// violation it finds need not have the fewest preemptions. Coverage holds,
+// for each c, the executions with at most c preemptions and the distinct
+// terminal states (by hash) that one of those reaches.
 func DFS[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	opt.NoCache = true
 	return runICB(ctx, sys, opt, true)
@@ -97,7 +99,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 		e.reported = make(map[string]struct{})
 	}
 	if m.Hasher != nil {
-		e.terminals = make(map[uint64]struct{})
+		e.terminals = make(map[uint64]int)
 		if !opt.NoCache && !opt.SyncOnly {
 			e.cache = newItemCache()
 		}
@@ -213,10 +215,10 @@ type icb[S any] struct {
 	// The states the items of queue and next start from.
 	queueFrom, nextFrom []icbOrigin[S]
 	nodes               []schedNode
-	nodeSteps           []ts.Step  // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
-	wideSteps           []ts.Step  // the steps of several accesses that queued items hold
-	cache               *itemCache // nil: no cache
-	terminals           map[uint64]struct{}
+	nodeSteps           []ts.Step      // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
+	wideSteps           []ts.Step      // the steps of several accesses that queued items hold
+	cache               *itemCache     // nil: no cache
+	terminals           map[uint64]int // terminal state hash -> the fewest preemptions it was reached with
 
 	stack []icbFrame[S]
 	depth int
@@ -302,6 +304,12 @@ func (e *icb[S]) iterate() {
 		if len(e.next) == 0 || e.c == e.opt.Bound {
 			if e.opt.Bound == Unbounded {
 				e.res.Bound = e.c
+			}
+			// No work is left above this bound: the bounds up to the
+			// one asked for cover what this one does.
+			for b := e.c + 1; b <= e.opt.Bound; b++ {
+				cov.Bound = b
+				e.res.Coverage = append(e.res.Coverage, cov)
 			}
 			return // Drive marks the search complete
 		}
@@ -766,7 +774,13 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 	}
 	if terminal {
 		if e.terminals != nil {
-			e.terminals[h] = struct{}{}
+			pre := e.c // ICB reaches a state first at the lowest bound
+			if e.dfs {
+				pre = e.pre
+			}
+			if old, ok := e.terminals[h]; !ok || pre < old {
+				e.terminals[h] = pre
+			}
 		}
 		search.Terminal(&e.Outcome, s, e.sched)
 		if search.Deadlock(c, &e.opt.Options) {
@@ -906,11 +920,20 @@ func (e *icb[S]) coverDFS() {
 		maxBound = len(e.byBound) - 1
 		e.res.Bound = maxBound
 	}
-	var total int64
+	// Figures are cumulative: bound c counts what has at most c
+	// preemptions.
+	terms := make([]int64, maxBound+1)
+	for _, pre := range e.terminals {
+		if pre <= maxBound {
+			terms[pre]++
+		}
+	}
+	var total, states int64
 	for c := 0; c <= maxBound; c++ {
 		if c < len(e.byBound) {
 			total += e.byBound[c]
 		}
-		e.res.Coverage = append(e.res.Coverage, ts.Coverage{Bound: c, Executions: total, TerminalStates: int64(len(e.terminals))})
+		states += terms[c]
+		e.res.Coverage = append(e.res.Coverage, ts.Coverage{Bound: c, Executions: total, TerminalStates: states})
 	}
 }

@@ -39,10 +39,10 @@ import (
 //
 // With KeepGoing every bound is searched. Result.Violation is the first
 // violation of the lowest bound that has one; each violation is handed to
-// OnViolation and counted in Result.Violations once (one that a panic in
-// user code raised, whose state is not stored, may be reached again: it is
-// recognized by its kind, its message and the happens-before state its
-// trace reaches).
+// OnViolation and counted in Result.Violations once (one that a panic in a
+// replay raised, whose state is not stored, may be reached again at a
+// higher bound: it is recognized by its kind, its message and the
+// happens-before state its trace reaches).
 func IterativePOR[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	bad := ts.Result{Bound: opt.Bound, Finds: search.Finds(&opt.Options)}
 	if err := search.Context(ctx); err != nil {

@@ -55,7 +55,7 @@ func (e *hbSearch[S]) mark(failed bool) {
 }
 
 func (e *hbSearch[S]) markScratch() {
-	if n := e.cur.Len() + 1; len(e.mfr) < n {
+	if n := e.cur.Len() + 2; len(e.mfr) < n { // Mark may start one event past cur (tryMark)
 		e.mfr = append(e.mfr, make([]bitset.BitSet, n-len(e.mfr))...)
 	}
 }
@@ -76,8 +76,13 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 	if e.incr {
 		limit = e.top
 	}
+	only := e.markOnly
+	e.markOnly = -1 // the recursion takes every predecessor
 	for u, ok := fr.NextSet(0); ok; u, ok = fr.NextSet(u + 1) {
 		t := ts.Tid(u)
+		if only >= 0 && t != only {
+			continue
+		}
 		loaded := false // e.mrow holds the predecessor's bounds
 		if (e.bounded || e.incr) && !failed {
 			// Line 17 from the memo, where it has x - t, without
