@@ -115,31 +115,6 @@ func TestExploreTerminals(t *testing.T) {
 	}
 }
 
-// endless has two threads: thread 0 writes object 0 forever, each write to a
-// new state, and thread 1 writes object 1 once. No state repeats, so only
-// the depth limit stops a search, the inference pass's too.
-type endless struct{}
-
-type endlessState struct{ n, done int }
-
-func (endless) Init() endlessState { return endlessState{} }
-func (endless) Threads() int       { return 2 }
-func (endless) Next(s endlessState, t ts.Tid) (ts.Step, ts.Status) {
-	if t == 1 && s.done == 1 {
-		return ts.Step{}, ts.Finished
-	}
-	return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
-}
-func (endless) Apply(s endlessState, t ts.Tid) endlessState {
-	if t == 0 {
-		s.n++
-	} else {
-		s.done = 1
-	}
-	return s
-}
-func (endless) Hash(s endlessState) uint64 { return uint64(s.n)<<1 | uint64(s.done) }
-
 // An execution that never ends is an error wrapping ts.ErrDepth with its
 // thread and schedule under every proviso, found by the inference pass,
 // whose transitions the result counts; it keeps to Limits.Depth and, unset,
@@ -151,7 +126,7 @@ func TestExploreEndlessExecutionIsErrDepth(t *testing.T) {
 			if depth == 0 {
 				want = ts.DefaultMaxDepth
 			}
-			res, err := transact.Explore(context.Background(), endless{}, transact.Options{Proviso: p,
+			res, err := transact.Explore(context.Background(), tstest.Endless(), transact.Options{Proviso: p,
 				Options: ts.Options{Limits: ts.Limits{Depth: depth}}})
 			var se *ts.SystemError
 			if !errors.Is(err, ts.ErrDepth) || !errors.As(err, &se) {
@@ -161,7 +136,7 @@ func TestExploreEndlessExecutionIsErrDepth(t *testing.T) {
 				t.Errorf("%v, depth %d: thread %d, schedule of %d moves %v, want %d moves ending with the thread's",
 					p, depth, se.Thread, len(se.Schedule), se.Schedule.Short(8), want+1)
 			}
-			if _, err := ts.Replay(endless{}, se.Schedule); err != nil {
+			if _, err := ts.Replay(tstest.Endless(), se.Schedule); err != nil {
 				t.Errorf("%v, depth %d: the schedule does not replay: %v", p, depth, err)
 			}
 			if res.Transitions < int64(want) || res.Stats[transact.StatInferTransitions] != res.Transitions {
@@ -175,12 +150,12 @@ func TestExploreEndlessExecutionIsErrDepth(t *testing.T) {
 // The inference pass keeps to Limits.Memory, and a pass stopped by its state
 // cap reports the transitions it took.
 func TestExploreInferMemoryAndStateCap(t *testing.T) {
-	_, err := transact.Explore(context.Background(), endless{}, transact.Options{
+	_, err := transact.Explore(context.Background(), tstest.Endless(), transact.Options{
 		Options: ts.Options{Limits: ts.Limits{Depth: 1 << 20, Memory: 1 << 16}}})
 	if !errors.Is(err, ts.ErrMemory) || !errors.Is(err, transact.ErrInfer) {
 		t.Errorf("Memory 64 KiB: %v, want ErrMemory from the pass", err)
 	}
-	res, err := transact.Explore(context.Background(), endless{}, transact.Options{InferStates: 100})
+	res, err := transact.Explore(context.Background(), tstest.Endless(), transact.Options{InferStates: 100})
 	if !errors.Is(err, transact.ErrInfer) || res.Transitions < 99 {
 		t.Errorf("InferStates 100: %v with %d transitions, want ErrInfer with the pass's transitions", err, res.Transitions)
 	}

@@ -140,3 +140,34 @@ func (crosstalk) Hash(s [5]int) uint64 {
 	}
 	return h
 }
+
+// Endless returns a system of two threads, with ts.Hasher, whose thread 0
+// writes object 0 for ever, each write reaching a new state, and whose
+// thread 1 writes object 1 once: an execution that never ends, which no
+// state repeats, so that only Limits.Depth stops a search of it (with an
+// error wrapping ts.ErrDepth, naming the thread and the schedule).
+func Endless() ts.TransitionSystem[EndlessState] { return endless{} }
+
+// EndlessState is the state of Endless: thread 0's writes, and whether
+// thread 1 has written.
+type EndlessState struct{ N, Done int }
+
+type endless struct{}
+
+func (endless) Init() EndlessState { return EndlessState{} }
+func (endless) Threads() int       { return 2 }
+func (endless) Next(s EndlessState, t ts.Tid) (ts.Step, ts.Status) {
+	if t == 1 && s.Done == 1 {
+		return ts.Step{}, ts.Finished
+	}
+	return ts.Step{Obj: ts.Obj(t), Op: ts.Write}, ts.Enabled
+}
+func (endless) Apply(s EndlessState, t ts.Tid) EndlessState {
+	if t == 0 {
+		s.N++
+	} else {
+		s.Done = 1
+	}
+	return s
+}
+func (endless) Hash(s EndlessState) uint64 { return uint64(s.N)<<1 | uint64(s.Done) }
