@@ -1,0 +1,130 @@
+package symmetry_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/weftlab/weft/symmetry"
+	"github.com/weftlab/weft/ts"
+)
+
+// writers is two threads that run the same code but for one constant:
+// thread t first writes t+1 to the shared variable x, then takes `tail`
+// steps on an object of its own. Its signature is its program counter, so
+// at the initial state the two threads claim to be interchangeable. They
+// are not: exchanging them changes which value x ends with, a difference of
+// data, not a renaming of threads. Once both have written x, the claim is
+// true (x no longer changes, and their parts are the same program counter
+// and an object of their own).
+//
+// With check, the check fails at the end when x = 1 (thread 0 wrote last).
+// The check is symmetric under the claimed renaming (it does not read the
+// threads' parts), which is what lets the difference go unnoticed until the
+// end of the execution, tail+1 steps of each thread after the claim.
+type writers struct {
+	tail  int
+	check bool
+}
+
+type writersState struct{ pc, x uint8 }
+
+// pcOf returns thread t's program counter (two per byte).
+func (s writersState) pcOf(t ts.Tid) uint8 { return s.pc >> (4 * t) & 15 }
+
+func (w writers) Init() writersState { return writersState{} }
+func (w writers) Threads() int       { return 2 }
+
+func (w writers) Next(s writersState, t ts.Tid) (ts.Step, ts.Status) {
+	switch pc := s.pcOf(t); {
+	case pc == 0:
+		return ts.Step{Obj: 0, Op: ts.Write}, ts.Enabled
+	case int(pc) <= w.tail:
+		return ts.Step{Obj: ts.Obj(1 + t), Op: ts.Write}, ts.Enabled
+	}
+	return ts.Step{}, ts.Finished
+}
+
+func (w writers) Apply(s writersState, t ts.Tid) writersState {
+	if s.pcOf(t) == 0 {
+		s.x = uint8(t) + 1
+	}
+	s.pc += 1 << (4 * t)
+	return s
+}
+
+func (w writers) done(s writersState) bool {
+	return int(s.pcOf(0)) > w.tail && int(s.pcOf(1)) > w.tail
+}
+
+func (w writers) Check(s writersState) error {
+	if w.check && w.done(s) && s.x == 1 {
+		return fmt.Errorf("x = 1: thread 0 wrote last")
+	}
+	return nil
+}
+
+func (w writers) Hash(s writersState) uint64 { return uint64(s.pc)<<8 | uint64(s.x) }
+
+func (w writers) Signature(s writersState, t ts.Tid) uint64 { return uint64(s.pcOf(t)) }
+
+// class is s up to the claimed renaming: the two program counters sorted,
+// and x.
+func (w writers) class(s writersState) [3]uint8 {
+	a, b := s.pcOf(0), s.pcOf(1)
+	return [3]uint8{min(a, b), max(a, b), s.x}
+}
+
+// reached runs a search with KeepGoing and returns the classes of the
+// terminal states it reached and the messages of its violations.
+func (w writers) reached(t *testing.T, run func(ts.Options) (ts.Result, error)) (terminals map[[3]uint8]bool, violations map[string]bool) {
+	t.Helper()
+	terminals, violations = map[[3]uint8]bool{}, map[string]bool{}
+	_, err := run(ts.Options{KeepGoing: true,
+		OnTerminal:  func(st any, _ ts.Schedule) { terminals[w.class(st.(writersState))] = true },
+		OnViolation: func(v *ts.Violation) { violations[v.Err.Error()] = true },
+	})
+	if err != nil {
+		t.Fatalf("search failed: %v", err)
+	}
+	return terminals, violations
+}
+
+// The reproduction of a signer whose claimed exchange of two threads
+// changes data rather than renaming threads: sympor, trusting it, skips
+// thread 1 at the initial state and never sees x end at 1, so it reaches
+// one of the two terminal states of ts.Explore, and with the check it
+// misses the failure. Verify must not accept such a signer: whatever it
+// returns, if it returns nil, sympor must reach what ts.Explore reaches.
+func TestVerifyDataSwap(t *testing.T) {
+	ctx := context.Background()
+	for _, w := range []writers{{tail: 3, check: true}, {tail: 3}} {
+		name := fmt.Sprintf("tail %d, check %v", w.tail, w.check)
+		refT, refV := w.reached(t, func(o ts.Options) (ts.Result, error) { return ts.Explore[writersState](ctx, w, o) })
+		spT, spV := w.reached(t, func(o ts.Options) (ts.Result, error) {
+			return symmetry.DPOR[writersState](ctx, w, symmetry.Options{Options: o})
+		})
+		// The figures of the reproduction: what the claim costs sympor.
+		wantRef, wantSp := 2, 1
+		if w.check {
+			wantRef, wantSp = 1, 1 // the terminal state with x = 1 is a violation
+		}
+		if len(refT) != wantRef || len(spT) != wantSp || len(refV) != btoi(w.check) || len(spV) != 0 {
+			t.Fatalf("%s: ts.Explore reaches %d terminal classes and %d violations, sympor %d and %d; want %d and %d, %d and 0",
+				name, len(refT), len(refV), len(spT), len(spV), wantRef, btoi(w.check), wantSp)
+		}
+		err := symmetry.Verify[writersState](w, symmetry.VerifyOptions{})
+		t.Logf("%s: ts.Explore: %d terminal classes, %d violations; sympor: %d, %d; Verify: %v", name, len(refT), len(refV), len(spT), len(spV), err)
+		if err == nil {
+			t.Errorf("%s: Verify accepts the signer, yet sympor reaches %d of the %d terminal classes and %d of the %d violations of ts.Explore",
+				name, len(spT), len(refT), len(spV), len(refV))
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
