@@ -2,7 +2,9 @@ package symmetry_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/weftlab/weft/symmetry"
@@ -119,6 +121,9 @@ func TestVerifyDataSwap(t *testing.T) {
 			t.Errorf("%s: Verify accepts the signer, yet sympor reaches %d of the %d terminal classes and %d of the %d violations of ts.Explore",
 				name, len(spT), len(refT), len(spV), len(refV))
 		}
+		if !errors.Is(err, symmetry.ErrAsymmetric) && !errors.Is(err, symmetry.ErrUnverified) {
+			t.Errorf("%s: Verify: %v; want a *Mismatch or an *Unverified", name, err)
+		}
 	}
 }
 
@@ -127,4 +132,75 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// permWriters is writers with a Permuter: the renaming that exchanges the
+// threads' program counters (and with them their objects), x left alone.
+type permWriters struct{ writers }
+
+func (w permWriters) Permute(s writersState, p []ts.Tid) writersState {
+	r := s
+	r.pc = 0
+	for t := range ts.Tid(2) {
+		r.pc |= s.pcOf(t) << (4 * p[t])
+	}
+	return r
+}
+
+// What Verify says of writers, and why.
+//
+// Without Permuter it compares the futures of the two threads, exchanged,
+// to the end of every execution. With the check, the failure at the end of
+// one execution and not of its image is a *Mismatch, however long the
+// tail: the comparison is no longer cut at MaxDepth (which hid it). Without
+// the check, nothing the system shows tells the two futures apart (x is
+// written and never read), so Verify cannot know that the exchange is not
+// a renaming of threads: it reports the claim *Unverified, saying to
+// implement Permuter, unless Observational accepts it, which then gives up
+// the terminal state that differs only in x, as documented. A comparison
+// cut short by MaxPairs is unverified under Observational too.
+//
+// With Permuter the state reached with the threads exchanged is compared
+// with the renamed state after every transition, and the exchange shows at
+// the first one, whatever the check.
+func TestVerifyDataSwapWhy(t *testing.T) {
+	for _, tail := range []int{3, 10} {
+		w := writers{tail: tail, check: true}
+		for _, opt := range []symmetry.VerifyOptions{{}, {Observational: true}} {
+			var m *symmetry.Mismatch
+			err := symmetry.Verify[writersState](w, opt)
+			want := make(ts.Schedule, 0, 2*tail+2)
+			for _, th := range []ts.Tid{0, 1} {
+				for range tail + 1 {
+					want = append(want, ts.Move{Thread: th})
+				}
+			}
+			if !errors.As(err, &m) || !m.Schedule.Equal(want) || m.Thread != -1 || !strings.Contains(m.Detail, "Check fails on the state reached with them exchanged") {
+				t.Errorf("tail %d, %+v: %v; want the check's mismatch at the end of %v", tail, opt, err, want)
+			}
+		}
+
+		w.check = false
+		var u *symmetry.Unverified
+		err := symmetry.Verify[writersState](w, symmetry.VerifyOptions{})
+		if !errors.As(err, &u) || u.A != 0 || u.B != 1 || len(u.Schedule) != 0 || !strings.Contains(u.Detail, "implement Permuter") {
+			t.Errorf("tail %d, no check: %v; want threads 0 and 1 unverified at the initial state", tail, err)
+		}
+		if err := symmetry.Verify[writersState](w, symmetry.VerifyOptions{Observational: true}); err != nil {
+			t.Errorf("tail %d, no check, observational: %v", tail, err)
+		}
+		err = symmetry.Verify[writersState](w, symmetry.VerifyOptions{Observational: true, MaxPairs: 5})
+		if !errors.As(err, &u) || !strings.Contains(u.Detail, "within 5 pairs") {
+			t.Errorf("tail %d, no check, observational, 5 pairs: %v; want the claim unverified", tail, err)
+		}
+
+		for _, check := range []bool{false, true} {
+			pw := permWriters{writers{tail: tail, check: check}}
+			var m *symmetry.Mismatch
+			err := symmetry.Verify[writersState](pw, symmetry.VerifyOptions{})
+			if !errors.As(err, &m) || !m.Schedule.Equal(ts.ScheduleOf(0)) || !strings.Contains(m.Detail, "is not the state reached with them exchanged") {
+				t.Errorf("tail %d, check %v, with Permuter: %v; want the mismatch after [0]", tail, check, err)
+			}
+		}
+	}
 }

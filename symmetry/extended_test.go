@@ -255,15 +255,23 @@ func (c signFlips) Signature(s flipsState, t ts.Tid) uint64 { return c.f.Signatu
 // numbers of outcomes, successors by equal outcomes in one orbit, a
 // symmetric invariant, and (for signatures, whose lockstep comparison
 // renames objects) a renaming that keeps the invariant's read set. It
-// accepts flips, and rejects each broken variant where the break first
-// shows, with a schedule (of outcomes) that replays. A canonical form names
-// no objects, and sym, which is all it is for, does not depend on the read
-// set: a wrong read set is accepted there.
+// accepts flips (its signatures, which have no Permuter, only with
+// Observational: by default they are *Unverified), and rejects each broken
+// variant where the break first shows, with a schedule (of outcomes) that
+// replays. A canonical form names no objects, and sym, which is all it is
+// for, does not depend on the read set: a wrong read set is accepted there.
 func TestVerifyWholeModel(t *testing.T) {
 	for _, f := range []flips{{n: 3}, {n: 3, asCheck: true}} {
-		for _, sys := range []ts.TransitionSystem[flipsState]{f, canonFlips{f}, signFlips{f}} {
-			if err := symmetry.Verify(sys, symmetry.VerifyOptions{}); err != nil {
-				t.Errorf("%T %+v: %v", sys, f, err)
+		if err := symmetry.Verify[flipsState](canonFlips{f}, symmetry.VerifyOptions{}); err != nil {
+			t.Errorf("canonFlips %+v: %v", f, err)
+		}
+		for _, sys := range []ts.TransitionSystem[flipsState]{f, signFlips{f}} {
+			var u *symmetry.Unverified
+			if err := symmetry.Verify(sys, symmetry.VerifyOptions{}); !errors.As(err, &u) || u.A != 0 || u.B != 1 || len(u.Schedule) != 0 {
+				t.Errorf("%T %+v: %v; want the claim on threads 0 and 1 at the initial state unverified", sys, f, err)
+			}
+			if err := symmetry.Verify(sys, symmetry.VerifyOptions{Observational: true}); err != nil {
+				t.Errorf("%T %+v, observational: %v", sys, f, err)
 			}
 		}
 	}

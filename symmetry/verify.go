@@ -12,6 +12,10 @@ import (
 // declared symmetry does not hold.
 var ErrAsymmetric = errors.New("symmetry: declared symmetry does not hold")
 
+// ErrUnverified is wrapped by the *Unverified that Verify returns when the
+// system claims a symmetry that Verify cannot check.
+var ErrUnverified = errors.New("symmetry: declared symmetry cannot be verified")
+
 // Defaults of VerifyOptions.
 const (
 	DefaultVerifyStates = 2000
@@ -26,11 +30,22 @@ type VerifyOptions struct {
 	// the system has one; otherwise every schedule is a new state.
 	MaxStates int
 	// MaxDepth caps how far the futures of two threads with equal
-	// signatures are compared in lockstep; 0 means DefaultVerifyDepth.
+	// signatures are compared in lockstep when the system implements
+	// Permuter and ts.Hasher; 0 means DefaultVerifyDepth. Without them the
+	// futures are compared to their ends, and MaxDepth plays no part.
 	MaxDepth int
-	// MaxPairs caps the pairs of states compared for one pair of threads;
-	// 0 means DefaultVerifyPairs.
+	// MaxPairs caps the pairs of states compared for one pair of threads
+	// at one state; 0 means DefaultVerifyPairs. Without Permuter, a
+	// comparison that this cap cuts short is reported as *Unverified.
 	MaxPairs int
+	// Observational makes Verify accept, for a Signer without Permuter, two
+	// threads with equal signatures whose futures, exchanged, nothing the
+	// system shows tells apart to the end of every execution (see Verify).
+	// It is off by default: such a claim is then reported as *Unverified,
+	// because Verify cannot tell a renaming of threads from a change of
+	// data that nothing reads, and the search that trusts the claim may
+	// then miss terminal states (not violations) that differ in that data.
+	Observational bool
 }
 
 // Mismatch is a place where a declared symmetry fails: the state reached by
@@ -57,6 +72,28 @@ func (m *Mismatch) Error() string {
 
 // Unwrap returns ErrAsymmetric.
 func (m *Mismatch) Unwrap() error { return ErrAsymmetric }
+
+// Unverified is a claim of symmetry that Verify could not check: threads A
+// and B have equal signatures at the state reached by Schedule, and Verify
+// found no difference between their futures, but cannot vouch that
+// exchanging them is a renaming of threads. Detail says why and how to let
+// Verify check it.
+type Unverified struct {
+	// Schedule leads from the initial state to the state where A and B
+	// have equal signatures (the first such claim, breadth first).
+	Schedule ts.Schedule
+	// A and B are the threads claimed interchangeable, A < B.
+	A, B ts.Tid
+	// Detail says why the claim is not verified and what to do, in words.
+	Detail string
+}
+
+func (u *Unverified) Error() string {
+	return fmt.Sprintf("symmetry: declared symmetry cannot be verified: threads %d and %d have equal signatures after %v, but %s", u.A, u.B, u.Schedule, u.Detail)
+}
+
+// Unwrap returns ErrUnverified.
+func (u *Unverified) Unwrap() error { return ErrUnverified }
 
 // Verify checks the symmetry a system declares on a bounded prefix of its
 // state space, breadth first (every enabled thread with every outcome of its
@@ -99,6 +136,9 @@ func Verify[S any](sys ts.TransitionSystem[S], opt VerifyOptions) (err error) {
 	v.canon, _ = sys.(Canonicalizer[S])
 	v.perm, _ = sys.(Permuter[S])
 	v.signer, _ = sys.(Signer[S])
+	if v.hasher == nil {
+		v.perm = nil // states are compared by Hash
+	}
 	if v.canon == nil && v.signer == nil {
 		return fmt.Errorf("%w: %w", ts.ErrBadOptions, ErrNoSymmetry)
 	}
@@ -144,6 +184,9 @@ type verifier[S any] struct {
 	where  ts.Schedule
 	thread ts.Tid
 	call   string
+
+	// the first claim of symmetry that could not be checked, or nil
+	unverified *Unverified
 }
 
 type vnode[S any] struct {
@@ -210,6 +253,9 @@ func (v *verifier[S]) run() error {
 			}
 			queue = append(queue, vnode[S]{s: c, sched: sched})
 		}
+	}
+	if v.unverified != nil {
+		return v.unverified
 	}
 	return nil
 }
@@ -352,14 +398,47 @@ func (v *verifier[S]) signatures(s S, sched ts.Schedule) error {
 	}
 	for a := range ts.Tid(v.n) {
 		for b := a + 1; int(b) < v.n; b++ {
-			if enabled[a] && enabled[b] && sigs[a] == sigs[b] {
-				if m := v.lockstep(s, sched, a, b); m != nil {
-					return m
-				}
+			if !enabled[a] || !enabled[b] || sigs[a] != sigs[b] {
+				continue
+			}
+			complete, m := v.lockstep(s, sched, a, b)
+			if m != nil {
+				return m
+			}
+			if v.perm == nil && v.unverified == nil {
+				v.unverify(sched, a, b, complete)
 			}
 		}
 	}
 	return nil
+}
+
+// unverify records the claim that threads a and b are interchangeable at
+// the state reached by sched, which, without Permuter, the comparison of
+// their futures (complete or cut short by MaxPairs) could check only by what
+// the system shows, unless Observational accepts it.
+func (v *verifier[S]) unverify(sched ts.Schedule, a, b ts.Tid, complete bool) {
+	need := "Permuter"
+	if v.hasher == nil {
+		need = "Permuter and ts.Hasher"
+	}
+	var why string
+	switch {
+	case !v.opt.Observational:
+		why = "without " + need + " Verify can compare their futures only by what the system shows " +
+			"(statuses, steps, outcomes, Check, Invariant), which cannot tell an exchange of two threads from a change of data that nothing reads: " +
+			"DPOR, which explores one of the two, may then miss terminal states that differ in such data; " +
+			"implement " + need + ", or set VerifyOptions.Observational to accept futures between which the system shows no difference"
+	case complete:
+		return
+	default:
+		why = fmt.Sprintf("comparing their futures, with them exchanged, did not reach the end of every execution within %d pairs of states; "+
+			"raise VerifyOptions.MaxPairs, or implement %s", v.opt.MaxPairs, need)
+		if v.hasher == nil {
+			why += " (without ts.Hasher every schedule is a pair of its own)"
+		}
+	}
+	v.unverified = &Unverified{Schedule: sched.Clone(), A: a, B: b, Detail: why}
 }
 
 type vpair[S any] struct {
@@ -403,8 +482,13 @@ func (r *renaming) match(inv *ts.InvariantWrites, s1, s2 ts.Step) string {
 }
 
 // lockstep explores the futures of s breadth first in pairs (u, v), v being
-// reached by u's schedule from s with a and b exchanged, and compares them.
-func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
+// reached by u's schedule from s with a and b exchanged, and compares them:
+// up to MaxDepth transitions with Permuter (which shows a difference at the
+// transition where it arises), to the ends of the executions without. It
+// reports whether it compared every pair it met (it did not stop at
+// MaxPairs, nor at MaxDepth with a pair whose threads could still move),
+// and the first mismatch.
+func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) (complete bool, err error) {
 	tau := func(x ts.Tid) ts.Tid {
 		switch x {
 		case a:
@@ -425,7 +509,11 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 	queue := []vpair[S]{{u: s, v: s, sched: sched}}
 	type key struct{ u, v uint64 }
 	seen := map[key]bool{}
-	for pairs := 0; len(queue) > 0 && pairs < v.opt.MaxPairs; pairs++ {
+	complete = true
+	for pairs := 0; len(queue) > 0; pairs++ {
+		if pairs == v.opt.MaxPairs {
+			return false, nil
+		}
 		pr := queue[0]
 		queue = queue[1:]
 		mis := func(t ts.Tid, format string, args ...any) error {
@@ -433,12 +521,12 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 				Detail: fmt.Sprintf("threads %d and %d have equal signatures after %v, but ", a, b, sched) + fmt.Sprintf(format, args...)}
 		}
 		if d := v.agree(pr.u, pr.v, pr.sched, "the state reached with them exchanged"); d != "" {
-			return mis(-1, "%s", d)
+			return false, mis(-1, "%s", d)
 		}
 		if perm != nil {
 			v.enter(pr.sched, -1, "Permute")
 			if v.hash(v.perm.Permute(pr.u, perm), pr.sched) != v.hash(pr.v, pr.sched) {
-				return mis(-1, "the state with %d and %d exchanged is not the state reached with them exchanged", a, b)
+				return false, mis(-1, "the state with %d and %d exchanged is not the state reached with them exchanged", a, b)
 			}
 		}
 		if v.checkFails(pr.u, pr.sched) || v.invariantFails(pr.u, pr.sched) {
@@ -451,19 +539,23 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 			v.enter(pr.sched, y, "Next (exchanged)")
 			step2, st2 := v.sys.Next(pr.v, y)
 			if st1 != st2 {
-				return mis(x, "thread %d is %v and its image %d is %v", x, st1, y, st2)
+				return false, mis(x, "thread %d is %v and its image %d is %v", x, st1, y, st2)
 			}
 			if st1 == ts.Finished {
 				continue
 			}
 			if d := objs.match(v.m.Inv, step1, step2); d != "" {
-				return mis(x, "thread %d's next step is %v and its image's %v: %s", x, step1, step2, d)
+				return false, mis(x, "thread %d's next step is %v and its image's %v: %s", x, step1, step2, d)
 			}
 			k1, k2 := v.outcomes(pr.u, pr.sched, x), v.outcomes(pr.v, pr.sched, y)
 			if k1 != k2 {
-				return mis(x, "thread %d's transition has %d outcomes and its image %d's has %d", x, k1, y, k2)
+				return false, mis(x, "thread %d's transition has %d outcomes and its image %d's has %d", x, k1, y, k2)
 			}
-			if st1 != ts.Enabled || pr.depth >= v.opt.MaxDepth {
+			if st1 != ts.Enabled {
+				continue
+			}
+			if perm != nil && pr.depth >= v.opt.MaxDepth {
+				complete = false
 				continue
 			}
 			for c := range k1 {
@@ -481,5 +573,5 @@ func (v *verifier[S]) lockstep(s S, sched ts.Schedule, a, b ts.Tid) error {
 			}
 		}
 	}
-	return nil
+	return complete, nil
 }
