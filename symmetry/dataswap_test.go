@@ -204,3 +204,123 @@ func TestVerifyDataSwapWhy(t *testing.T) {
 		}
 	}
 }
+
+// tickets is two threads that each draw a ticket (r := y; y := y + 1), take
+// `tail` steps on an object of their own, and then, if they drew ticket 0,
+// write their id + 1 to x (the other writes x unchanged). The signature is
+// (program counter, ticket), so the threads claim to be interchangeable at
+// the initial state only (afterwards their tickets differ), and the claim
+// holds, with the Permuter that exchanges program counters and tickets,
+// for tail + 1 steps: drawing in either order is a renaming. The last step
+// is not: whoever drew ticket 0 leaves its own id in x. Checking states
+// against their renaming shows it at that step, tail + 2 transitions after
+// the claim; with check, the check fails at the end when x = 2 (thread 1
+// drew first), which is what a search that explores thread 0 alone at the
+// initial state never sees.
+type tickets struct {
+	tail  int
+	check bool
+}
+
+type ticketsState struct {
+	pc, r [2]uint8
+	y, x  uint8
+}
+
+func (k tickets) Init() ticketsState { return ticketsState{} }
+func (k tickets) Threads() int       { return 2 }
+
+func (k tickets) Next(s ticketsState, t ts.Tid) (ts.Step, ts.Status) {
+	switch pc := int(s.pc[t]); {
+	case pc == 0:
+		return ts.Step{Obj: 0, Op: ts.Write}, ts.Enabled
+	case pc <= k.tail:
+		return ts.Step{Obj: ts.Obj(1 + t), Op: ts.Write}, ts.Enabled
+	case pc == k.tail+1:
+		return ts.Step{Obj: 3, Op: ts.Write}, ts.Enabled
+	}
+	return ts.Step{}, ts.Finished
+}
+
+func (k tickets) Apply(s ticketsState, t ts.Tid) ticketsState {
+	switch pc := int(s.pc[t]); {
+	case pc == 0:
+		s.r[t], s.y = s.y, s.y+1
+	case pc == k.tail+1 && s.r[t] == 0:
+		s.x = uint8(t) + 1
+	}
+	s.pc[t]++
+	return s
+}
+
+func (k tickets) Check(s ticketsState) error {
+	if k.check && int(s.pc[0]) > k.tail+1 && int(s.pc[1]) > k.tail+1 && s.x == 2 {
+		return fmt.Errorf("x = 2: thread 1 drew first")
+	}
+	return nil
+}
+
+func (k tickets) Hash(s ticketsState) uint64 {
+	return uint64(s.pc[0]) | uint64(s.pc[1])<<8 | uint64(s.r[0])<<16 | uint64(s.r[1])<<24 | uint64(s.y)<<32 | uint64(s.x)<<40
+}
+
+func (k tickets) Signature(s ticketsState, t ts.Tid) uint64 {
+	return uint64(s.pc[t]) | uint64(s.r[t])<<8
+}
+
+func (k tickets) Permute(s ticketsState, p []ts.Tid) ticketsState {
+	r := s
+	for t := range ts.Tid(2) {
+		r.pc[p[t]], r.r[p[t]] = s.pc[t], s.r[t]
+	}
+	return r
+}
+
+// class is s up to the claimed renaming.
+func (k tickets) class(s ticketsState) ticketsState {
+	if [2]uint8{s.pc[1], s.r[1]} != [2]uint8{s.pc[0], s.r[0]} && (s.pc[1] < s.pc[0] || s.pc[1] == s.pc[0] && s.r[1] < s.r[0]) {
+		return k.Permute(s, []ts.Tid{1, 0})
+	}
+	return s
+}
+
+// With a Permuter, Verify compared the states reached with the threads
+// exchanged against the renamed states only up to MaxDepth transitions
+// after the claim; a renaming that fails later went unnoticed, and sympor
+// reached one of the two terminal classes of ts.Explore (and missed the
+// check). Verify must reject the claim, at the transition where the
+// renaming fails.
+func TestVerifyDataSwapPermuter(t *testing.T) {
+	ctx := context.Background()
+	for _, k := range []tickets{{tail: 5}, {tail: 5, check: true}} {
+		name := fmt.Sprintf("tail %d, check %v", k.tail, k.check)
+		count := func(run func(ts.Options) (ts.Result, error)) (terminals, violations int) {
+			seen, msgs := map[ticketsState]bool{}, map[string]bool{}
+			_, err := run(ts.Options{KeepGoing: true,
+				OnTerminal:  func(st any, _ ts.Schedule) { seen[k.class(st.(ticketsState))] = true },
+				OnViolation: func(v *ts.Violation) { msgs[v.Err.Error()] = true },
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			return len(seen), len(msgs)
+		}
+		refT, refV := count(func(o ts.Options) (ts.Result, error) { return ts.Explore[ticketsState](ctx, k, o) })
+		spT, spV := count(func(o ts.Options) (ts.Result, error) {
+			return symmetry.DPOR[ticketsState](ctx, k, symmetry.Options{Options: o})
+		})
+		wantRef, wantV := 2, 0
+		if k.check {
+			wantRef, wantV = 1, 1
+		}
+		if refT != wantRef || spT != 1 || refV != wantV || spV != 0 {
+			t.Fatalf("%s: ts.Explore reaches %d terminal classes and %d violations, sympor %d and %d", name, refT, refV, spT, spV)
+		}
+		err := symmetry.Verify[ticketsState](k, symmetry.VerifyOptions{})
+		t.Logf("%s: ts.Explore: %d terminal classes, %d violations; sympor: %d, %d; Verify: %v", name, refT, refV, spT, spV, err)
+		var m *symmetry.Mismatch
+		if !errors.As(err, &m) {
+			t.Errorf("%s: Verify: %v; want a *Mismatch", name, err)
+		}
+	}
+}
