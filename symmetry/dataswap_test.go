@@ -324,3 +324,35 @@ func TestVerifyDataSwapPermuter(t *testing.T) {
 		}
 	}
 }
+
+// unhashedWriters is permWriters without Hash: Verify, which compares
+// states by Hash, cannot use the Permuter (it used to call a nil Hasher and
+// report the panic as a mismatch), and says what is missing.
+type unhashedWriters struct{ w permWriters }
+
+func (u unhashedWriters) Init() writersState { return u.w.Init() }
+func (u unhashedWriters) Threads() int       { return u.w.Threads() }
+func (u unhashedWriters) Next(s writersState, t ts.Tid) (ts.Step, ts.Status) {
+	return u.w.Next(s, t)
+}
+func (u unhashedWriters) Apply(s writersState, t ts.Tid) writersState { return u.w.Apply(s, t) }
+func (u unhashedWriters) Signature(s writersState, t ts.Tid) uint64 {
+	return u.w.Signature(s, t)
+}
+func (u unhashedWriters) Permute(s writersState, p []ts.Tid) writersState {
+	return u.w.Permute(s, p)
+}
+
+// A Signer with Permuter and no Hash: its claims are unverified, and the
+// error says to implement ts.Hasher.
+func TestVerifyPermuterWithoutHash(t *testing.T) {
+	var u *symmetry.Unverified
+	err := symmetry.Verify[writersState](unhashedWriters{permWriters{writers{tail: 1}}}, symmetry.VerifyOptions{})
+	if !errors.As(err, &u) || !strings.Contains(u.Detail, "implement Permuter and ts.Hasher") {
+		t.Errorf("Verify: %v; want the claim unverified, for want of Hash", err)
+	}
+	err = symmetry.Verify[writersState](unhashedWriters{permWriters{writers{tail: 1}}}, symmetry.VerifyOptions{Observational: true, MaxPairs: 3})
+	if !errors.As(err, &u) || !strings.Contains(u.Detail, "without ts.Hasher every schedule is a pair of its own") {
+		t.Errorf("Verify, observational, 3 pairs: %v; want the claim unverified, for want of pairs", err)
+	}
+}

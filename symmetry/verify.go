@@ -97,9 +97,9 @@ func (u *Unverified) Unwrap() error { return ErrUnverified }
 
 // Verify checks the symmetry a system declares on a bounded prefix of its
 // state space, breadth first (every enabled thread with every outcome of its
-// transition), and returns the first *Mismatch it finds (the shortest
-// schedule, then the lowest thread), or nil. It checks whatever the system
-// implements:
+// transition), and returns the first *Mismatch it finds (in the order of
+// the states it visits, then of the threads), an *Unverified for a claim it
+// cannot check, or nil. It checks whatever the system implements:
 //
 //   - Canonicalizer (with ts.Hasher): at every state s, with (rep, p) =
 //     Canonical(s): p is a permutation; Check(s) and Check(rep) agree, and
@@ -113,23 +113,60 @@ func (u *Unverified) Unwrap() error { return ErrUnverified }
 //   - Permuter as well: Permute(s, p) is rep, and the permuted successor is
 //     the successor of the permuted state: Permute(ApplyOutcome(s, t, c), p)
 //     equals ApplyOutcome(Permute(s, p), p[t], c) (compared by Hash).
-//   - Signer: at every state s, for every two enabled threads a ≠ b with equal
-//     signatures, the futures of s with a and b exchanged are compared in
-//     lockstep up to MaxDepth transitions, every outcome of each: for each
-//     schedule w from s, the state u reached by w and the state v reached by
-//     w with a and b exchanged must show the same statuses, numbers of
-//     outcomes, check and invariant results, steps equal up to one
-//     consistent renaming of objects (access by access, in the order the
-//     steps list them) that maps the objects the invariant reads
-//     (InvariantReads) to objects it reads and the others to others, and,
-//     with Permuter, v must be u with a and b exchanged.
+//   - Signer: at every state s, every two enabled threads a ≠ b with equal
+//     signatures claim that exchanging them is a symmetry at s. Their
+//     futures from s are compared in lockstep, every outcome of each: for
+//     each schedule w from s, the state u reached by w and the state v
+//     reached by w with a and b exchanged must show the same statuses,
+//     numbers of outcomes, check and invariant results, and steps equal up
+//     to one consistent renaming of objects (access by access, in the order
+//     the steps list them) that maps the objects the invariant reads
+//     (InvariantReads) to objects it reads and the others to others.
+//   - Signer with Permuter (and ts.Hasher): with τ the exchange of a and b,
+//     v must also be Permute(u, τ) (by Hash), in the lockstep above up to
+//     MaxDepth transitions; beyond it, at every state u reachable from s
+//     (up to MaxStates states per exchange, breadth first from each claim,
+//     remembered across claims), Permute(·, τ) must commute with every
+//     transition: Check, Invariant, statuses, numbers of outcomes and the
+//     kinds of the accesses agree on u and Permute(u, τ), and
+//     Permute(ApplyOutcome(u, x, c), τ) is ApplyOutcome(Permute(u, τ), τ(x),
+//     c). A renaming that fails shows at the transition where it fails,
+//     however far from the claim.
+//   - Signer without Permuter: the lockstep goes on to the end of every
+//     execution (MaxDepth plays no part, MaxPairs caps it; with ts.Hasher
+//     every pair of states is compared once). A difference the system
+//     shows, however late, is a *Mismatch. But Verify cannot tell an
+//     exchange of two threads from a change of data that nothing reads
+//     (writers that write different values to a variable no check reads),
+//     so a claim it cannot refute is reported as *Unverified (the first,
+//     breadth first, once every state is checked), unless Observational
+//     accepts it; a comparison that MaxPairs cuts short is *Unverified even
+//     then.
+//
+// What nil means. For a Canonicalizer, the conditions above hold at every
+// state visited. For a claim of a Signer with Permuter, the exchange is an
+// automorphism (the renaming σ of Signer's contract, σ = Permute(·, τ)) on
+// the states of s's future that Verify reached; when those are all of them
+// (the future has at most MaxStates states) the claim holds, except that the
+// renaming of objects is checked to be consistent only within MaxDepth
+// transitions of the claim (beyond, each step's accesses are compared alone).
+// For a claim accepted under Observational, nothing the system shows tells
+// the two futures apart, to the end of every execution: a search that skips
+// one of them misses no failed check, no invariant failure and no deadlock,
+// and reaches every terminal state up to that indistinguishability only (a
+// terminal state that differs from those it reaches in data that nothing
+// reads may be left out). Verify cannot check claims made only at states
+// beyond the MaxStates it visits, nor, with Permuter, transitions beyond the
+// MaxStates states per exchange; nil says nothing of those, and does not say
+// whether a bound was reached.
 //
 // The states where a check or the invariant fails are checked but not
 // explored further, as the searches do. A system that implements none of
 // the three is reported with ErrNoSymmetry; Canonicalizer without ts.Hasher
 // with ts.ErrNoHash; a system whose Threads or InvariantReads is out of
 // range or panics with an error wrapping ts.ErrBadSystem. A panic in user
-// code is reported as a Mismatch naming the call.
+// code is reported as a Mismatch naming the call. A Permuter without
+// ts.Hasher is not used (Verify compares states by Hash).
 func Verify[S any](sys ts.TransitionSystem[S], opt VerifyOptions) (err error) {
 	v := &verifier[S]{sys: sys, opt: opt}
 	v.hasher, _ = sys.(ts.Hasher[S])
@@ -187,6 +224,9 @@ type verifier[S any] struct {
 
 	// the first claim of symmetry that could not be checked, or nil
 	unverified *Unverified
+	// per exchange of two threads (with Permuter), the states whose
+	// transitions have been checked to commute with it
+	renamed map[[2]ts.Tid]map[uint64]bool
 }
 
 type vnode[S any] struct {
@@ -405,6 +445,11 @@ func (v *verifier[S]) signatures(s S, sched ts.Schedule) error {
 			if m != nil {
 				return m
 			}
+			if v.perm != nil {
+				if m := v.commutes(s, sched, a, b); m != nil {
+					return m
+				}
+			}
 			if v.perm == nil && v.unverified == nil {
 				v.unverify(sched, a, b, complete)
 			}
@@ -439,6 +484,118 @@ func (v *verifier[S]) unverify(sched ts.Schedule, a, b ts.Tid, complete bool) {
 		}
 	}
 	v.unverified = &Unverified{Schedule: sched.Clone(), A: a, B: b, Detail: why}
+}
+
+// commutes checks, with Permuter, that exchanging threads a and b (Permute
+// by their transposition τ) commutes with every transition of every state
+// reachable from s: at each such state u, with u' = Permute(u, τ), Check
+// and Invariant agree on u and u'; every thread x and its image τ(x) have
+// the same status, steps of the same shape (accesses of the same kinds, to
+// objects the invariant reads or not alike) and as many outcomes; and for
+// every outcome c, Permute(ApplyOutcome(u, x, c), τ) is
+// ApplyOutcome(u', τ(x), c) (by Hash). With Permute(s, τ) = s, which
+// lockstep checks, this makes the exchange an automorphism of s's future
+// (by induction on the schedule), which is what the claim means; a
+// renaming that fails shows at the transition where it fails, however far
+// from the claim. The states checked for one exchange are remembered
+// across claims and capped at MaxStates, breadth first from each claim.
+func (v *verifier[S]) commutes(s S, sched ts.Schedule, a, b ts.Tid) error {
+	tau := make([]ts.Tid, v.n)
+	for t := range tau {
+		tau[t] = ts.Tid(t)
+	}
+	tau[a], tau[b] = b, a
+	if v.renamed == nil {
+		v.renamed = map[[2]ts.Tid]map[uint64]bool{}
+	}
+	seen := v.renamed[[2]ts.Tid{a, b}]
+	if seen == nil {
+		seen = map[uint64]bool{}
+		v.renamed[[2]ts.Tid{a, b}] = seen
+	}
+	h := v.hash(s, sched)
+	if seen[h] {
+		return nil
+	}
+	seen[h] = true
+	queue := []vnode[S]{{s: s, sched: sched}}
+	for len(queue) > 0 {
+		nd := queue[0]
+		queue = queue[1:]
+		mis := func(x ts.Tid, format string, args ...any) error {
+			img := ts.Tid(-1)
+			if x >= 0 {
+				img = tau[x]
+			}
+			return &Mismatch{Schedule: nd.sched.Clone(), Thread: x, Image: img,
+				Detail: fmt.Sprintf("threads %d and %d have equal signatures after %v, but ", a, b, sched) + fmt.Sprintf(format, args...)}
+		}
+		v.enter(nd.sched, -1, "Permute")
+		pu := v.perm.Permute(nd.s, tau)
+		if d := v.agree(nd.s, pu, nd.sched, "the state with them exchanged (Permute)"); d != "" {
+			return mis(-1, "%s", d)
+		}
+		if v.checkFails(nd.s, nd.sched) || v.invariantFails(nd.s, nd.sched) {
+			continue
+		}
+		for x := range ts.Tid(v.n) {
+			y := tau[x]
+			v.enter(nd.sched, x, "Next")
+			step1, st1 := v.sys.Next(nd.s, x)
+			v.enter(nd.sched, y, "Next (of the state with them exchanged)")
+			step2, st2 := v.sys.Next(pu, y)
+			if st1 != st2 {
+				return mis(x, "thread %d is %v and its image %d in the state with them exchanged is %v", x, st1, y, st2)
+			}
+			if st1 == ts.Finished {
+				continue
+			}
+			if d := sameShape(v.m.Inv, step1, step2); d != "" {
+				return mis(x, "thread %d's next step is %v and its image's in the state with them exchanged %v: %s", x, step1, step2, d)
+			}
+			k1, k2 := v.outcomes(nd.s, nd.sched, x), v.outcomes(pu, nd.sched, y)
+			if k1 != k2 {
+				return mis(x, "thread %d's transition has %d outcomes and its image %d's in the state with them exchanged has %d", x, k1, y, k2)
+			}
+			if st1 != ts.Enabled {
+				continue
+			}
+			for c := range k1 {
+				next := append(nd.sched.Clone(), ts.Move{Thread: x, Outcome: c})
+				cu := v.apply(nd.s, nd.sched, ts.Move{Thread: x, Outcome: c}, "Apply")
+				cv := v.apply(pu, nd.sched, ts.Move{Thread: y, Outcome: c}, "Apply (to the state with them exchanged)")
+				v.enter(next, -1, "Permute")
+				if v.hash(v.perm.Permute(cu, tau), next) != v.hash(cv, next) {
+					return mis(x, "the successor by thread %d (outcome %d) with %d and %d exchanged is not the successor by thread %d of the state with them exchanged", x, c, a, b, y)
+				}
+				if h := v.hash(cu, next); !seen[h] && len(seen) < v.opt.MaxStates {
+					seen[h] = true
+					queue = append(queue, vnode[S]{s: cu, sched: next})
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// sameShape describes why two steps that must be images of each other under
+// some renaming of objects cannot be, looking at each access alone ("" if
+// they can): their numbers of accesses, kinds, and whether the invariant
+// reads their objects.
+func sameShape(inv *ts.InvariantWrites, s1, s2 ts.Step) string {
+	if s1.NumAccesses() != s2.NumAccesses() {
+		return fmt.Sprintf("they touch %d and %d objects", s1.NumAccesses(), s2.NumAccesses())
+	}
+	for i := range s1.NumAccesses() {
+		a1, a2 := s1.At(i), s2.At(i)
+		if a1.Op != a2.Op || a1.IsSync() != a2.IsSync() {
+			return fmt.Sprintf("they differ in access %d", i)
+		}
+		if inv.Reads(a1.Obj) != inv.Reads(a2.Obj) {
+			return fmt.Sprintf("the invariant reads one of objects %d and %d and not the other", a1.Obj, a2.Obj)
+		}
+	}
+	return ""
 }
 
 type vpair[S any] struct {
