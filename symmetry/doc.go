@@ -42,7 +42,8 @@
 //     threads), or anything else that carries thread ids between states.
 //   - [Verify]: checks a declared canonicalizer, permutation or signature
 //     on a bounded state space and reports the first [Mismatch] (schedule,
-//     thread, image) where it fails.
+//     thread, image) where it fails, or an [Unverified] claim of signatures
+//     that it cannot check (see "What Verify guarantees" below).
 //
 // All of them take the whole model: steps of several objects, transitions
 // of several outcomes (ts.Chooser), idle threads and a global invariant
@@ -70,6 +71,43 @@
 // included, reporting the first that fails (an outcome count, a successor
 // by some outcome, the invariant or the check on one side only, a renaming
 // that moves an object in or out of the invariant's read set).
+//
+// # What Verify guarantees, and what it cannot check
+//
+// A symmetry is a renaming of states, and Verify can check one only where
+// it can compare a state with its renaming. A canonical form is such a
+// comparison, made at every state Verify visits. A signature is not: it
+// claims, at one state, that exchanging two threads is a symmetry of the
+// whole future, and which renaming that is the system says only through
+// [Permuter]. So:
+//
+//   - With Permuter, Verify checks that the exchange fixes the state where
+//     it is claimed and commutes with every transition of every state of its
+//     future, up to MaxStates states per exchange: a claim that is not a
+//     renaming (two threads that write different values, one that remembers
+//     it drew a ticket first) fails at the transition where the states stop
+//     being renamings of each other, however far from the claim. If the
+//     future fits in the bound, an accepted claim holds, but for the
+//     consistency of the renaming of objects, which is checked within
+//     MaxDepth transitions of the claim only.
+//   - Without Permuter, Verify can only compare what the system shows:
+//     statuses, steps, numbers of outcomes, Check and Invariant, along the
+//     two futures, which it does to the end of every execution. A
+//     difference there is a Mismatch. Nothing there can tell an exchange of
+//     threads from a change of data that nothing reads, and a search that
+//     trusts such a claim leaves out terminal states; so Verify reports the
+//     claim as [Unverified] and says to implement Permuter.
+//     VerifyOptions.Observational accepts instead a claim whose futures
+//     show no difference to the end: then no failed check, invariant
+//     failure or deadlock is lost, but terminal states (Options.OnTerminal,
+//     Result.States) are covered only up to that indistinguishability.
+//
+// Verify cannot check what lies beyond its bounds: claims made only at
+// states past the first MaxStates it visits, and, with Permuter,
+// transitions past the MaxStates states it checks per exchange; a nil
+// error does not say whether a bound was reached. Check small instances
+// whole (raise the bounds until they cover the state space), then run the
+// large ones.
 //
 // Why sym stays sound: "equal canonical hash" is then a bisimulation that
 // matches moves with moves of the same outcome and preserves statuses,
@@ -109,9 +147,13 @@
 // ts.Explore counts them: not where every waiting thread is Idle, nor under
 // Options.IgnoreDeadlocks), every failed check and every invariant failure
 // of ts.Explore up to a renaming of threads in the symmetry group, provided
-// the declared symmetry is true (check it with Verify) and the check and
-// the invariant are symmetric (a failure message that names a thread may
-// name another one). Neither looks for data races. Every
+// the declared symmetry is true (check it with Verify, which for signatures
+// needs Permuter) and the check and the invariant are symmetric (a failure
+// message that names a thread may name another one). For signatures that
+// hold only observationally (what Verify accepts without Permuter under
+// VerifyOptions.Observational), sympor reaches every failed check,
+// invariant failure and deadlock, and every terminal state up to what the
+// system shows. Neither looks for data races. Every
 // schedule they report is a schedule of the system's own thread ids:
 // neither explores canonical representatives, they explore real states and
 // use the canonical form (or the signature) only to decide what to skip, so

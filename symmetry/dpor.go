@@ -59,12 +59,17 @@ import (
 // What it preserves: with NoSymmetry, every terminal state (deadlocks
 // included) and every failed check and invariant of ts.Explore. With
 // symmetry, the same up to a renaming of threads (Theorem 7.5), under the
-// conditions the package documentation states, which the property tests
-// check on random programs with groups of identical threads. The thesis's
-// proof of Theorem 7.5 argues from the automorphism alone and does not
-// account for the backtrack points that the skipped subtree would have
-// added at earlier states; see the package documentation for what that
-// means.
+// conditions the package documentation states (signatures that [Verify]
+// accepts with [Permuter]; for those it accepts only under
+// VerifyOptions.Observational, terminal states up to what the system
+// shows), which the property tests check on random programs with groups of
+// identical threads. DPOR trusts the signatures: one that claims an
+// exchange that is not a symmetry makes it skip states it must reach, and
+// nothing in the search shows it. Run Verify on the system (or on small
+// instances of it) first. The thesis's proof of Theorem 7.5 argues from the
+// automorphism alone and does not account for the backtrack points that
+// the skipped subtree would have added at earlier states; see the package
+// documentation for what that means.
 //
 // Result.Executions counts the executions explored to their end;
 // Result.Stats["pruned"] the branches skipped as symmetric and

@@ -41,10 +41,14 @@ type Canonicalizer[S any] interface {
 
 // Permuter is implemented by systems that can rename their threads: Permute
 // returns s with thread t's part moved to thread p[t], for a permutation p in
-// the system's symmetry group. It is optional: [Verify] uses it, when
-// present, to check that the group acts as automorphisms (the permuted
+// the system's symmetry group (for a [Signer], the exchange of two threads
+// with equal signatures, at the states of the future of the state where
+// they have them). It is optional for the strategies: [Verify] uses it, with
+// ts.Hasher, to check that the group acts as automorphisms (the permuted
 // successor is the successor of the permuted state) and that Canonical is
-// invariant under it.
+// invariant under it, and it needs it to accept a Signer's claims: without
+// it Verify cannot tell an exchange of threads from a change of data that
+// nothing reads (see [Verify] and VerifyOptions.Observational).
 type Permuter[S any] interface {
 	Permute(s S, p []ts.Tid) S
 }
@@ -54,7 +58,8 @@ type Permuter[S any] interface {
 // signature is the thread's residual code and local state).
 //
 // Signature(s, t) summarizes what thread t will still do from s and its local
-// state. The contract, which [Verify] checks on a bounded state space: if two
+// state. The contract, which [Verify] checks on a bounded state space (with
+// [Permuter]: without it, Verify can refute a claim but not confirm it): if two
 // different threads a and b have equal signatures at s, swapping them is a
 // symmetry at s: there is a renaming σ of states with σ(s) = s that exchanges
 // a's and b's parts (and objects that belong to one of them, such as a
@@ -69,8 +74,9 @@ type Permuter[S any] interface {
 // dependent for the invariant's sake are renamed into each other.
 //
 // Equal local states are not enough when a thread's identity enters the
-// shared data (a message tagged with its id, a fork that only it and its
-// neighbour use): such threads must get different signatures. Mixing the
+// shared data (a message tagged with its id, a value it writes, a fork that
+// only it and its neighbour use): such threads must get different
+// signatures. Mixing the
 // thread id into the signature is always sound; it only finds no symmetry.
 // Signature is called for enabled threads only.
 type Signer[S any] interface {
