@@ -17,6 +17,8 @@ import (
 // group: Canonical, Permute) and the discovered one (Signature). Thread ids
 // never enter its data but as lock owners, which permutations rename, so the
 // symmetries are exact. It is the random system of the property tests.
+// (gStoreTid, which writes the thread's id to a variable, breaks this on
+// purpose: only the programs that test Verify's refusals use it.)
 //
 // The whole model's features are instructions of their own (a coin flip of
 // several outcomes, a copy that reads one variable and writes another, an
@@ -52,6 +54,7 @@ const (
 	gCopy                  // r := x; y := x + k (reads x, writes y: one step of two objects)
 	gWait                  // await x == k, Idle until then
 	gAcquire2              // lock(0) and lock(1) at once (one step of two objects)
+	gStoreTid              // x := t + k, t the thread's id: not symmetric
 )
 
 type ginstr struct {
@@ -99,7 +102,7 @@ func (p *gprog) Next(s gstate, t ts.Tid) (ts.Step, ts.Status) {
 	switch in.kind {
 	case gLoad:
 		return ts.Step{Obj: ts.Obj(in.x), Op: ts.Read}, ts.Enabled
-	case gStore, gStoreReg, gFetchAdd:
+	case gStore, gStoreReg, gFetchAdd, gStoreTid:
 		return ts.Step{Obj: ts.Obj(in.x), Op: ts.Write}, ts.Enabled
 	case gAcquire:
 		if s.owner[in.x] != 0 {
@@ -151,6 +154,8 @@ func (p *gprog) ApplyOutcome(s gstate, t ts.Tid, c int) gstate {
 		s.reg[t][in.r] = s.vars[in.x]
 	case gStore:
 		s.vars[in.x] = uint8(in.k)
+	case gStoreTid:
+		s.vars[in.x] = (uint8(t) + uint8(in.k)) % m
 	case gStoreReg:
 		s.vars[in.x] = (s.reg[t][in.r] + uint8(in.k)) % m
 	case gFetchAdd:
