@@ -96,8 +96,10 @@ func (w writers) reached(t *testing.T, run func(ts.Options) (ts.Result, error)) 
 // changes data rather than renaming threads: sympor, trusting it, skips
 // thread 1 at the initial state and never sees x end at 1, so it reaches
 // one of the two terminal states of ts.Explore, and with the check it
-// misses the failure. Verify must not accept such a signer: whatever it
-// returns, if it returns nil, sympor must reach what ts.Explore reaches.
+// misses the failure (the figures are asserted, so that the system stays a
+// reproduction). Verify must not accept such a signer: it returns a
+// *Mismatch (with the check, whose failure at the end it now compares) or
+// an *Unverified (without: nothing the system shows tells x = 1 from x = 2).
 func TestVerifyDataSwap(t *testing.T) {
 	ctx := context.Background()
 	for _, w := range []writers{{tail: 3, check: true}, {tail: 3}} {

@@ -84,12 +84,13 @@
 //   - With Permuter, Verify checks that the exchange fixes the state where
 //     it is claimed and commutes with every transition of every state of its
 //     future, up to MaxStates states per exchange: a claim that is not a
-//     renaming (two threads that write different values, one that remembers
-//     it drew a ticket first) fails at the transition where the states stop
-//     being renamings of each other, however far from the claim. If the
-//     future fits in the bound, an accepted claim holds, but for the
-//     consistency of the renaming of objects, which is checked within
-//     MaxDepth transitions of the claim only.
+//     renaming (two threads that write their own ids to a shared variable,
+//     at once or many steps later) fails at the transition where the states
+//     stop being renamings of each other, however far from the claim. When
+//     the states reachable from the claims of an exchange number at most
+//     MaxStates, every one is checked, and an accepted claim holds, except
+//     for the consistency of the renaming of objects, which is checked
+//     within MaxDepth transitions of the claim only.
 //   - Without Permuter, Verify can only compare what the system shows:
 //     statuses, steps, numbers of outcomes, Check and Invariant, along the
 //     two futures, which it does to the end of every execution. A
@@ -98,9 +99,13 @@
 //     trusts such a claim leaves out terminal states; so Verify reports the
 //     claim as [Unverified] and says to implement Permuter.
 //     VerifyOptions.Observational accepts instead a claim whose futures
-//     show no difference to the end: then no failed check, invariant
-//     failure or deadlock is lost, but terminal states (Options.OnTerminal,
-//     Result.States) are covered only up to that indistinguishability.
+//     show no difference to the end. The skipped subtree then matches the
+//     explored one move by move in everything that the argument for sympor
+//     below uses (statuses, steps up to a renaming of objects, outcomes,
+//     check and invariant), so sympor loses no failed check, invariant
+//     failure or deadlock that it would not lose under a true symmetry; but
+//     terminal states (Options.OnTerminal) are covered only up to that
+//     indistinguishability.
 //
 // Verify cannot check what lies beyond its bounds: claims made only at
 // states past the first MaxStates it visits, and, with Permuter,
@@ -165,7 +170,10 @@
 // one variable to another, idle waits, acquires of two locks at once, an
 // invariant over the variables, with and without IgnoreDeadlocks); on
 // random programs of the whole model (ts/tstest) under the trivial
-// symmetry, where sympor must match ts.Explore exactly; and on hand-built
+// symmetry, where sympor must match ts.Explore exactly; under random
+// signers, most of them wrong (threads that write their ids, signatures
+// that forget registers or see only the next instruction), for which
+// whatever Verify accepts sympor must get right; and on hand-built
 // systems: coin flips, identical clients of identical idle servers over a
 // lossy link, and flags whose invariant fails only at an intermediate state
 // that a reduction skips when the same property is a check.

@@ -23,11 +23,14 @@ const (
 	DefaultVerifyPairs  = 2000
 )
 
-// VerifyOptions bound the work of Verify.
+// VerifyOptions bound the work of Verify, and say whether it accepts
+// claims it can check only by what the system shows.
 type VerifyOptions struct {
 	// MaxStates caps the states checked, breadth first from the initial
-	// state; 0 means DefaultVerifyStates. States are told apart by Hash when
-	// the system has one; otherwise every schedule is a new state.
+	// state, and, for a Signer with Permuter, the states checked for each
+	// exchange of two threads, breadth first from the states where it is
+	// claimed; 0 means DefaultVerifyStates. States are told apart by Hash
+	// when the system has one; otherwise every schedule is a new state.
 	MaxStates int
 	// MaxDepth caps how far the futures of two threads with equal
 	// signatures are compared in lockstep when the system implements
@@ -44,7 +47,8 @@ type VerifyOptions struct {
 	// It is off by default: such a claim is then reported as *Unverified,
 	// because Verify cannot tell a renaming of threads from a change of
 	// data that nothing reads, and the search that trusts the claim may
-	// then miss terminal states (not violations) that differ in that data.
+	// then miss terminal states (not failed checks, invariant failures or
+	// deadlocks) that differ in that data.
 	Observational bool
 }
 
@@ -146,19 +150,20 @@ func (u *Unverified) Unwrap() error { return ErrUnverified }
 // What nil means. For a Canonicalizer, the conditions above hold at every
 // state visited. For a claim of a Signer with Permuter, the exchange is an
 // automorphism (the renaming σ of Signer's contract, σ = Permute(·, τ)) on
-// the states of s's future that Verify reached; when those are all of them
-// (the future has at most MaxStates states) the claim holds, except that the
-// renaming of objects is checked to be consistent only within MaxDepth
-// transitions of the claim (beyond, each step's accesses are compared alone).
-// For a claim accepted under Observational, nothing the system shows tells
-// the two futures apart, to the end of every execution: a search that skips
-// one of them misses no failed check, no invariant failure and no deadlock,
-// and reaches every terminal state up to that indistinguishability only (a
-// terminal state that differs from those it reaches in data that nothing
-// reads may be left out). Verify cannot check claims made only at states
-// beyond the MaxStates it visits, nor, with Permuter, transitions beyond the
-// MaxStates states per exchange; nil says nothing of those, and does not say
-// whether a bound was reached.
+// the states of s's future that Verify reached; when the states reachable
+// from the claims of that exchange number at most MaxStates, Verify reaches
+// all of them and the claim holds, except that the renaming of objects is
+// checked to be consistent only within MaxDepth transitions of the claim
+// (beyond, each step's accesses are compared alone). For a claim accepted
+// under Observational, nothing the system shows tells the two futures
+// apart, to the end of every execution: a search that skips one of them
+// loses no failed check, invariant failure or deadlock that it would not
+// lose under a true symmetry, and reaches every terminal state only up to
+// that indistinguishability (a terminal state that differs from those it
+// reaches in data that nothing reads may be left out). Verify cannot check
+// claims made only at states beyond the MaxStates it visits, nor, with
+// Permuter, transitions beyond the MaxStates states per exchange; nil says
+// nothing of those, and does not say whether a bound was reached.
 //
 // The states where a check or the invariant fails are checked but not
 // explored further, as the searches do. A system that implements none of
