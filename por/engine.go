@@ -142,8 +142,15 @@ type explorer[S any] struct {
 	shared    int32
 	sharedBuf []wev
 	race      raceState
-	seqBuf    []wev // reused wakeup sequences
-	insBuf    []wev // insert's copy of the sequence it inserts
+	seqBuf    []wev   // reused wakeup sequences
+	insBuf    []wev   // insert's copy of the sequence it inserts
+	seqPos    []int32 // the execution's events of seqBuf (notdepAt)
+	// ODPOR: the descents of races' reversals, by event (descent.go), and
+	// the record for the reversal being inserted, if any.
+	descents    [][]descMemo
+	descent     *descMemo
+	memoDescent bool // insertReversal: a race's reversal, its descents recorded
+	sleepKnown  bool // insertAt: the sleep set does not reject the sequence (known)
 	// Scratch of a parallel search: the units' encoded inputs, the walk of
 	// a subtree to encode, the ids of a subtree's decoded nodes.
 	keyBuf           []byte
@@ -381,6 +388,9 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	// SDPOR's graph, emptied by its init.
 	e.graph = old.graph
 	e.ids = old.ids // ids stay unique across the pool's searches
+	// ODPOR's descent records are for events by id: those of old's
+	// searches are never used again.
+	e.descents, e.seqPos = old.descents, old.seqPos[:0]
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled
 		resetRuled(e.ruled)

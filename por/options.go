@@ -98,6 +98,12 @@ type Options struct {
 	// checkSleep, in tests, makes ODPOR check the sleep-set verdicts it
 	// reaches without building the sequences (see sleepCheck).
 	checkSleep *sleepCheck
+
+	// checkDescent, in tests, makes ODPOR check each record of a descent
+	// it starts below against a descent from the root (see descentCheck).
+	checkDescent *descentCheck
+	// noDescents, in tests, makes ODPOR keep no record of descents.
+	noDescents bool
 }
 
 func (o Options) validate() error {

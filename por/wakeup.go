@@ -257,6 +257,13 @@ const anyOutcome = -1
 // Events of w whose thread is negative have been removed (see insert) and
 // are skipped.
 func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool {
+	ok, _ := weakInitialIdx(q, out, st, w, initialsOnly)
+	return ok
+}
+
+// weakInitialIdx is weakInitial, which also returns the index in w of q's
+// first event (not removed), or -1 if w has none.
+func weakInitialIdx(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) (bool, int) {
 	// By index, and with dependent's single-access case inline: on the
 	// bundled models this runs a few times per transition.
 	for j := range w {
@@ -265,7 +272,7 @@ func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool
 			continue
 		}
 		if out != anyOutcome && x.out != out {
-			return false // another event of q
+			return false, j // another event of q
 		}
 		for k := range j {
 			y := &w[k]
@@ -274,16 +281,16 @@ func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool
 			}
 			if len(y.step.Also)+len(x.step.Also) == 0 { // dependent, inline
 				if y.step.Obj == x.step.Obj && (y.step.Op != ts.Read || x.step.Op != ts.Read) {
-					return false
+					return false, j
 				}
 			} else if ts.Dependent(y.step, x.step) {
-				return false
+				return false, j
 			}
 		}
-		return true
+		return true, j
 	}
 	if initialsOnly {
-		return false
+		return false, -1
 	}
 	for j := range w {
 		y := &w[j]
@@ -292,13 +299,13 @@ func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool
 		}
 		if len(y.step.Also)+len(st.Also) == 0 { // dependent, inline
 			if y.step.Obj == st.Obj && (y.step.Op != ts.Read || st.Op != ts.Read) {
-				return false
+				return false, -1
 			}
 		} else if ts.Dependent(st, y.step) {
-			return false
+			return false, -1
 		}
 	}
-	return true
+	return true, -1
 }
 
 // dependent is ts.Dependent, without copying the steps.

@@ -1,0 +1,184 @@
+package por
+
+import "github.com/weftlab/weft/ts"
+
+// Descents kept from one analysis of a race to the next.
+//
+// ODPOR analyses every race of every execution (see ODPOR): a race in the
+// prefix an execution shares with the one before it is analysed again, and
+// its reversal, notdep(e).e', inserted again into the wakeup tree of the
+// state before e. On the bundled models that insertion mostly descends a
+// long branch planned before and ends at its leaf (covered): most of the
+// time of the search. The new reversal starts with the same events as the
+// one before, those of notdep(e) in the shared prefix; only the events after
+// the point where the executions part differ. The descent's first levels
+// can therefore be taken as they were, where they read only those events.
+//
+// While an event e' of the execution stays, so do the events before it, and
+// the wakeup tree of the state before e (a frame below the current one)
+// only grows: a frame's branches other than the one being explored are
+// removed only once that one is done, which pops e'. A node's children are
+// kept in insertion order, so the first child of a node that passes the test
+// of a descent is the same for any later descent that tests the same
+// children the same way. The tests that depend only on the first events of
+// the reversal are:
+//
+//   - a child whose thread has its first event (not taken yet) at index a of
+//     the reversal: whether it is a weak initial depends on the events up to
+//     a, and taking it removes event a;
+//   - a child not enabled at the frame (level 0): skipped whatever follows;
+//   - the branch being explored at the frame (e itself, level 0), whose
+//     thread has no event in notdep(e) (its later events happen after e)
+//     and which is not a weak initial of any reversal ending with e', which
+//     depends on it: rejected whatever else the reversal holds.
+//
+// A descent records, level by level, as long as its tests are of these
+// kinds, the node it reached, the events it took and the last index a it
+// read; the record stays good while the execution's event behind that index
+// does (its id is the same), and strict mode (KeepGoing past a failed check)
+// has not changed. The next insertion of the same race's reversal (same
+// event, candidate, frame and outcome) then starts from that node, and
+// records further.
+
+// descMemo is what the last insertion of a race's reversal found in its
+// first levels, the ones whose tests read only the events of the reversal
+// up to index ref (see above).
+type descMemo struct {
+	kid     uint64 // the id of the race's later event: the record is for it
+	ci, j   int32  // its candidate, and the frame the reversal goes to
+	out     int32  // the outcome of the reversal's last event
+	strict  bool
+	node    int32   // the node reached, with children; -1: nothing recorded
+	level   int32   // its depth below the frame's root
+	removed []int32 // the indices of the events taken on the way, in order
+	ref     int32   // the last index of the reversal the tests read, or -1
+	refPos  int32   // the execution's event at that index
+	refID   uint64  // and its id
+}
+
+// descentFor returns the record of the race of event k's candidate ci whose
+// reversal ends with outcome out and goes to frame j, made anew if there
+// is none for this event.
+func (e *explorer[S]) descentFor(k int32, ci int, j int32, out int) *descMemo {
+	for len(e.descents) <= int(k) {
+		e.descents = append(e.descents, nil)
+	}
+	id := e.ev[k].id
+	list := e.descents[k]
+	free := -1
+	for i := range list {
+		m := &list[i]
+		if m.kid != id {
+			free = i
+			continue
+		}
+		if m.ci == int32(ci) && m.j == j && m.out == int32(out) {
+			return m
+		}
+	}
+	if free < 0 {
+		list = append(list, descMemo{})
+		e.descents[k] = list
+		free = len(list) - 1
+	}
+	m := &list[free]
+	*m = descMemo{kid: id, ci: int32(ci), j: j, out: int32(out), node: -1, ref: -1, removed: m.removed[:0]}
+	return m
+}
+
+// usable reports whether m's levels can be taken for the reversal being
+// inserted now: they were recorded, in the same mode, and the events they
+// read are still the execution's.
+func (e *explorer[S]) usable(m *descMemo) bool {
+	if m.node < 0 || m.strict != e.strict {
+		return false
+	}
+	return m.ref < 0 || (int(m.refPos) < len(e.ev) && e.ev[m.refPos].id == m.refID)
+}
+
+// forget empties m for a descent that records from the root.
+func (m *descMemo) forget(strict bool) {
+	m.node, m.level, m.removed, m.ref, m.strict = -1, 0, m.removed[:0], -1, strict
+}
+
+// notdepAt sets e.seqBuf to notdep(i, end) (see notdep) and e.seqPos to the
+// indices in the execution of its events.
+func (e *explorer[S]) notdepAt(i, end int32) {
+	xi := &e.ev[i]
+	w, pos := e.seqBuf[:0], e.seqPos[:0]
+	for j := i + 1; j < end; j++ {
+		y := &e.ev[j]
+		if y.clock[xi.t] < xi.n {
+			w = append(w, wev{t: y.t, out: y.out, step: y.step})
+			pos = append(pos, j)
+		}
+	}
+	e.seqBuf, e.seqPos = w, pos
+}
+
+// descentCheck is, for tests (Options.checkDescent), the count of the
+// records taken (usable), of their levels, and of those whose node or
+// events differ from what a descent from the root finds.
+type descentCheck struct {
+	uses, levels, misses int64
+}
+
+// descent is where a descent of a few levels ended: the node, and the
+// indices of the events it took, in order, the last event as -1.
+type descent struct {
+	node  int32
+	taken []int32
+}
+
+// compare counts record m's use, and a miss if d, the descent made again
+// from the root, differs from it (last: the index of the sequence's last
+// event).
+func (c *descentCheck) compare(d descent, m *descMemo, last int) {
+	c.uses++
+	c.levels += int64(m.level)
+	same := d.node == m.node && len(d.taken) == len(m.removed)
+	for i := 0; same && i < len(d.taken); i++ {
+		a := d.taken[i]
+		if a == int32(last) {
+			a = -1
+		}
+		same = a == m.removed[i]
+	}
+	if !same {
+		c.misses++
+	}
+}
+
+// descendAgain makes the first levels of insertAwake's descent of w into
+// frame f's tree on a copy of w, without a record, and returns where it
+// ended (node -1 if it stopped before).
+func (e *explorer[S]) descendAgain(f *frame[S], w []wev, levels int) descent {
+	w = append([]wev(nil), w...)
+	d := descent{node: f.root}
+	for level := range levels {
+		next := int32(-1)
+		for c := e.wt.nodes[d.node].first; c >= 0; c = e.wt.nodes[c].next {
+			x := &e.wt.nodes[c]
+			xt := ts.Tid(x.t)
+			if level == 0 && f.status[xt] != ts.Enabled {
+				continue
+			}
+			ok, jq := weakInitialIdx(xt, int(x.out), e.wt.step(x), w, e.strict)
+			if !ok {
+				continue
+			}
+			if jq < 0 || (level == 0 && c == f.cur) {
+				return descent{node: -1}
+			}
+			w[jq].t = -1
+			d.taken = append(d.taken, int32(jq))
+			next = c
+			break
+		}
+		if next < 0 {
+			return descent{node: -1}
+		}
+		d.node = next
+	}
+	return d
+}

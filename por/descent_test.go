@@ -1,0 +1,125 @@
+package por
+
+import (
+	"context"
+	"flag"
+	"reflect"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/ts"
+	"github.com/weftlab/weft/ts/tstest"
+)
+
+// ODPOR starts the insertion of a race's reversal below the levels its last
+// insertion recorded (descent.go). On random programs of the whole model
+// (five threads of plain accesses too), every record taken is where a
+// descent from the root ends after as many levels, taking the same events,
+// and the search is the one it makes without records: the same executions,
+// transitions, violations and figures.
+func TestODPORDescents(t *testing.T) {
+	chk := &descentCheck{}
+	rapid.Check(t, func(t *rapid.T) {
+		// -por.long draws longer threads.
+		steps := 2
+		if longRun() {
+			steps = 3
+		}
+		shape := tstest.GenOptions{MaxSteps: steps + 1}
+		switch rapid.IntRange(0, 2).Draw(t, "shape") {
+		case 1:
+			shape = tstest.GenOptions{MaxThreads: 4, MaxSteps: steps}
+		case 2:
+			// Where shortcuts in the analysis of shared prefixes went
+			// wrong before (see ODPOR).
+			shape = tstest.GenOptions{MinThreads: 5, MaxThreads: 5, MaxSteps: steps, NoRMW: true, NoLocks: true, NoBranches: true, NoSync: true, NoMulti: true, NoChoices: true, NoIdle: true, NoAsserts: true}
+		}
+		shape.CASReads = rapid.Bool().Draw(t, "casReads")
+		p := tstest.Programs(shape).Draw(t, "program")
+		var opt Options
+		opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
+		opt.checkDescent = chk
+		misses := chk.misses
+		got, err := ODPOR[tstest.State](context.Background(), p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chk.misses > misses {
+			t.Fatalf("%d records differ from a descent from the root", chk.misses-misses)
+		}
+		opt.checkDescent, opt.noDescents = nil, true
+		want, err := ODPOR[tstest.State](context.Background(), p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSearch(t, got, want)
+	})
+	if chk.uses == 0 || chk.levels == 0 {
+		t.Fatalf("no record taken (%d uses, %d levels)", chk.uses, chk.levels)
+	}
+	t.Logf("%d records taken, %d levels skipped", chk.uses, chk.levels)
+}
+
+// longRun reports whether -por.long is set (by the external test package).
+func longRun() bool {
+	f := flag.Lookup("por.long")
+	return f != nil && f.Value.String() == "true"
+}
+
+// sameSearch fails t unless got and want report the same search.
+func sameSearch(t interface {
+	Helper()
+	Fatalf(string, ...any)
+}, got, want ts.Result) {
+	t.Helper()
+	if got.Executions != want.Executions || got.Transitions != want.Transitions || got.Violations != want.Violations ||
+		!reflect.DeepEqual(got.Stats, want.Stats) || (got.Violation == nil) != (want.Violation == nil) ||
+		(got.Violation != nil && !reflect.DeepEqual(got.Violation.Trace.Schedule(), want.Violation.Trace.Schedule())) {
+		t.Fatalf("with records: %d executions, %d transitions, %d violations, %v; without: %d, %d, %d, %v",
+			got.Executions, got.Transitions, got.Violations, got.Stats, want.Executions, want.Transitions, want.Violations, want.Stats)
+	}
+}
+
+// On bundled models the records are taken, agree with descents from the
+// root, and change nothing the search reports. The figures are this
+// release's: a change in how many levels the records skip is a change in
+// the search's cost.
+func TestODPORDescentsModels(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		run          func(Options) (ts.Result, error)
+		uses, levels int64
+	}{
+		{"lastzero-8", func(o Options) (ts.Result, error) {
+			return ODPOR(context.Background(), models.NewLastzero(8), o)
+		}, 1028, 1366},
+		{"indexer-13", func(o Options) (ts.Result, error) {
+			return ODPOR(context.Background(), models.NewIndexer(13), o)
+		}, 69, 1815},
+		{"bluetooth-2", func(o Options) (ts.Result, error) {
+			return ODPOR(context.Background(), models.NewBluetooth(2), o)
+		}, 223, 237},
+		{"twophase-bug-2", func(o Options) (ts.Result, error) {
+			return ODPOR(context.Background(), models.NewTwoPhaseBug(2), o)
+		}, 0, 0},
+	} {
+		chk := &descentCheck{}
+		opt := Options{Options: ts.Options{KeepGoing: true}, checkDescent: chk}
+		got, err := c.run(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.checkDescent, opt.noDescents = nil, true
+		want, err := c.run(opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameSearch(t, got, want)
+		t.Logf("%s: %d executions, %d records taken, %d levels skipped, %d misses", c.name, got.Executions, chk.uses, chk.levels, chk.misses)
+		if chk.misses != 0 || chk.uses != c.uses || chk.levels != c.levels {
+			t.Errorf("%s: %d records taken, %d levels skipped, %d misses; want %d, %d, none", c.name, chk.uses, chk.levels, chk.misses, c.uses, c.levels)
+		}
+	}
+}
