@@ -164,23 +164,6 @@ func (p *semProg) Hash(s semState) uint64 {
 	return h
 }
 
-// semVD is a semProg that declares its tryPs' semaphores value-dependent.
-type semVD struct{ *semProg }
-
-func (p semVD) ValueDependentObjs() []ts.Obj {
-	var objs []ts.Obj
-	seen := map[int8]bool{}
-	for _, code := range p.Code {
-		for _, op := range code {
-			if op.Kind == semTryP && !seen[op.A] {
-				seen[op.A] = true
-				objs = append(objs, ts.Obj(p.NVars+int(op.A)))
-			}
-		}
-	}
-	return objs
-}
-
 func (p *semProg) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "vars %d, sems %d init %v cap %d, idle %v sync %v vd %v\n", p.NVars, p.NSems, p.Inits, p.Cap, p.Idle, p.Sync, p.VD)

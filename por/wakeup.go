@@ -316,19 +316,6 @@ func dependent(a, b *ts.Step) bool {
 	return ts.Dependent(*a, *b)
 }
 
-// removeFirst marks q's first event in w, if any, removed (its thread -1),
-// which costs no copy of the events after it, and reports whether there
-// was one.
-func removeFirst(w []wev, q ts.Tid) bool {
-	for j := range w {
-		if w[j].t == q {
-			w[j].t = -1
-			return true
-		}
-	}
-	return false
-}
-
 // compact moves the events of w not removed to its start, in order, and
 // returns them.
 func compact(w []wev) []wev {
