@@ -2,45 +2,12 @@ package cbound_test
 
 import (
 	"context"
-	"errors"
 	"testing"
-	"time"
 
 	"github.com/weftlab/weft/cbound"
 	"github.com/weftlab/weft/internal/heapcap"
 	"github.com/weftlab/weft/ts"
 )
-
-// memoryBudget is the Limits.Memory of the tests below, and memoryCeiling
-// the growth of the heap (garbage included) past which a search is taken
-// not to keep it.
-const (
-	memoryBudget  = 4 << 20
-	memoryCeiling = 4 * memoryBudget
-)
-
-// keepsBudget runs search on sys under a budget of memoryBudget bytes and
-// fails the test unless it stops with ts.ErrMemory within the ceiling and
-// quickly.
-func keepsBudget(t *testing.T, name string, search func(ctx context.Context, limits ts.Limits) (ts.Result, error)) {
-	t.Helper()
-	var res ts.Result
-	var err error
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	out := heapcap.Run(ctx, memoryCeiling, func(ctx context.Context) {
-		res, err = search(ctx, ts.Limits{Memory: memoryBudget})
-	})
-	switch {
-	case out.Capped:
-		t.Errorf("%s: the heap grew past %d MB under a budget of %d MB (%v, %v)", name, memoryCeiling>>20, memoryBudget>>20, res, err)
-	case !errors.Is(err, ts.ErrMemory):
-		t.Errorf("%s: %v, %v; want an error wrapping ts.ErrMemory", name, res, err)
-	case out.Took > 5*time.Second:
-		t.Errorf("%s: ErrMemory after %v", name, out.Took)
-	}
-	t.Logf("%s: %v after %v, heap grew by at most %.1f MB", name, err, out.Took.Round(time.Millisecond), float64(out.Peak)/(1<<20))
-}
 
 // The CB computation of one state can memoize every one of its prefixes,
 // and one Mark store every predecessor of a terminal state, without a
@@ -51,7 +18,7 @@ func keepsBudget(t *testing.T, name string, search func(ctx context.Context, lim
 func TestCBPORMemoryInsideAnOperation(t *testing.T) {
 	sys := heapcap.Spread{N: 5, K: 40}
 	for _, s := range cbporStrategies[heapcap.SpreadState]() {
-		keepsBudget(t, s.name, func(ctx context.Context, l ts.Limits) (ts.Result, error) {
+		heapcap.Keeps(t, s.name, func(ctx context.Context, l ts.Limits) (ts.Result, error) {
 			return s.f(ctx, sys, cbound.Options{Bound: 2, Options: ts.Options{Limits: l}})
 		})
 	}
@@ -64,7 +31,7 @@ func TestCBPORMemoryInsideAnOperation(t *testing.T) {
 func TestCBPORMemoryAtATerminalState(t *testing.T) {
 	sys := heapcap.Spread{N: 20, K: 1}
 	for _, s := range cbporStrategies[heapcap.SpreadState]()[1:] {
-		keepsBudget(t, s.name, func(ctx context.Context, l ts.Limits) (ts.Result, error) {
+		heapcap.Keeps(t, s.name, func(ctx context.Context, l ts.Limits) (ts.Result, error) {
 			return s.f(ctx, sys, cbound.Options{Bound: 2, Options: ts.Options{Limits: l}})
 		})
 	}
@@ -72,7 +39,7 @@ func TestCBPORMemoryAtATerminalState(t *testing.T) {
 
 // ICB's queue and cache, and cb-dfs's stack, keep to the budget too.
 func TestICBMemory(t *testing.T) {
-	keepsBudget(t, "icb", func(ctx context.Context, l ts.Limits) (ts.Result, error) {
+	heapcap.Keeps(t, "icb", func(ctx context.Context, l ts.Limits) (ts.Result, error) {
 		return cbound.ICB(ctx, heapcap.Spread{N: 7, K: 110}, cbound.Options{Bound: 2, Options: ts.Options{Limits: l}})
 	})
 }

@@ -2,14 +2,18 @@
 // the tests that check that a strategy keeps to Limits.Memory: the search
 // is cancelled as soon as the heap grows past a ceiling, so that a
 // strategy that does not keep to its budget fails its test at once instead
-// of taking the machine's memory.
+// of taking the machine's memory. Keeps is that test; Spread is a system
+// whose search keeps much for little work.
 package heapcap
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/weftlab/weft/ts"
 )
 
 // Outcome is what Run saw.
@@ -77,4 +81,43 @@ func Run(ctx context.Context, ceiling int64, search func(ctx context.Context)) O
 	defer mu.Unlock()
 	out.Took = took
 	return out
+}
+
+// TB is the part of testing.TB that Keeps uses.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Logf(format string, args ...any)
+}
+
+// Budget is the Limits.Memory of the tests that use Keeps, and Ceiling the
+// growth of the heap (garbage not yet collected included) past which a
+// search is taken not to keep it.
+const (
+	Budget  = 4 << 20
+	Ceiling = 4 * Budget
+)
+
+// Keeps runs search under a memory budget of Budget bytes and fails t,
+// naming the search name, unless the search stops with an error wrapping
+// ts.ErrMemory, quickly (within 5 seconds), and without the heap growing
+// by more than Ceiling bytes on the way.
+func Keeps(t TB, name string, search func(ctx context.Context, limits ts.Limits) (ts.Result, error)) {
+	t.Helper()
+	var res ts.Result
+	var err error
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out := Run(ctx, Ceiling, func(ctx context.Context) {
+		res, err = search(ctx, ts.Limits{Memory: Budget})
+	})
+	switch {
+	case out.Capped:
+		t.Errorf("%s: the heap grew past %d MB under a budget of %d MB (%v, %v)", name, Ceiling>>20, Budget>>20, res, err)
+	case !errors.Is(err, ts.ErrMemory):
+		t.Errorf("%s: %v, %v after %v; want an error wrapping ts.ErrMemory", name, res, err, out.Took)
+	case out.Took > 5*time.Second:
+		t.Errorf("%s: ErrMemory after %v", name, out.Took)
+	}
+	t.Logf("%s: %v after %v, heap grew by at most %.1f MB", name, err, out.Took.Round(time.Millisecond), float64(out.Peak)/(1<<20))
 }
