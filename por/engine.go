@@ -1136,8 +1136,15 @@ func (e *explorer[S]) memoryUsed() int64 {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(frame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+4) + 2*(n+63)/8
 	eventBytes := int64(unsafe.Sizeof(event{})) + 4*n + 16
-	return int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
-		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) +
+	used := int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
+		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) + int64(len(e.wt.spare)+len(e.wt.alsoSpare))*4 +
 		(chunkEvents(e.logChunks)+chunkEvents(e.planChunks))*int64(unsafe.Sizeof(wev{})) + int64(cap(e.log))*int64(unsafe.Sizeof(logOp{})) +
 		int64(len(e.visited))*mapEntryBytes + e.graph.bytes()
+	// The other accesses of the nodes' steps of several objects: an
+	// estimate of two each (walking them costs a check too much).
+	used += int64(len(e.wt.also)) * int64(unsafe.Sizeof([]ts.Access{})+2*unsafe.Sizeof(ts.Access{}))
+	for _, w := range e.reinsert {
+		used += int64(unsafe.Sizeof(w)) + int64(cap(w))*int64(unsafe.Sizeof(wev{}))
+	}
+	return used
 }
