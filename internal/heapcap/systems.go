@@ -1,6 +1,10 @@
 package heapcap
 
-import "github.com/weftlab/weft/ts"
+import (
+	"slices"
+
+	"github.com/weftlab/weft/ts"
+)
 
 // MaxThreads is the most threads a Spread has.
 const MaxThreads = 24
@@ -13,7 +17,8 @@ type SpreadState [MaxThreads]uint8
 // write of the thread's own object, or with Shared of object 0, so that
 // every two transitions of different threads are dependent. Independent
 // threads have (K+1)^N states and one Mazurkiewicz trace; shared
-// ones have as many traces as interleavings. It implements ts.Hasher.
+// ones have as many traces as interleavings. It implements ts.Hasher and
+// declares its symmetry (symmetry.Canonicalizer and Signer).
 type Spread struct {
 	N, K   int
 	Shared bool
@@ -48,3 +53,25 @@ func (s Spread) Hash(x SpreadState) uint64 {
 	}
 	return h
 }
+
+// Canonical sorts the threads by their counts, highest first (a thread
+// and its object are renamed together): every thread runs the same code,
+// so the system is symmetric under any renaming (symmetry.Canonicalizer).
+// p[t] is the thread that thread t becomes.
+func (s Spread) Canonical(x SpreadState) (SpreadState, []ts.Tid) {
+	order := make([]ts.Tid, s.N)
+	for t := range order {
+		order[t] = ts.Tid(t)
+	}
+	slices.SortStableFunc(order, func(a, b ts.Tid) int { return int(x[b]) - int(x[a]) })
+	var rep SpreadState
+	p := make([]ts.Tid, s.N)
+	for i, t := range order {
+		rep[i] = x[t]
+		p[t] = ts.Tid(i)
+	}
+	return rep, p
+}
+
+// Signature is the thread's count (symmetry.Signer).
+func (s Spread) Signature(x SpreadState, t ts.Tid) uint64 { return uint64(x[t]) }
