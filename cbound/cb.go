@@ -869,8 +869,6 @@ func (k *keptStates[S]) put(key memoKey, s S) {
 	k.curS = append(k.curS, s)
 }
 
-func (k *keptStates[S]) len() int { return len(k.cur) + len(k.old) }
-
 // footprint is the number of states whose memory k holds: its maps and
 // slices are reused, so as many as they ever held, which their slices'
 // capacities follow.

@@ -2167,18 +2167,6 @@ type memAcct struct {
 	explorers, machinery atomic.Int64
 }
 
-// bytes is what the pool keeps for reuse (p.mu held by the caller or not:
-// it takes its own lock).
-func (p *wevPool) bytes() int64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	b := chunkEvents(p.chunks) * int64(unsafe.Sizeof(wev{}))
-	for _, l := range p.logs {
-		b += int64(cap(l)) * int64(unsafe.Sizeof(logOp{}))
-	}
-	return b
-}
-
 // chunkEvents is the room, in events, of chunks.
 func chunkEvents(chunks [][]wev) int64 {
 	var n int64
