@@ -95,6 +95,7 @@ const enEntryBytes = int64(unsafe.Sizeof(memoKey{})) + int64(unsafe.Sizeof(enEnt
 type gens[V any] struct {
 	cur, old map[memoKey]V
 	cap      int
+	oldN     int // entries old had when it was rotated out: a Go map keeps its memory as entries leave
 }
 
 func newGens[V any](cap int) gens[V] {
@@ -122,14 +123,19 @@ func (g *gens[V]) put(k memoKey, v V) { g.cur[k] = v }
 func (g *gens[V]) rotate() {
 	if len(g.cur) >= g.cap {
 		g.old, g.cur = g.cur, make(map[memoKey]V, len(g.cur)/2)
+		g.oldN = len(g.old)
 	}
 }
 
 func (g *gens[V]) len() int { return len(g.cur) + len(g.old) }
 
+// footprint is the number of entries whose memory g holds: the newer's,
+// and what the older held when it was rotated out.
+func (g *gens[V]) footprint() int { return len(g.cur) + g.oldN }
+
 func (g *gens[V]) reset() {
 	clear(g.cur)
-	g.old = nil
+	g.old, g.oldN = nil, 0
 }
 
 // fp2 is an event's contribution to the second fingerprint: a function of its
@@ -169,6 +175,10 @@ type memo struct {
 	vsteps    map[*bitset.BitSet][]ts.Step
 	stepBytes int64 // bytes of an entry of vsteps
 	enCap     int   // entries of one generation of en
+	// grows, if set, is told the bytes a CB table is about to allocate to
+	// grow, before it does (the search that uses the memo checks its
+	// memory budget there, and may stop).
+	grows func(bytes int64)
 
 	x    *hb.State       // the scratch state the recursion walks
 	x2   uint64          // x's second fingerprint
@@ -242,6 +252,14 @@ func (m *memo) setClamp(c int32) {
 		capEntries = int(slots * 3 / 4)
 	}
 	m.cb = newCBGens(len(m.row), b, capEntries)
+	m.cb.cur.grows, m.cb.old.grows = m.growing, m.growing
+}
+
+// growing passes a CB table's growth on to m.grows.
+func (m *memo) growing(bytes int64) {
+	if m.grows != nil {
+		m.grows(bytes)
+	}
 }
 
 // close releases the memo; it keeps no goroutine or outside resource.
@@ -249,7 +267,7 @@ func (m *memo) close() {}
 
 // bytes is the memory the memo keeps.
 func (m *memo) bytes() int64 {
-	return m.cb.bytes() + int64(m.en.len())*(enEntryBytes+8*m.words) + int64(len(m.vsteps))*m.stepBytes
+	return m.cb.bytes() + int64(m.en.footprint())*(enEntryBytes+8*m.words) + int64(len(m.vsteps))*m.stepBytes
 }
 
 func (m *memo) entries() int { return m.cb.len() + m.en.len() }
@@ -443,6 +461,9 @@ func (e *hbSearch[S]) cbFrontier(exact bool) int {
 	x := m.x
 	if m.subproblems&255 == 0 && e.Cancelled() {
 		panic(errStop) // the program can take exponential time without a transition
+	}
+	if !e.keepsMemory() {
+		panic(errStop) // and memoize as many prefixes before the operation ends
 	}
 	m.subproblems++
 	fr := &m.fr[x.Len()]
@@ -848,7 +869,12 @@ func (k *keptStates[S]) put(key memoKey, s S) {
 	k.curS = append(k.curS, s)
 }
 
-func (k *keptStates[S]) len() int { return len(k.cur) + len(k.old) }
+// footprint is the number of states whose memory k holds: its maps and
+// slices are reused, so as many as they ever held, which their slices'
+// capacities follow.
+func (k *keptStates[S]) footprint() int64 {
+	return int64(max(cap(k.curS), len(k.cur)) + max(cap(k.oldS), len(k.old)))
+}
 
 // stateEntryBytes is what a state a replay reached costs kept (hbSearch.rstates):
 // the state, its key and a map slot's overhead (enEntryBytes's estimate).

@@ -83,7 +83,8 @@
 // open-addressing tables of two
 // generations bounded by Options.MemoCost (and a quarter of Limits.Memory)
 // and rotated only between operations, so that one operation (a CB query, a
-// Mark, a witness) keeps what it computes. The memo is deterministic:
+// Mark, a witness) keeps what it computes (within Limits.Memory: see
+// Memory below). The memo is deterministic:
 // identical runs report identical figures, replays included (an earlier
 // ristretto cache made them differ from run to run). It is a cache: a value
 // found is exact, a value missing is recomputed, so the budget changes
@@ -176,14 +177,25 @@
 // (an entry costs 16 bytes of key and 8 bytes for every 16 threads at bound
 // 2, in tables at most three quarters full before they rotate; the states
 // replays reached, an eighth of it more), and a quarter of Limits.Memory at
-// most; the stack costs some 50 bytes per
+// most, between operations: within one (a CB query, a Mark) it keeps all it
+// computes, and one CB query can visit every prefix of its state, a number
+// that grows as a power of the threads' length (seven threads of 110 steps:
+// more than 11 GB before this was checked); the stack costs some 50 bytes per
 // thread per transition of depth, plus a bit per thread per transition of
 // depth per frame for the dependency sets (derive.go reads statuses off the
 // stack only while a frame's sets fit in 2 KiB, some 1,600 transitions of
 // depth for 10 threads, and replays beyond). BenchmarkCBPORSpeed measures the live heap per
 // stored state: about 100 bytes on lastzero-8 at bound 2, table and memo
 // included. Past Limits.Memory the search stops with an error wrapping
-// ts.ErrMemory.
+// ts.ErrMemory that says what it kept. The budget is checked between
+// transitions and inside the operations that keep without taking one: every
+// 4096 CB subproblems, Mark calls, stored states and transitions, and
+// before the memo's table doubles; so one CB query or one Mark (which, for
+// n independent threads, stores all 2^n prefixes of their terminal state)
+// stops at the budget too, not when it ends. What is counted is an
+// estimate: the tables by their arrays' capacity, Go maps at 40 bytes an
+// entry of a small key (the most they take), the system's states by their
+// Go size.
 //
 // # cb-por on the whole model
 //

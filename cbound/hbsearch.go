@@ -200,6 +200,7 @@ func newHBSearch[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Opt
 		tpos: make([][]int32, n), cur: hb.New(n), memo: m, current: -1, markOnly: -1, moving: ts.Move{Thread: -1}, ownFinish: true,
 		scratchSteps: make([]ts.Step, n), scratchStatus: make([]ts.Status, n), scratchOuts: make([]int, n)}
 	m.tpos = e.tpos // a memo shared by several searches takes the current one's
+	m.grows = e.memoGrows
 	if flat.Is[S]() && m.keep {
 		e.rstates = newKeptStates[S](int(m.cost / 8 / 2 / stateEntryBytes[S]()))
 	}
@@ -514,26 +515,75 @@ func (e *hbSearch[S]) spent() bool {
 	if e.Spent() {
 		return true
 	}
-	if work := e.res.Transitions + e.marks + int64(e.table.Len()); work >= e.memCheck {
-		e.memCheck = work + 4096
-		return !e.memoryOK()
+	return !e.keepsMemory()
+}
+
+// keepsMemory checks the memory budget every 4096 units of work
+// (transitions, replays, Mark calls, states stored and CB subproblems) and
+// reports false, having failed the search, once what it keeps passes
+// Limits.Memory. It is called between transitions and inside the
+// operations that store without taking one (a CB query, whose recursion
+// can visit and memoize every prefix of a state, and Mark, which can store
+// a number of predecessors exponential in the threads): those are where a
+// search's memory grows fastest.
+func (e *hbSearch[S]) keepsMemory() bool {
+	work := e.res.Transitions + e.marks + int64(e.table.Len()) + e.memo.subproblems
+	if work < e.memCheck {
+		return true
 	}
-	return false
+	e.memCheck = work + 4096
+	return e.memoryOK()
 }
 
 // memoryOK fails the search if what it keeps passes Limits.Memory: the
-// table, the memo, the stack and the coverage by terminal state.
+// table, the memo, the stack (with the statuses its frames learned) and
+// the coverage by terminal state. Go maps are counted at 40 bytes an entry
+// of a small key, the most they take just after they grow (measured with
+// Go 1.26: 24 to 32).
 func (e *hbSearch[S]) memoryOK() bool {
-	n := int64(e.n)
-	frameBytes := int64(unsafe.Sizeof(hbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+8+4) + (n+63)/8*8
-	used := e.table.Bytes() + e.memo.bytes() + int64(cap(e.frames))*frameBytes + int64(len(e.termCB))*24 + int64(cap(e.level))
-	if e.rstates != nil {
-		used += int64(e.rstates.len()) * stateEntryBytes[S]()
+	limit := e.opt.Limits.MaxMemory()
+	if limit < 0 {
+		return true
 	}
-	for i := range e.frames {
-		used += int64(cap(e.frames[i].dep)) * 8
+	used := e.memoryUsed()
+	if used <= limit {
+		return true
 	}
 	return e.MemoryOK(used, fmt.Sprintf("%d HB states, %d memo entries, %d frames", e.table.Len(), e.memo.entries(), cap(e.frames)))
+}
+
+// memoGrows stops the search, before the memo's CB table doubles, if the
+// new array would take what the search keeps past Limits.Memory: the table
+// doubles in one step, which would otherwise pass the budget by as much as
+// the table's size before the next check.
+func (e *hbSearch[S]) memoGrows(bytes int64) {
+	limit := e.opt.Limits.MaxMemory()
+	if limit < 0 {
+		return
+	}
+	if used := e.memoryUsed() + bytes; used > limit {
+		e.MemoryOK(used, fmt.Sprintf("%d HB states, %d memo entries, %d frames, and %d bytes more for the memo table to grow", e.table.Len(), e.memo.entries(), cap(e.frames), bytes))
+		panic(errStop)
+	}
+}
+
+// memoryUsed is the estimate of the bytes the search keeps that memoryOK
+// compares with the budget.
+func (e *hbSearch[S]) memoryUsed() int64 {
+	n := int64(e.n)
+	frameBytes := int64(unsafe.Sizeof(hbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+8+4) + (n+63)/8*8
+	used := e.table.Bytes() + e.memo.bytes() + int64(cap(e.frames))*frameBytes + int64(len(e.termCB))*40 + int64(cap(e.level))
+	if e.rstates != nil {
+		used += e.rstates.footprint() * stateEntryBytes[S]()
+	}
+	for i := range e.frames {
+		f := &e.frames[i]
+		used += int64(cap(f.dep)+cap(f.knownBits))*8 + int64(cap(f.known))*int64(unsafe.Sizeof(knownStatus{})) + int64(cap(f.taken))*int64(unsafe.Sizeof(ts.Move{}))
+	}
+	for _, p := range e.tpos {
+		used += int64(cap(p)) * 4
+	}
+	return used
 }
 
 // visit pushes the state s reached by the move mv, whose step is step

@@ -248,6 +248,9 @@ type icb[S any] struct {
 	restarts int64
 	wasted   int64               // transitions taken before the last restart
 	reported map[string]struct{} // violations reported before a restart
+	// reportedBytes is what reported keeps: each schedule's text, its
+	// string header and a map slot (40 bytes, as for the other maps)
+	reportedBytes int64
 
 	dfs     bool    // cb-dfs: preemptions are children, not queued items
 	pre     int     // DFS mode: preemptions of the transition being taken
@@ -860,6 +863,7 @@ func (e *icb[S]) seen(sched ts.Schedule) bool {
 		return true
 	}
 	e.reported[k] = struct{}{}
+	e.reportedBytes += int64(len(k)) + 16 + 40
 	return false
 }
 
@@ -897,7 +901,9 @@ func (e *icb[S]) budgetSpent() bool {
 
 // memoryOK fails the search if what it keeps passes Limits.Memory: the
 // frames, the queued items (the states they hold are counted by their Go
-// size only), the schedule nodes and the cache.
+// size only), the schedule nodes, the cache, the terminal states by hash
+// (a Go map's entry at 48 bytes, the most it takes) and, in sync-only mode,
+// the schedules of the violations reported.
 func (e *icb[S]) memoryOK() bool {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(icbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8)
@@ -905,7 +911,7 @@ func (e *icb[S]) memoryOK() bool {
 	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
 	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
-		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps)+cap(e.wideSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.bytes() + int64(len(e.terminals))*48
+		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps)+cap(e.wideSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.bytes() + int64(len(e.terminals))*48 + e.reportedBytes
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // the message below is for a search that stops
 	}

@@ -70,6 +70,9 @@ func (e *hbSearch[S]) markRec(id int, lv uint8, failed bool) {
 	if e.marks&255 == 0 && e.Cancelled() {
 		panic(errStop)
 	}
+	if !e.keepsMemory() {
+		panic(errStop) // one Mark can store exponentially many predecessors
+	}
 	fr := &e.mfr[x.Len()]
 	x.Frontier(fr)
 	limit := e.c // line 17's bound (IterativePOR's: the top one)

@@ -28,6 +28,10 @@ type cbTable struct {
 	n     int // entries in use
 	shift uint
 	nslot int // slots, a power of two (no division on a lookup)
+	// grows, if set, is told the bytes of the array a growth is about to
+	// allocate (beside the one it replaces), before it does: the memory
+	// budget is asked there, as the array doubles.
+	grows func(bytes int64)
 }
 
 func (t *cbTable) stride() int { return 2 + t.w }
@@ -82,6 +86,9 @@ func (t *cbTable) insert(k cbKey) []uint64 {
 }
 
 func (t *cbTable) grow() {
+	if t.grows != nil && len(t.slots) > 0 {
+		t.grows(2 * int64(cap(t.slots)) * 8)
+	}
 	old := *t
 	t.slots = nil
 	t.init(max(2*old.len(), 256), old.w)

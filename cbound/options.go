@@ -63,7 +63,9 @@ type Options struct {
 	// cache off (its tables still take some 12 KiB, the least they take at
 	// any budget). It is a cache: what it drops is recomputed, so the budget
 	// changes the time a search takes, never what it finds. IterativePOR's
-	// searches share one.
+	// searches share one. The cache drops entries only between operations
+	// (a CB query, a Mark), so one operation may keep more than MemoCost;
+	// Limits.Memory, which counts the cache too, stops the search then.
 	MemoCost int64
 
 	eagerCache  bool // tests: start the memo cache before the search needs it

@@ -132,6 +132,12 @@ func Count(tp *Pairs, oneEndOrder bool) *big.Int {
 type completer struct {
 	l    *lattice
 	memo map[uint64]bool
+	// full, if set, is asked every 4096 entries the memo adds whether
+	// memory is short; once it says so, ok stops at once (its answers are
+	// then meaningless) and stopped is set.
+	full    func() bool
+	added   int
+	stopped bool
 }
 
 func newCompleter(l *lattice) *completer {
@@ -141,6 +147,9 @@ func newCompleter(l *lattice) *completer {
 // ok reports whether the prefix at pos with last event thread last's can be
 // completed. pos is restored before it returns.
 func (c *completer) ok(pos []int, last ts.Tid) bool {
+	if c.stopped {
+		return false
+	}
 	if c.l.done(pos) {
 		return true
 	}
@@ -154,11 +163,17 @@ func (c *completer) ok(pos []int, last ts.Tid) bool {
 			pos[u]++
 			v = c.ok(pos, u)
 			pos[u]--
-			if v {
+			if v || c.stopped {
 				break
 			}
 		}
 	}
+	if c.stopped {
+		return false
+	}
 	c.memo[k] = v
+	if c.added++; c.added&4095 == 0 && c.full != nil && c.full() {
+		c.stopped = true
+	}
 	return v
 }

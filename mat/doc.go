@@ -103,4 +103,21 @@
 // class of complete schedules stands for it, and Explore can miss it
 // (deadlocks it does meet are real and reported). Data races are not
 // looked for. Use por or ts.Explore for deadlock freedom.
+//
+// # Memory
+//
+// Explore keeps to Limits.Memory (ts.DefaultMemory when zero), and past it
+// returns an error wrapping ts.ErrMemory that says what it kept. What it
+// keeps is mostly the analysis: a token-passing set takes a bit per ordered
+// pair of events (two sets for two threads, three for more), GenMAT a byte
+// per pair of start events of each pair of threads while it runs, and the
+// MATs 48 bytes each, up to one per pair of start events (seven threads of
+// 110 writes of one object: some 250,000 MATs). The sets and grids are
+// counted before the analysis, which is refused if they pass the budget;
+// the MATs are counted as GenMAT finds them, at 224 bytes each while it
+// builds them (its lists grow by doubling), and the analysis gives up once
+// they pass what the budget leaves. The search then counts its stack and
+// the completer's memo (a Go map, at 40 bytes an entry) every 4096
+// transitions, and the completer every 4096 entries it adds. The figures are
+// estimates; the states on the stack count by their Go size.
 package mat

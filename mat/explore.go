@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
@@ -253,15 +254,38 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 			active, real, idle = u.threads[:1], []ts.Tid{0}, idle[1:]
 		}
 	}
-	a := Analyze(active)
+	// The analysis allocates the token-passing sets, of a bit per ordered
+	// pair of events each, and GenMAT's grid per pair of threads, before
+	// the search keeps anything: asked first, so that long threads are
+	// refused rather than allocated past the budget.
+	limit := opt.Limits.MaxMemory()
+	fixed := analysisBytes(active)
+	if limit >= 0 && fixed > limit {
+		return res, fmt.Errorf("%w: %d bytes for the token-passing pairs of %d threads of %d events (GenMAT's analysis), budget %d bytes (ts.Limits.Memory)",
+			ts.ErrMemory, fixed, len(active), totalEvents(active), limit)
+	}
+	maxMATs := -1
+	if limit >= 0 {
+		maxMATs = int((limit - fixed) / matBytes)
+	}
+	a, ok := analyze(active, maxMATs)
+	if !ok {
+		return res, fmt.Errorf("%w: more than %d MATs for %d threads of %d events (%d bytes each while GenMAT builds them, beside %d bytes of token-passing pairs), budget %d bytes (ts.Limits.Memory)",
+			ts.ErrMemory, maxMATs, len(active), totalEvents(active), matBytes, fixed, limit)
+	}
 	e := &explorer[S]{m: m, sys: sys, ctx: ctx, opt: opt, res: &res, maxDepth: maxDepth, current: -1,
 		threads: active, real: real, idle: idle, nReal: len(u.threads), tp: a.TP, n: len(active)}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	e.checker, _ = sys.(ts.Checker[S])
 	e.hasher, _ = sys.(ts.Hasher[S])
 	e.lat = newLattice(a.TP, !opt.EndOrders)
+	e.fixed = fixed + int64(cap(a.MATs))*int64(unsafe.Sizeof(MAT{}))
+	for _, acc := range active {
+		e.fixed += int64(cap(acc)) * int64(unsafe.Sizeof(Access{}))
+	}
 	if e.lat.fits {
 		e.comp = newCompleter(e.lat)
+		e.comp.full = e.completerFull
 	}
 	res.Stats = map[string]int64{
 		"mats":      int64(a.RealMATs()),
@@ -313,6 +337,7 @@ type explorer[S any] struct {
 	sched ts.Schedule
 
 	refused, deadEnds int64
+	fixed             int64 // bytes of the analysis and the threads' accesses
 
 	current ts.Tid
 	pushing bool
@@ -368,6 +393,9 @@ func (e *explorer[S]) loop() {
 				top.pos[u]++
 				ok := e.comp.ok(top.pos, u)
 				top.pos[u]--
+				if e.Stop {
+					return // the completer passed the memory budget
+				}
 				if !ok {
 					continue
 				}
@@ -390,7 +418,7 @@ func (e *explorer[S]) loop() {
 			e.end(top, u)
 			continue
 		}
-		if e.Spent() {
+		if e.Spent() || (e.res.Transitions&4095 == 0 && !e.memoryOK()) {
 			return
 		}
 		ru := e.real[u]
@@ -411,6 +439,73 @@ func (e *explorer[S]) loop() {
 		e.visit(f, child, u)
 		e.current, e.pushing = -1, false
 	}
+}
+
+// memoryOK fails the search if what it keeps passes Limits.Memory: the
+// stack, the completer's memo (a Go map, counted at 40 bytes an entry, the
+// most one of its small keys takes), the token-passing analysis and the
+// threads' accesses. An estimate: the states on the stack are counted by
+// their Go size.
+func (e *explorer[S]) memoryOK() bool {
+	limit := e.opt.Limits.MaxMemory()
+	if limit < 0 {
+		return true
+	}
+	frame := int64(unsafe.Sizeof(frame[S]{})) + int64(e.nReal)*int64(unsafe.Sizeof(ts.Step{})+unsafe.Sizeof(ts.Status(0))) + int64(e.n)*8
+	used := e.fixed + int64(cap(e.stack))*frame + int64(cap(e.sched))*int64(unsafe.Sizeof(ts.Move{}))
+	memo := 0
+	if e.comp != nil {
+		memo = len(e.comp.memo)
+		used += int64(memo) * mapEntryBytes
+	}
+	if used <= limit {
+		return true
+	}
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d completer entries, %d bytes of token-passing analysis", cap(e.stack), memo, e.fixed))
+}
+
+// completerFull is the completer's memory check (every 4096 entries it
+// adds): true stops it, and the search, which memoryOK has failed.
+func (e *explorer[S]) completerFull() bool { return !e.memoryOK() }
+
+// mapEntryBytes is what a Go map takes per entry of a small key and value,
+// at most (measured with Go 1.26: 24 to 32 bytes, the most just after it
+// grows).
+const mapEntryBytes = 40
+
+// matBytes is what a MAT costs while GenMAT builds it, at most: its place
+// in GenMAT's list and in the analysis's list of every pair's MATs, each of
+// up to twice the room the MATs take (slices grow by doubling), and its
+// start pair in GenMAT's queue, likewise.
+const matBytes = 2*2*int64(unsafe.Sizeof(MAT{})) + 2*16
+
+func totalEvents(threads [][]Access) int64 {
+	var m int64
+	for _, acc := range threads {
+		m += int64(len(acc)) + 1
+	}
+	return m
+}
+
+// analysisBytes is what Analyze allocates for certain for these threads: a
+// token-passing set of a bit per ordered pair of events (end events
+// included) for the paper's pairs, their extra pairs and, for three threads
+// or more, the conflict pairs, and for every pair of threads GenMAT's grid
+// of a byte per pair of start events. (Its MATs, which the search keeps,
+// are counted when they are known.)
+func analysisBytes(threads [][]Access) int64 {
+	m := totalEvents(threads)
+	sets := int64(2)
+	if len(threads) > 2 {
+		sets = 3
+	}
+	b := sets * (m*m + 63) / 64 * 8
+	for i := range threads {
+		for j := i + 1; j < len(threads); j++ {
+			b += int64(len(threads[i])+1) * int64(len(threads[j])+1)
+		}
+	}
+	return b
 }
 
 // unchanged checks, where the search leaves a state with two threads or more

@@ -119,6 +119,13 @@ func dependent(threads [][]Access, i ts.Tid, x int, j ts.Tid, y int) bool {
 // in thread i would leave a second conflicting pair inside the MAT. The end
 // events guarantee that such a pair exists.
 func GenMAT(threads [][]Access, i, j ts.Tid) []MAT {
+	mats, _ := genMAT(threads, i, j, -1)
+	return mats
+}
+
+// genMAT is GenMAT that gives up, returning false, once it has found more
+// than limit MATs (limit < 0: no limit).
+func genMAT(threads [][]Access, i, j ts.Tid, limit int) ([]MAT, bool) {
 	if i == j || i < 0 || j < 0 || int(i) >= len(threads) || int(j) >= len(threads) {
 		panic(fmt.Sprintf("mat: GenMAT of threads %d and %d of %d", i, j, len(threads)))
 	}
@@ -149,6 +156,9 @@ func GenMAT(threads [][]Access, i, j ts.Tid) []MAT {
 			}
 		}
 		mats = append(mats, MAT{I: i, J: j, FI: p.fi, LI: li, FJ: p.fj, LJ: lj})
+		if limit >= 0 && len(mats) > limit {
+			return nil, false
+		}
 		switch {
 		case li == ni && lj == nj:
 			// both threads end here
@@ -162,5 +172,5 @@ func GenMAT(threads [][]Access, i, j ts.Tid) []MAT {
 			push(p.fi, lj+1)
 		}
 	}
-	return mats
+	return mats, true
 }

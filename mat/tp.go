@@ -85,10 +85,19 @@ func (p *Pairs) Len() int {
 // Real returns the number of pairs between two real accesses, the figure the
 // paper reports (end events are this package's addition).
 func (p *Pairs) Real() int {
+	end := make([]bool, p.m) // counted in place: the list of pairs can take far more than the set
+	for t := range p.lens {
+		end[p.base[t+1]-1] = true
+	}
 	n := 0
-	for _, q := range p.List() {
-		if q.From.I < p.lens[q.From.T] && q.To.I < p.lens[q.To.T] {
-			n++
+	for f := range p.m {
+		if end[f] {
+			continue
+		}
+		for t := range p.m {
+			if !end[t] && p.has(f, t) {
+				n++
+			}
 		}
 	}
 	return n
@@ -311,10 +320,25 @@ type Analysis struct {
 // Analyze runs GenMAT on every pair of threads and builds the token-passing
 // sets.
 func Analyze(threads [][]Access) *Analysis {
+	a, _ := analyze(threads, -1)
+	return a
+}
+
+// analyze is Analyze that gives up, returning false, once it has found more
+// than maxMATs MATs (maxMATs < 0: no limit).
+func analyze(threads [][]Access, maxMATs int) (*Analysis, bool) {
 	a := &Analysis{Threads: threads}
 	for i := range ts.Tid(len(threads)) {
 		for j := i + 1; int(j) < len(threads); j++ {
-			a.MATs = append(a.MATs, GenMAT(threads, i, j)...)
+			left := -1
+			if maxMATs >= 0 {
+				left = maxMATs - len(a.MATs)
+			}
+			mats, ok := genMAT(threads, i, j, left)
+			if !ok {
+				return nil, false
+			}
+			a.MATs = append(a.MATs, mats...)
 		}
 	}
 	a.Paper = TPOf(threads, a.MATs)
@@ -326,7 +350,7 @@ func Analyze(threads [][]Access) *Analysis {
 	} else {
 		a.TP = ConflictPairs(threads)
 	}
-	return a
+	return a, true
 }
 
 // Construction names the set TP: "mat" (the paper's, one or two threads) or

@@ -183,7 +183,14 @@
 // vector clocks, wakeup-tree nodes, scratch buffers) from the last finished
 // search of the same state type, kept in a sync.Pool without the states,
 // so that a search of a few hundred transitions allocates a few times, not
-// per transition; Limits.Memory counts what the search itself uses.
+// per transition; Limits.Memory counts what the search itself uses: its
+// frames and events by the chunks it used, the wakeup-tree nodes, SDPOR's
+// visited table (a Go map, at 40 bytes an entry, the most it takes) and
+// the operations it keeps per state, estimated every 4096 transitions and
+// when the stack grows; past the budget the search stops with an error
+// wrapping ts.ErrMemory that says what it kept. In a parallel search every
+// explorer adds what it keeps to one count, and the search's goroutine adds
+// what it hands between them (below).
 //
 // # Parallel search
 //
@@ -218,6 +225,14 @@
 // drawn). Under a limit, a worker explores a unit within what the search
 // had left when it last took a result; a unit whose result does not fit
 // what is left when the search takes it is explored again by the search.
+// Limits.Memory is the exception: it caps what the whole parallel search
+// keeps, which is more than the serial search keeps (the predictor's copy
+// of the search, each worker's explorer with the frames of its unit's
+// prefix, the units handed out and the results not yet taken, with their
+// wakeup sequences), so a parallel search can stop with ts.ErrMemory at a
+// point the serial search passes, or under a budget the serial search
+// keeps to (lastzero-14 under ODPOR: the serial search keeps to 32 MB, two
+// workers need more).
 // Result.Stats gains parallel-* figures: units, misses (units the search
 // explored itself), restarts of the predictor, the transitions explored by
 // the search itself or wasted by workers, logged (what the units did to

@@ -235,6 +235,14 @@ type explorer[S any] struct {
 	spareChunks [][]wev
 	spareLogs   [][]logOp
 
+	// memCheck is the transition count at which the memory budget is
+	// checked next. mem, in a parallel search, is where every explorer of
+	// the search adds what it keeps (memPub, its share there): the budget
+	// is the whole search's.
+	memCheck int64
+	mem      *memAcct
+	memPub   int64
+
 	search.Outcome
 }
 
@@ -1087,20 +1095,66 @@ func (e *explorer[S]) budgetSpent() bool {
 	if !e.Quiet() && e.Spent() {
 		return true
 	}
-	return e.res.Transitions&4095 == 0 && !e.memoryOK()
+	if e.res.Transitions < e.memCheck {
+		return false
+	}
+	// Every 4096 transitions: a parallel coordinator's count moves on by
+	// a unit's transitions at once, past multiples of 4096.
+	e.memCheck = (e.res.Transitions/4096 + 1) * 4096
+	return !e.memoryOK()
 }
 
 // memoryOK fails the search if what it keeps passes Limits.Memory: frames,
-// events with their clocks, the wakeup-tree pool, SDPOR's table and graph.
+// events with their clocks, the wakeup-tree pool, SDPOR's table and graph;
+// in a parallel search, what every explorer of the search keeps (each adds
+// its own when it checks) and what the search hands between them (units,
+// results, wakeup sequences).
 func (e *explorer[S]) memoryOK() bool {
+	limit := e.opt.Limits.MaxMemory()
+	if limit < 0 {
+		return true
+	}
+	used := e.memoryUsed()
+	what := ""
+	if a := e.mem; a != nil {
+		if e.role == roleCoordinator && e.par != nil {
+			a.machinery.Store(e.par.machineryBytes())
+		}
+		a.explorers.Add(used - e.memPub)
+		e.memPub = used
+		used = a.explorers.Load() + a.machinery.Load()
+		if used <= limit {
+			return true
+		}
+		what = fmt.Sprintf("; the parallel search: %d bytes by its explorers' count, %d in the units and results handed between them", a.explorers.Load(), a.machinery.Load())
+	} else if used <= limit {
+		return true // without the message's cost
+	}
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d events, %d wakeup nodes, %d states%s", e.frames, e.events, len(e.wt.nodes), len(e.visited), what))
+}
+
+// mapEntryBytes is what a Go map takes per entry of a small key and
+// value, at most (measured with Go 1.26: 24 to 32 bytes, the most just
+// after it grows).
+const mapEntryBytes = 40
+
+// memoryUsed estimates what the explorer keeps: its frames and events by
+// the chunks it used, the wakeup-tree pool by its nodes, the sequences it
+// logged or planned (a parallel search's), SDPOR's visited table (a Go
+// map) and graph.
+func (e *explorer[S]) memoryUsed() int64 {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(frame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+4) + 2*(n+63)/8
 	eventBytes := int64(unsafe.Sizeof(event{})) + 4*n + 16
 	used := int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
-		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) +
-		int64(len(e.visited))*24 + e.graph.bytes()
-	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
-		return true // without the message's cost
+		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) + int64(len(e.wt.spare)+len(e.wt.alsoSpare))*4 +
+		(chunkEvents(e.logChunks)+chunkEvents(e.planChunks))*int64(unsafe.Sizeof(wev{})) + int64(cap(e.log))*int64(unsafe.Sizeof(logOp{})) +
+		int64(len(e.visited))*mapEntryBytes + e.graph.bytes()
+	// The other accesses of the nodes' steps of several objects: an
+	// estimate of two each (walking them costs a check too much).
+	used += int64(len(e.wt.also)) * int64(unsafe.Sizeof([]ts.Access{})+2*unsafe.Sizeof(ts.Access{}))
+	for _, w := range e.reinsert {
+		used += int64(unsafe.Sizeof(w)) + int64(cap(w))*int64(unsafe.Sizeof(wev{}))
 	}
-	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d events, %d wakeup nodes, %d states", e.frames, e.events, len(e.wt.nodes), len(e.visited)))
+	return used
 }

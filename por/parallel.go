@@ -614,14 +614,19 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	}
 	var res ts.Result
 	var e *explorer[S]
+	pub := int64(0) // what the explorer counted in the search's memory for its last unit
 	if *ex != nil {
 		e = *ex
+		pub = e.memPub
 		e.recycle(ctx, opt, &res)
 	} else {
 		e = newExplorer(ctx, sys, model, opt, m, &res)
 		*ex = e
 	}
 	e.role = roleWorker
+	if pool != nil {
+		e.mem, e.memPub = &pool.mem, pub
+	}
 	if m == modeODPOR && handBack != nil {
 		e.handBackFrom, e.handBackAlways, e.hungry = handBack.from, handBack.always, handBack.hungry
 	}
@@ -992,12 +997,15 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	opt.OnTerminal, opt.OnViolation, opt.Progress = nil, nil, nil
 	opt.Limits.Transitions, opt.Limits.Executions = 0, 0
 	res := &ts.Result{}
+	pub := int64(0) // what a previous predictor has counted of its buffers
 	if c == nil {
 		c = newExplorer(ctx, sys, model, opt, e.mode, res)
 	} else {
+		pub = c.memPub
 		c.recycle(ctx, opt, res)
 	}
 	c.role, c.split, c.par, c.gen = rolePredictor, e.split, e.par, gen
+	c.mem, c.memPub = e.mem, pub
 	c.wt.keep = true
 	c.strict, c.raceFrom = e.strict, e.raceFrom
 	for o := range e.blockedObjs {
@@ -1544,6 +1552,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	p.predSys, p.predModel, p.copied = workers[0].sys, workers[0].model, len(p.forks) > 0
 	e := newExplorer(ctx, sys, model, opt, m, res)
 	e.role = roleCoordinator
+	e.mem = &p.pool.mem
 	p.pool.chunks, p.pool.logs = e.spareChunks, e.spareLogs
 	e.spareChunks, e.spareLogs = nil, nil
 	p.split = opt.SplitDepth
@@ -2145,6 +2154,70 @@ type wevPool struct {
 	mu     sync.Mutex
 	chunks [][]wev
 	logs   [][]logOp
+	// mem is what the explorers of the parallel search that owns the pool
+	// keep, for its memory budget (explorer.memoryOK).
+	mem memAcct
+}
+
+// memAcct is the memory a parallel search keeps, by its explorers' count:
+// the coordinator's, the predictor's and the workers', each adding what it
+// keeps when it checks its budget, and what the coordinator counts of the
+// units, results and sequences handed between them.
+type memAcct struct {
+	explorers, machinery atomic.Int64
+}
+
+// chunkEvents is the room, in events, of chunks.
+func chunkEvents(chunks [][]wev) int64 {
+	var n int64
+	for _, c := range chunks {
+		n += int64(cap(c))
+	}
+	return n
+}
+
+// bytes estimates what a result keeps: its log with the sequences it
+// points into, and its events' schedules.
+func (r *unitResult) bytes() int64 {
+	b := int64(unsafe.Sizeof(*r)) + int64(cap(r.log))*int64(unsafe.Sizeof(logOp{})) + chunkEvents(r.chunks)*int64(unsafe.Sizeof(wev{}))
+	for i := range r.log {
+		b += int64(cap(r.log[i].inE)+cap(r.log[i].init)) * 8
+	}
+	for _, ev := range r.events {
+		b += int64(unsafe.Sizeof(ev)) + int64(cap(ev.sched))*int64(unsafe.Sizeof(ts.Move{}))
+	}
+	if r.rest != nil {
+		b += int64(cap(r.rest.tree))*int64(unsafe.Sizeof(tnode{})) + int64(cap(r.rest.frames))*int64(unsafe.Sizeof(restFrame{}))
+	}
+	return b
+}
+
+// machineryBytes estimates what the parallel search keeps besides its
+// explorers: the units handed out with their keys (a unit's key encodes
+// all of it; counted twice, for the decoded unit beside it) and results,
+// the plans forwarded to the predictor and the subtrees predictors wrote
+// (the pool's spare chunks, kept for reuse as the explorers keep their
+// buffers, are not counted). The coordinator counts it when it checks its
+// budget.
+func (p *parallel[S]) machineryBytes() int64 {
+	const perJob = int64(unsafe.Sizeof(job{})) + int64(unsafe.Sizeof(unit{})) + mapEntryBytes + 16
+	p.mu.Lock()
+	b := int64(cap(p.emitted))*16 + int64(cap(p.queue))*8 + chunkEvents(p.planChunks)*int64(unsafe.Sizeof(wev{})) +
+		int64(cap(p.plans))*int64(unsafe.Sizeof(plan{}))
+	for k, j := range p.jobs {
+		b += perJob + 2*int64(len(k))
+		if j.r != nil {
+			b += j.r.bytes()
+		}
+	}
+	for k := range p.skip {
+		b += int64(len(k)) + mapEntryBytes
+	}
+	for _, t := range p.trees {
+		b += int64(len(t.s)) + mapEntryBytes
+	}
+	p.mu.Unlock()
+	return b
 }
 
 // wevChunk is the size of a chunk, in events.

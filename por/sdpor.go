@@ -264,11 +264,13 @@ func (g *opGraph) link(a, b int32) {
 }
 
 // bytes is what the graph keeps, for the memory budget: per operation, its
-// key, record and clock (about 64 bytes) and its reachable set; and the
-// stored operations of the states.
+// key, record and clock (about 64 bytes), its reachable set and its entry
+// in ids (a Go map, 40 bytes); and the stored operations of the states, by
+// the room their slice has (it grows by doubling, and is the most SDPOR
+// keeps per state besides its visited entry).
 func (g *opGraph) bytes() int64 {
 	v := int64(len(g.ops))
-	return v*(64+8*((v+63)/64)) + int64(len(g.stateAt))*4
+	return v*(64+8*((v+63)/64)+mapEntryBytes) + int64(cap(g.stateAt))*4
 }
 
 // keepOps stores the operations at of a state's threads and returns them

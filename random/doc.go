@@ -58,6 +58,15 @@
 // (PCT, URW). With Runs set, each Progress report's Estimated says the share of
 // the runs done and the time left.
 //
+// Counting distinct schedules, traces and terminal states keeps a 64-bit
+// hash of each, up to three a run: a long sample grows by that much.
+// Limits.Memory (ts.DefaultMemory when zero) caps it as it caps every
+// search: before each run the sets are counted, at 40 bytes an entry (what
+// a Go map takes at most), with the run's schedule, and past the budget the
+// search stops with an error wrapping ts.ErrMemory (with the default, after
+// some 35 million runs that are all distinct; a budget of Runs, Time or the
+// Limits ends a sample normally, as before).
+//
 // # The contract
 //
 // A run never returns to a state, but after each transition it checks the

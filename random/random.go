@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/weftlab/weft/estimate"
 	"github.com/weftlab/weft/hb"
@@ -305,6 +306,9 @@ func (s *sampler[S]) loop() {
 				s.Stop = true
 				return
 			}
+			if !s.memoryOK() {
+				return
+			}
 			s.startRun()
 			continue
 		}
@@ -338,6 +342,24 @@ func (s *sampler[S]) loop() {
 		}
 		s.visit(next)
 	}
+}
+
+// memoryOK fails the search if what it keeps passes Limits.Memory: the
+// sets of distinct schedules, traces and terminal states it counts (one
+// entry a run at most in each, a Go map's entry of a uint64 counted at 40
+// bytes, the most it takes), and a run's schedule and happens-before state
+// (an estimate of 24 bytes a transition of the longest run). It is asked
+// before each run: within one nothing grows but with the run's length.
+func (s *sampler[S]) memoryOK() bool {
+	limit := s.opt.Limits.MaxMemory()
+	if limit < 0 {
+		return true
+	}
+	used := int64(len(s.schedules)+len(s.traces)+len(s.terminals))*40 + int64(cap(s.sched))*int64(unsafe.Sizeof(ts.Move{})) + int64(s.longest)*24
+	if used <= limit {
+		return true
+	}
+	return s.MemoryOK(used, fmt.Sprintf("%d distinct schedules, %d traces and %d terminal states counted over %d runs", len(s.schedules), len(s.traces), len(s.terminals), s.Res.Executions))
 }
 
 const (

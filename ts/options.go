@@ -24,10 +24,17 @@ type Limits struct {
 	// returns an error wrapping [ErrDepth] with the schedule that shows it.
 	Depth int
 	// Memory caps, in bytes, what a search keeps: its stacks, visited
-	// tables, queues and caches (the system's own states are counted by the
-	// size the strategy can see, not by what they point to). When a search
-	// would pass it, it returns its partial result with an error wrapping
-	// [ErrMemory]. Zero means DefaultMemory; negative means no cap.
+	// tables, queues, caches and memo tables, the sets a sampler counts
+	// distinct runs with, and in a search with Workers above 1 what every
+	// goroutine keeps (the system's own states are counted by the size the
+	// strategy can see, not by what they point to). When a search would
+	// pass it, it returns its partial result with an error wrapping
+	// [ErrMemory] that says how many bytes it kept, of what, and the
+	// budget. What a search keeps is its own estimate (a Go map's entry,
+	// for one, at the most it takes), checked every few thousand
+	// transitions and within the steps that store without a transition;
+	// the process's heap also holds garbage not yet collected. Zero means
+	// DefaultMemory; negative means no cap.
 	Memory int64
 }
 
