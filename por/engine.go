@@ -1156,5 +1156,12 @@ func (e *explorer[S]) memoryUsed() int64 {
 	for _, w := range e.reinsert {
 		used += int64(unsafe.Sizeof(w)) + int64(cap(w))*int64(unsafe.Sizeof(wev{}))
 	}
+	// ODPOR's descent records: a few per event of the execution.
+	for _, list := range e.descents {
+		used += int64(unsafe.Sizeof(list)) + int64(cap(list))*int64(unsafe.Sizeof(descMemo{}))
+		for i := range list {
+			used += int64(cap(list[i].removed)) * 4
+		}
+	}
 	return used
 }
