@@ -20,6 +20,11 @@ import (
 // and the search is the one it makes without records: the same executions,
 // transitions, violations and figures.
 func TestODPORDescents(t *testing.T) {
+	if testing.Short() {
+		// Serial code: the race detector's run (-short) has nothing to
+		// find here, and takes minutes.
+		t.Skip("a serial property: run without -short")
+	}
 	chk := &descentCheck{}
 	rapid.Check(t, func(t *rapid.T) {
 		// -por.long draws longer threads.
