@@ -26,12 +26,13 @@ func TestRunCaps(t *testing.T) {
 	}
 }
 
-// Spread keeps the contract and its declared symmetry.
+// Spread keeps the contract, and its declared symmetry shows no difference
+// (it has no Permuter, so Verify accepts the claim only as observational).
 func TestSpread(t *testing.T) {
 	for _, shared := range []bool{false, true} {
 		sys := heapcap.Spread{N: 3, K: 2, Shared: shared}
 		tstest.Conformance(t, sys, tstest.ConformanceOptions{})
-		if err := symmetry.Verify(sys, symmetry.VerifyOptions{}); err != nil {
+		if err := symmetry.Verify(sys, symmetry.VerifyOptions{Observational: true}); err != nil {
 			t.Errorf("shared %v: %v", shared, err)
 		}
 	}
