@@ -3,7 +3,6 @@ package ts_test
 import (
 	"context"
 	"errors"
-	"runtime"
 	"testing"
 	"time"
 
@@ -17,19 +16,11 @@ import (
 // of 8 MB, 36.5 MB under 32.
 func TestExploreStatefulMemoryCountsWhatItKeeps(t *testing.T) {
 	const budget = 8 << 20
-	for range 3 {
-		runtime.GC()
-	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	var peak uint64
-	_, err := ts.ExploreStateful[heapcap.SpreadState](context.Background(), heapcap.Spread{N: 7, K: 110}, ts.Options{Limits: ts.Limits{Memory: budget},
-		ProgressEvery: 10 * time.Millisecond, Progress: func(ts.Result) {
-			runtime.GC()
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapAlloc-min(base, ms.HeapAlloc))
-		}})
+	var err error
+	peak := heapcap.Growth(func(sample func()) {
+		_, err = ts.ExploreStateful[heapcap.SpreadState](context.Background(), heapcap.Spread{N: 7, K: 110}, ts.Options{Limits: ts.Limits{Memory: budget},
+			ProgressEvery: 10 * time.Millisecond, Progress: func(ts.Result) { sample() }})
+	})
 	if !errors.Is(err, ts.ErrMemory) {
 		t.Fatalf("%v, want ErrMemory", err)
 	}

@@ -121,3 +121,22 @@ func Keeps(t TB, name string, search func(ctx context.Context, limits ts.Limits)
 	}
 	t.Logf("%s: %v after %v, heap grew by at most %.1f MB", name, err, out.Took.Round(time.Millisecond), float64(out.Peak)/(1<<20))
 }
+
+// Growth calls search with sample, a function that collects garbage and
+// notes the live heap, for search to call as it goes (a Progress callback),
+// and returns the most the live heap grew above what it was before search.
+func Growth(search func(sample func())) uint64 {
+	for range 3 { // and the pool of an earlier search with it
+		runtime.GC()
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := ms.HeapAlloc
+	var peak uint64
+	search(func() {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		peak = max(peak, ms.HeapAlloc-min(base, ms.HeapAlloc))
+	})
+	return peak
+}
