@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// rapidChecksSet says -rapid.checks was given on the command line.
+var rapidChecksSet bool
+
 // TestMain raises rapid's default number of cases to 300 (rapid's own default
 // is 100); -rapid.checks on the command line overrides it.
 func TestMain(m *testing.M) {
@@ -15,5 +18,6 @@ func TestMain(m *testing.M) {
 	if !set {
 		_ = flag.Set("rapid.checks", "300")
 	}
+	rapidChecksSet = set
 	os.Exit(m.Run())
 }

@@ -153,24 +153,28 @@ import (
 //
 // # Blocking steps of several objects that write
 //
-// A known gap, found by an outside audit: where a step writes two or more
-// objects and may wait (a P of two semaphores in one transition), ODPOR can
-// lose traces, terminal states and deadlocks. With s0 = s1 = 1, T0: P(s1);
-// V(s0), T1: P(s0) and T2: P(s0, s1) (waiting while either is 0), it explores
-// T0, T1, T0 with T2 left waiting and never the trace where T2 goes first and
-// T0 and T1 deadlock: T2's races are with V(s0), the latest write of s0, and
-// with P(s1); neither reversal can run (the walk back along s0 meets T1's
-// P(s0) with s1 taken, the one along s1 has P(s0) in front of T2), and the
-// sequence that reverses both, T2 alone before T0, is never tried. Sleep and
-// DPOR find it (TestODPORBlockingMultiObject, skipped until it is fixed: a
-// sequence without the events dependent with the step on its other objects
-// finds it, but lost 5 of 165 traces of a five-thread program). The bundled
-// models with such steps (twophase's coordinator and participants, abp)
-// reach every terminal state the full search does
-// (TestODPORBlockingMultiObjectModels); for such a system of your own,
-// check with dpor. A select over several channels in package threads is
-// such a step: a program of three goroutines whose selects can deadlock
-// passed ODPOR (8 of its 10 traces explored, both deadlocks missed).
+// A step that writes two or more objects and may wait (a P of two
+// semaphores in one transition; a select of package threads over several
+// channels, which writes each) has its races analysed at every state where
+// its thread waits, with the events so far, not only where the execution
+// ends. At the end, notdep(e) of a race holds every later event that does
+// not happen after e, among them events that take the step's other objects
+// again: the reversal cannot run, and the walk back along one object meets
+// the same events. Where the step is first seen waiting, those events have
+// not happened yet, and the reversal made there can run. With s0 = s1 = 1,
+// T0: P(s1); V(s0), T1: P(s0) and T2: P(s0, s1), the first execution is T0,
+// T1, T0 with T2 waiting to the end: there its races are with V(s0) and
+// P(s1), and neither reversal can run (T1's P(s0) stands before T2 in
+// both). Analysed after T0's P(s1), where it first waits, its race with
+// P(s1) is reversed by T2 alone at the start, the trace in which T2 takes
+// both and T0 and T1 deadlock (TestODPORBlockingMultiObjectDeadlock).
+// Without this, found by an outside audit, ODPOR lost that deadlock, and a
+// program of three goroutines whose selects can deadlock passed it (8 of
+// its 10 traces explored). Other systems are searched as before: only
+// waiting steps that write several objects are analysed early. The
+// property tests check it against a trace-counting reference on random
+// programs over counting semaphores (2 to 6 threads, P, V, tryP, P of two)
+// and over channels with selects (TestODPORSemaphores, TestODPORChannels).
 //
 // # Value-dependent steps
 //
@@ -1150,8 +1154,10 @@ func (e *explorer[S]) checkFrame(i int) {
 // waiting threads; at a failed check, every thread still running. Under
 // KeepGoing with a Checker, executions end at failed checks before every
 // thread has made its racing steps, so the waiting threads of every state
-// are analysed too. waiting tells whether a thread waits at f: where none
-// does and the execution goes on, there is nothing to analyse.
+// are analysed too, and so, always, are waiting steps that write several
+// objects (see ODPOR, "Blocking steps of several objects that write").
+// waiting tells whether a thread waits at f: where none does and the
+// execution goes on, there is nothing to analyse.
 func (e *explorer[S]) pending(f *frame[S], ends, waiting bool) {
 	if !ends && !waiting {
 		return
@@ -1164,7 +1170,7 @@ func (e *explorer[S]) pending(f *frame[S], ends, waiting bool) {
 				e.blockObj(f.steps[p].At(a).Obj)
 			}
 		}
-		if st == ts.Finished || (!ends && (st == ts.Enabled || !e.strict)) {
+		if st == ts.Finished || (!ends && (st == ts.Enabled || !(e.strict || writesSeveral(f.steps[p])))) {
 			continue
 		}
 		e.reverse(p, 0, f.outs[p], f.steps[p], e.clockOf(p), -1, end)
@@ -1209,6 +1215,22 @@ func (e *explorer[S]) rootChild(f *frame[S], q ts.Tid, c int) int32 {
 		}
 	}
 	return -1
+}
+
+// writesSeveral reports whether step st writes two objects or more (a P of
+// two semaphores in one transition, a select of package threads over
+// several channels).
+func writesSeveral(st ts.Step) bool {
+	if st.Single() {
+		return false
+	}
+	n := 0
+	for a := range st.NumAccesses() {
+		if st.At(a).Op == ts.Write {
+			n++
+		}
+	}
+	return n > 1
 }
 
 // mayBlock reports whether step st may be disabled, so that whether it can
@@ -1291,5 +1313,3 @@ func (e *explorer[S]) learnBlocked(f *frame[S], p ts.Tid) {
 	}
 	e.reverse(p, 0, f.outs[p], st, e.clockOf(p), -1, int32(len(e.ev)))
 }
-
-var DCalls, DMemo, DLevels, DRestored, DStopRejLast, DStopRejL0, DStopRejNotIn, DStopMatchNotIn, DStopMatchLast, DStopLeaf int64

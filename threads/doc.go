@@ -110,10 +110,6 @@
 //     and Recvs, buffers and closes as in Go, but two selects that could
 //     only meet each other on an unbuffered channel are reported as a
 //     deadlock.
-//   - A select over several channels is one step that writes each of them
-//     and may wait, which ODPOR (the default of package wefttest) does not
-//     yet handle soundly: it can miss traces and deadlocks of programs with
-//     such selects (see package por, ODPOR); use DPOR or Sleep for them.
 //   - Go's random choice among ready select cases is explored
 //     exhaustively: a select whose outcome k names a case that is not ready
 //     takes the next ready one, so some outcomes repeat another.

@@ -116,6 +116,38 @@ func TestDeadlock(t *testing.T) {
 	}
 }
 
+// renamingProg names its objects by how many names it has given: a
+// system whose names change as it runs (package threads names objects as
+// each execution makes them).
+type renamingProg struct {
+	*prog
+	calls int
+}
+
+func (p *renamingProg) ObjName(o ts.Obj) string {
+	p.calls++
+	return fmt.Sprintf("lock%d", p.calls)
+}
+
+// A deadlock's error names the waiting steps' objects as the system named
+// them when the deadlock was found, not when the error is read (later, on
+// another goroutine, after the system moved on).
+func TestDeadlockNamesFixed(t *testing.T) {
+	sys := &renamingProg{prog: &prog{threads: 2, steps: 1, lock: true}}
+	res, err := ts.Explore(ctx, sys, ts.Options{})
+	if err != nil || res.Violation == nil {
+		t.Fatalf("got %+v, %v; want a deadlock", res, err)
+	}
+	first := res.Violation.Err.Error()
+	if !strings.Contains(first, "waits to acquire lock") {
+		t.Fatalf("error %q does not use the system's names", first)
+	}
+	calls := sys.calls
+	if again := res.Violation.Err.Error(); again != first || sys.calls != calls {
+		t.Errorf("error read again: %q (%d more ObjName calls), first %q", again, sys.calls-calls, first)
+	}
+}
+
 func TestLimits(t *testing.T) {
 	res, err := ts.Explore(ctx, &prog{threads: 3, steps: 2}, ts.Options{Limits: ts.Limits{Executions: 5}})
 	if err != nil || res.Executions != 5 || res.Complete {

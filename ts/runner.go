@@ -156,7 +156,10 @@ func (r *runner[S]) deadlock(s S, n int) *Violation {
 		case Enabled:
 			enabled = true
 		case Blocked:
-			waiting = append(waiting, Waiter{Thread: t, Name: r.threadName(t), Step: step, Holder: -1, names: r.names})
+			// The step is named now: a system's object names may change
+			// with the execution (package threads names objects as they
+			// are made), and the error may be read later, elsewhere.
+			waiting = append(waiting, Waiter{Thread: t, Name: r.threadName(t), Step: step, Holder: -1, step: step.Format(r.names)})
 		}
 	}
 	r.current = -1
@@ -213,7 +216,7 @@ type Waiter struct {
 	Name   string // the thread's name (ThreadNamer), or ""
 	Step   Step
 	Holder Tid
-	names  ObjNamer
+	step   string // Step formatted with the system's object names
 }
 
 // DeadlockError is the error of a [Deadlock] violation: the threads that
@@ -233,7 +236,11 @@ func (e *DeadlockError) Error() string {
 		if w.Name != "" {
 			fmt.Fprintf(&b, " (%s)", w.Name)
 		}
-		fmt.Fprintf(&b, " waits to %s", w.Step.Format(w.names))
+		what := w.step
+		if what == "" {
+			what = w.Step.Format(nil)
+		}
+		fmt.Fprintf(&b, " waits to %s", what)
 		if w.Holder >= 0 {
 			fmt.Fprintf(&b, " (held by T%d)", w.Holder)
 		}

@@ -25,12 +25,6 @@
 // violation already has the fewest, such as weft.ICB or weft.ICBPOR, is
 // not searched again; Options.NoMinimize turns the second search off.)
 //
-// A known gap: where one step writes two or more objects and may wait (a
-// select over several channels in package threads, a P of two semaphores
-// in one transition), ODPOR can miss traces and deadlocks (a deadlocking
-// program of three goroutines with selects passes). For such programs give
-// weft.DPOR() until the gap is fixed (see package por, ODPOR).
-//
 // A cyclic system (one whose threads can loop back to a state they were
 // in) makes ODPOR stop with ts.ErrDepth; give it weft.ICB() (with Hash:
 // its cache makes it terminate) or weft.DFSStateful().
