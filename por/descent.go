@@ -1,6 +1,10 @@
 package por
 
-import "github.com/weftlab/weft/ts"
+import (
+	"sync/atomic"
+
+	"github.com/weftlab/weft/ts"
+)
 
 // Descents kept from one analysis of a race to the next.
 //
@@ -54,6 +58,7 @@ type descMemo struct {
 	ref     int32   // the last index of the reversal the tests read, or -1
 	refPos  int32   // the execution's event at that index
 	refID   uint64  // and its id
+	path    []int32 // a coordinator's: the node taken at each level
 }
 
 // descentFor returns the record of the race of event k's candidate ci whose
@@ -98,7 +103,135 @@ func (e *explorer[S]) usable(m *descMemo) bool {
 
 // forget empties m for a descent that records from the root.
 func (m *descMemo) forget(strict bool) {
-	m.node, m.level, m.removed, m.ref, m.strict = -1, 0, m.removed[:0], -1, strict
+	m.node, m.level, m.removed, m.ref, m.strict, m.path = -1, 0, m.removed[:0], -1, strict, m.path[:0]
+}
+
+// A coordinator's records (parallel.go). A unit's worker logs the
+// reversals it makes for the coordinator's frames, and the coordinator
+// inserts each again when it takes the result (commit), where the worker's
+// own records, kept by its events' ids, do not apply. So the worker names
+// in the log, for each reversal of a race, the entry of the race's previous
+// reversal into the same frame with the same last outcome (prev), and how
+// many of the two sequences' first events are the same events of its
+// execution (stable): it knows their ids, and while an event stays, so do
+// the events before it, and notdep up to it. Within a commit the
+// coordinator's frames change only by the insertions it makes, so its
+// trees only grow, and the levels recorded by the insertion of entry prev,
+// whose tests read the reversal up to index ref, are taken as they were
+// when ref < stable.
+
+// logKey is a worker's memory of the last reversal of a race it logged
+// into one frame: the race (its later event's id, its candidate), the frame
+// and the last event's outcome; the log entry, and the execution's events
+// of the sequence (their positions and ids).
+type logKey struct {
+	kid        uint64
+	ci, j, out int32
+	gen        uint64 // the unit's (logGen): entries of another unit's log are stale
+	entry      int32
+	pos        []int32
+	ids        []uint64
+}
+
+// logRaceOf names in op, a race's reversal (e.race) that a worker logs for
+// a coordinator's frame, the race, the previous entry of the race's
+// reversal into the frame, and how many of its first events op's sequence
+// shares with that entry's (see above). e.seqPos holds the execution's
+// events of the sequence but its last.
+func (e *explorer[S]) logRaceOf(op *logOp) {
+	k := e.race.k
+	for len(e.logKeys) <= int(k) {
+		e.logKeys = append(e.logKeys, nil)
+	}
+	id, out := e.ev[k].id, int32(op.w[len(op.w)-1].out)
+	list := e.logKeys[k]
+	var lk *logKey
+	free := -1
+	for i := range list {
+		c := &list[i]
+		if c.kid != id || c.gen != e.logGen {
+			free = i
+			continue
+		}
+		if c.ci == int32(e.race.ci) && c.j == op.frame && c.out == out {
+			lk = c
+			break
+		}
+	}
+	op.kid, op.prev = id, -1
+	if lk != nil {
+		// The first events that are still the execution's: a prefix
+		// (LIFO), found by bisection.
+		lo, hi := 0, min(len(lk.pos), len(e.seqPos))
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if p := lk.pos[mid]; int(p) < len(e.ev) && e.ev[p].id == lk.ids[mid] {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		op.prev, op.stable = lk.entry, int32(lo)
+	} else {
+		if free < 0 {
+			list = append(list, logKey{})
+			e.logKeys[k] = list
+			free = len(list) - 1
+		}
+		lk = &list[free]
+		lk.kid, lk.ci, lk.j, lk.out, lk.gen = id, int32(e.race.ci), op.frame, out, e.logGen
+	}
+	lk.entry = int32(len(e.log))
+	lk.pos = append(lk.pos[:0], e.seqPos...)
+	lk.ids = lk.ids[:0]
+	for _, p := range e.seqPos {
+		lk.ids = append(lk.ids, e.ev[p].id)
+	}
+}
+
+// commitDescent sets e.descent and e.descentOK for the insertion of log
+// entry i, at the coordinator's frame op.frame: the record of the race's
+// previous entry, or a new one.
+func (e *explorer[S]) commitDescent(log []logOp, i int) {
+	op := &log[i]
+	if op.kid == 0 || len(op.w) == 0 {
+		return
+	}
+	for len(e.recOf) < len(log) {
+		e.recOf = append(e.recOf, -1)
+	}
+	x := int32(-1)
+	if op.prev >= 0 && int(op.prev) < i {
+		x = e.recOf[op.prev]
+	}
+	ok := x >= 0
+	if !ok {
+		x = int32(len(e.commitDescs))
+		if cap(e.commitDescs) > len(e.commitDescs) {
+			e.commitDescs = e.commitDescs[:x+1]
+			m := &e.commitDescs[x]
+			m.forget(e.strict)
+		} else {
+			e.commitDescs = append(e.commitDescs, descMemo{node: -1, ref: -1})
+		}
+	}
+	e.recOf[i] = x
+	m := &e.commitDescs[x]
+	e.descent = m
+	e.descentOK = ok && m.node >= 0 && m.strict == e.strict && m.ref < op.stable
+	if chk := e.opt.checkDescent; chk != nil && e.descentOK {
+		chk.commit.Add(1)
+	}
+}
+
+// endCommit drops the coordinator's records: its frames change between
+// commits otherwise than by growing.
+func (e *explorer[S]) endCommit(n int) {
+	e.commitDescs = e.commitDescs[:0]
+	clear(e.recOf[:min(n, len(e.recOf))])
+	for i := range e.recOf[:min(n, len(e.recOf))] {
+		e.recOf[i] = -1
+	}
 }
 
 // notdepAt sets e.seqBuf to notdep(i, end) (see notdep) and e.seqPos to the
@@ -117,10 +250,11 @@ func (e *explorer[S]) notdepAt(i, end int32) {
 }
 
 // descentCheck is, for tests (Options.checkDescent), the count of the
-// records taken (usable), of their levels, and of those whose node or
-// events differ from what a descent from the root finds.
+// records taken (usable), of their levels, of those whose node or events
+// differ from what a descent from the root finds, and of the records a
+// coordinator took (commit): atomic, for the workers of a parallel search.
 type descentCheck struct {
-	uses, levels, misses int64
+	uses, levels, misses, commit atomic.Int64
 }
 
 // descent is where a descent of a few levels ended: the node, and the
@@ -134,8 +268,8 @@ type descent struct {
 // from the root, differs from it (last: the index of the sequence's last
 // event).
 func (c *descentCheck) compare(d descent, m *descMemo, last int) {
-	c.uses++
-	c.levels += int64(m.level)
+	c.uses.Add(1)
+	c.levels.Add(int64(m.level))
 	same := d.node == m.node && len(d.taken) == len(m.removed)
 	for i := 0; same && i < len(d.taken); i++ {
 		a := d.taken[i]
@@ -145,7 +279,7 @@ func (c *descentCheck) compare(d descent, m *descMemo, last int) {
 		same = a == m.removed[i]
 	}
 	if !same {
-		c.misses++
+		c.misses.Add(1)
 	}
 }
 

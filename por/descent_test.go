@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"reflect"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -46,13 +47,13 @@ func TestODPORDescents(t *testing.T) {
 		var opt Options
 		opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
 		opt.checkDescent = chk
-		misses := chk.misses
+		misses := chk.misses.Load()
 		got, err := ODPOR[tstest.State](context.Background(), p, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if chk.misses > misses {
-			t.Fatalf("%d records differ from a descent from the root", chk.misses-misses)
+		if n := chk.misses.Load() - misses; n > 0 {
+			t.Fatalf("%d records differ from a descent from the root", n)
 		}
 		opt.checkDescent, opt.noDescents = nil, true
 		want, err := ODPOR[tstest.State](context.Background(), p, opt)
@@ -61,10 +62,57 @@ func TestODPORDescents(t *testing.T) {
 		}
 		sameSearch(t, got, want)
 	})
-	if chk.uses == 0 || chk.levels == 0 {
-		t.Fatalf("no record taken (%d uses, %d levels)", chk.uses, chk.levels)
+	if chk.uses.Load() == 0 || chk.levels.Load() == 0 {
+		t.Fatalf("no record taken (%d uses, %d levels)", chk.uses.Load(), chk.levels.Load())
 	}
-	t.Logf("%d records taken, %d levels skipped", chk.uses, chk.levels)
+	t.Logf("%d records taken, %d levels skipped", chk.uses.Load(), chk.levels.Load())
+}
+
+// With workers, the coordinator takes records too, for the reversals the
+// units log (commitDescent): on random programs split into small units,
+// every record taken (the workers' and the coordinator's) is where a
+// descent from the root ends, and the search is the serial one without
+// records.
+func TestODPORDescentsParallel(t *testing.T) {
+	chk := &descentCheck{}
+	rapid.Check(t, func(t *rapid.T) {
+		shape := tstest.GenOptions{MaxSteps: 3}
+		if rapid.Bool().Draw(t, "wide") {
+			shape = tstest.GenOptions{MinThreads: 4, MaxThreads: 5, MaxSteps: 2, NoRMW: true, NoLocks: true, NoBranches: true, NoSync: true, NoMulti: true, NoChoices: true, NoIdle: true, NoAsserts: true}
+		}
+		p := tstest.Programs(shape).Draw(t, "program")
+		var opt Options
+		opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
+		opt.Workers = 2
+		opt.SplitAfter = -1
+		opt.SplitDepth = rapid.IntRange(1, 4).Draw(t, "splitDepth")
+		opt.checkDescent = chk
+		misses := chk.misses.Load()
+		got, err := ODPOR[tstest.State](context.Background(), p, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := chk.misses.Load() - misses; n > 0 {
+			t.Fatalf("%d records differ from a descent from the root", n)
+		}
+		want, err := ODPOR[tstest.State](context.Background(), p, Options{Options: ts.Options{KeepGoing: opt.KeepGoing}, noDescents: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range got.Stats {
+			if strings.HasPrefix(k, "parallel-") || k == "feasibility-replays" {
+				// How the work was split; workers replay some reversals
+				// the coordinator replays again.
+				delete(got.Stats, k)
+				delete(want.Stats, k)
+			}
+		}
+		sameSearch(t, got, want)
+	})
+	if chk.commit.Load() == 0 {
+		t.Fatalf("the coordinator took no record (%d records taken in all)", chk.uses.Load())
+	}
+	t.Logf("%d records taken, %d of them by the coordinator, %d levels skipped", chk.uses.Load(), chk.commit.Load(), chk.levels.Load())
 }
 
 // longRun reports whether -por.long is set (by the external test package).
@@ -122,9 +170,10 @@ func TestODPORDescentsModels(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameSearch(t, got, want)
-		t.Logf("%s: %d executions, %d records taken, %d levels skipped, %d misses", c.name, got.Executions, chk.uses, chk.levels, chk.misses)
-		if chk.misses != 0 || chk.uses != c.uses || chk.levels != c.levels {
-			t.Errorf("%s: %d records taken, %d levels skipped, %d misses; want %d, %d, none", c.name, chk.uses, chk.levels, chk.misses, c.uses, c.levels)
+		uses, levels, misses := chk.uses.Load(), chk.levels.Load(), chk.misses.Load()
+		t.Logf("%s: %d executions, %d records taken, %d levels skipped, %d misses", c.name, got.Executions, uses, levels, misses)
+		if misses != 0 || uses != c.uses || levels != c.levels {
+			t.Errorf("%s: %d records taken, %d levels skipped, %d misses; want %d, %d, none", c.name, uses, levels, misses, c.uses, c.levels)
 		}
 	}
 }

@@ -149,7 +149,17 @@ type explorer[S any] struct {
 	// the record for the reversal being inserted, if any.
 	descents    [][]descMemo
 	descent     *descMemo
+	descentOK   bool // descent's levels can be taken (its caller checked)
 	memoDescent bool // insertReversal: a race's reversal, its descents recorded
+	logRace     bool // insertAt in a worker: log the race with the sequence
+	// A coordinator's descent records, for the reversals a unit's log
+	// names the race of, and which record each log entry used (commit);
+	// a worker's memory of what it logged, by race event, and the unit's
+	// number (descent.go).
+	commitDescs []descMemo
+	recOf       []int32
+	logKeys     [][]logKey
+	logGen      uint64
 	sleepKnown  bool // insertAt: the sleep set does not reject the sequence (known)
 	// Scratch of a parallel search: the units' encoded inputs, the walk of
 	// a subtree to encode, the ids of a subtree's decoded nodes.
@@ -399,6 +409,8 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	// ODPOR's descent records are for events by id: those of old's
 	// searches are never used again.
 	e.descents, e.seqPos = old.descents, old.seqPos[:0]
+	e.logKeys, e.logGen = old.logKeys, old.logGen           // by id too
+	e.commitDescs, e.recOf = old.commitDescs[:0], old.recOf // recOf is all -1 between commits
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled
 		resetRuled(e.ruled)
@@ -1156,12 +1168,23 @@ func (e *explorer[S]) memoryUsed() int64 {
 	for _, w := range e.reinsert {
 		used += int64(unsafe.Sizeof(w)) + int64(cap(w))*int64(unsafe.Sizeof(wev{}))
 	}
-	// ODPOR's descent records: a few per event of the execution.
+	// ODPOR's descent records: a few per event of the execution; a
+	// worker's memory of what it logged; a coordinator's records.
 	for _, list := range e.descents {
 		used += int64(unsafe.Sizeof(list)) + int64(cap(list))*int64(unsafe.Sizeof(descMemo{}))
 		for i := range list {
-			used += int64(cap(list[i].removed)) * 4
+			used += int64(cap(list[i].removed)+cap(list[i].path)) * 4
 		}
 	}
+	for _, list := range e.logKeys {
+		used += int64(unsafe.Sizeof(list)) + int64(cap(list))*int64(unsafe.Sizeof(logKey{}))
+		for i := range list {
+			used += int64(cap(list[i].pos))*4 + int64(cap(list[i].ids))*8
+		}
+	}
+	for i := range e.commitDescs {
+		used += int64(unsafe.Sizeof(descMemo{})) + int64(cap(e.commitDescs[i].removed)+cap(e.commitDescs[i].path))*4
+	}
+	used += int64(cap(e.recOf)) * 4
 	return used
 }

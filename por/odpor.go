@@ -314,6 +314,9 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 		}
 		e.race.reached = true
 		op := logOp{kind: opInsert, frame: int32(i), strict: e.strict, w: e.pool.copyTo(&e.logChunks, w)}
+		if e.logRace {
+			e.logRaceOf(&op)
+		}
 		if e.race.remote() {
 			op.ofRace, op.race, op.ci = true, e.race.k, e.race.ci
 		}
@@ -501,10 +504,10 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 	}
 	last := len(w) - 1
 	m := e.descent
-	rec := m != nil && !e.recording // the levels so far are recorded in m
-	ref := int32(-1)                // the last index of w the recorded tests read
+	rec := m != nil  // the levels so far are recorded in m
+	ref := int32(-1) // the last index of w the recorded tests read
 	if rec {
-		if e.usable(m) {
+		if e.descentOK {
 			if chk := e.opt.checkDescent; chk != nil {
 				chk.compare(e.descendAgain(f, w, int(m.level)), m, last)
 			}
@@ -519,6 +522,16 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 			}
 			left -= len(m.removed)
 			node, level, ref = m.node, int(m.level), m.ref
+			if e.recording {
+				// What the skipped levels would have noted: the path for
+				// planned, and a unit root passed (a coordinator's).
+				for l, n := range m.path {
+					e.insPath = append(e.insPath, e.wt.wev(n))
+					if l == unitLevel {
+						unitRoot = n
+					}
+				}
+			}
 		} else {
 			m.forget(e.strict)
 		}
@@ -573,7 +586,9 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 					}
 					m.node, m.level, m.ref = c, int32(level+1), ref
 					m.removed = append(m.removed, at)
-					if ref >= 0 {
+					if e.recording {
+						m.path = append(m.path, c)
+					} else if ref >= 0 {
 						m.refPos = e.seqPos[ref]
 						m.refID = e.ev[m.refPos].id
 					}
@@ -997,11 +1012,14 @@ func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, c
 			// last insertion of this race recorded (descent.go).
 			e.notdepAt(j, end)
 			e.memoDescent = !e.opt.noDescents && e.race.k >= 0 && int(j) >= e.base && e.role != roleCoordinator && e.role != rolePredictor
+			// A worker's reversal for a coordinator's frame: the log names
+			// the race, so that the coordinator keeps descent records too.
+			e.logRace = !e.opt.noDescents && e.race.k >= 0 && int(j) < e.base && e.role == roleWorker
 			// With one outcome, sleepRejects' verdict is asleepIn's on
 			// the sequence (Options.checkSleep checks it).
 			e.sleepKnown = outs == 1
 			e.insertReversal(j, p, out, outs, st)
-			e.memoDescent, e.sleepKnown = false, false
+			e.memoDescent, e.sleepKnown, e.logRace = false, false, false
 			return atC || j == c.j
 		}
 		w := e.notdep(e.seqBuf[:0], j, end)
@@ -1038,9 +1056,10 @@ func (e *explorer[S]) insertReversal(j int32, p ts.Tid, out, outs int, got ts.St
 		e.seqBuf = append(e.seqBuf[:n], wev{t: p, out: o, step: got})
 		if e.memoDescent {
 			e.descent = e.descentFor(e.race.k, e.race.ci, j, o)
+			e.descentOK = e.usable(e.descent)
 		}
 		e.insertAt(int(j), e.seqBuf)
-		e.descent = nil
+		e.descent, e.descentOK = nil, false
 	}
 }
 

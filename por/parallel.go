@@ -96,9 +96,15 @@ type logOp struct {
 	ofRace, settle, ran bool
 	race                int32
 	ci                  int
-	t                   ts.Tid   // opRootChild: the thread; opBacktrack: p
-	inE                 []uint64 // opBacktrack: E
-	init                []uint64 // opBacktrack: the initials of the reversing sequence
+	t                   ts.Tid // opRootChild: the thread; opBacktrack: p
+	// opInsert of a race's reversal, kid is the id of the race's later
+	// event in the worker (0: another sequence), prev the log entry of the
+	// race's previous reversal into the frame (-1: none) and stable how
+	// many first events the two share (see logRaceOf).
+	kid          uint64
+	prev, stable int32
+	inE          []uint64 // opBacktrack: E
+	init         []uint64 // opBacktrack: the initials of the reversing sequence
 }
 
 const (
@@ -631,6 +637,7 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		e.handBackFrom, e.handBackAlways, e.hungry = handBack.from, handBack.always, handBack.hungry
 	}
 	e.pool, e.log = pool, pool.logOps()
+	e.logGen++ // a new log: what the explorer logged before is not in it
 	e.raceFrom, e.strict = u.raceFrom, u.strict
 	for _, o := range u.blocked {
 		e.blockedObjs[o] = struct{}{}
@@ -886,7 +893,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.plans, e.planSched = e.plans[:0], nil
 	e.par.logged += int64(len(r.log))
 	e.recording = e.mode == modeODPOR
-	defer func() { e.recording = false }()
+	defer func() { e.recording = false; e.endCommit(len(r.log)) }()
 	for i := range r.log {
 		op := &r.log[i]
 		f := &e.stack[op.frame]
@@ -898,7 +905,11 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 			// The worker's sleep verdict is this frame's (its sleep set is
 			// part of the unit's input), on the whole reversal.
 			e.strict = op.strict
+			if !e.opt.noDescents {
+				e.commitDescent(r.log, i)
+			}
 			e.insertAwake(int(op.frame), op.w)
+			e.descent, e.descentOK = nil, false
 			if op.settle {
 				x := &e.ev[op.race]
 				x.settled |= 1 << op.ci
