@@ -845,7 +845,12 @@ func (e *icb[S]) raced() bool {
 			return true
 		}
 		race := races[0]
-		race.Names, _ = e.sys.(ts.ObjNamer) // the names the trace uses
+		if names, ok := e.sys.(ts.ObjNamer); ok {
+			// Named now, as the trace names it: a system's names may
+			// change as it runs (package threads names objects as an
+			// execution makes them), and the error is read later.
+			race.Names = fixedName{race.Obj, names.ObjName(race.Obj)}
+		}
 		e.Record(&ts.Violation{Kind: ts.DataRace, Err: race, Thread: mv.Thread, Trace: run.Trace})
 		return true
 	}
@@ -942,4 +947,18 @@ func (e *icb[S]) coverDFS() {
 		states += terms[c]
 		e.res.Coverage = append(e.res.Coverage, ts.Coverage{Bound: c, Executions: total, TerminalStates: states})
 	}
+}
+
+// fixedName names one object, as the system named it when a race on it
+// was found.
+type fixedName struct {
+	obj  ts.Obj
+	name string
+}
+
+func (n fixedName) ObjName(o ts.Obj) string {
+	if o == n.obj {
+		return n.name
+	}
+	return fmt.Sprintf("o%d", o)
 }

@@ -2,6 +2,7 @@ package cbound_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -204,4 +205,27 @@ func TestSyncOnlyRaceNamesObject(t *testing.T) {
 	if msg := res.Violation.Err.Error(); !strings.HasPrefix(msg, "data race on balance: ") {
 		t.Errorf("race message %q does not name the object", msg)
 	}
+	// Named when found: a system whose names change as it runs (package
+	// threads names objects as an execution makes them) does not rename
+	// the object of a race reported before.
+	sys := &renaming{Program: p}
+	res, err = cbound.ICB(context.Background(), sys, cbound.Options{SyncOnly: true, Bound: cbound.AtMost(1)})
+	if err != nil || res.Violation == nil {
+		t.Fatalf("got %v, %v; want a data race", res, err)
+	}
+	first := res.Violation.Err.Error()
+	if again := res.Violation.Err.Error(); again != first || !strings.HasPrefix(first, "data race on name") {
+		t.Errorf("race message %q, then %q: want one name given when found", first, again)
+	}
+}
+
+// renaming is a program whose object names change at each call.
+type renaming struct {
+	*tstest.Program
+	calls int
+}
+
+func (r *renaming) ObjName(o ts.Obj) string {
+	r.calls++
+	return fmt.Sprintf("name%d", r.calls)
 }

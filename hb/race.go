@@ -37,7 +37,9 @@ type Race struct {
 	Obj           ts.Obj // the object both access (a step may touch several)
 	First, Second Access
 	// Names, if set, names the object in Error (the system's ObjNamer, as
-	// traces name it); without, the object is "o" and its number.
+	// traces name it); without, the object is "o" and its number. Error
+	// asks it each time: where names change as the system runs, give a
+	// namer fixed when the race was found (package cbound does).
 	Names ts.ObjNamer `json:"-"`
 }
 
