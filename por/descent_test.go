@@ -65,7 +65,10 @@ func TestODPORDescents(t *testing.T) {
 	if chk.uses.Load() == 0 || chk.levels.Load() == 0 {
 		t.Fatalf("no record taken (%d uses, %d levels)", chk.uses.Load(), chk.levels.Load())
 	}
-	t.Logf("%d records taken, %d levels skipped", chk.uses.Load(), chk.levels.Load())
+	if chk.notdepMisses.Load() != 0 || chk.notdeps.Load() == 0 {
+		t.Fatalf("%d of %d sequences built from a memo differ from notdep's", chk.notdepMisses.Load(), chk.notdeps.Load())
+	}
+	t.Logf("%d records taken, %d levels skipped; %d sequences built from memos", chk.uses.Load(), chk.levels.Load(), chk.notdeps.Load())
 }
 
 // With workers, the coordinator takes records too, for the reversals the
@@ -109,6 +112,9 @@ func TestODPORDescentsParallel(t *testing.T) {
 		}
 		sameSearch(t, got, want)
 	})
+	if chk.notdepMisses.Load() != 0 {
+		t.Fatalf("%d of %d sequences built from a memo differ from notdep's", chk.notdepMisses.Load(), chk.notdeps.Load())
+	}
 	if chk.commit.Load() == 0 {
 		t.Fatalf("the coordinator took no record (%d records taken in all)", chk.uses.Load())
 	}

@@ -145,6 +145,12 @@ type explorer[S any] struct {
 	seqBuf    []wev   // reused wakeup sequences
 	insBuf    []wev   // insert's copy of the sequence it inserts
 	seqPos    []int32 // the execution's events of seqBuf (notdepAt)
+	// notdepAt's memos by event, how many events they hold, and seqBuf's
+	// and seqPos' own buffers while they are lent a memo's.
+	notdeps      []notdepMemo
+	notdepEvents int64
+	ownSeq       []wev
+	seqPosOwn    []int32
 	// ODPOR: the descents of races' reversals, by event (descent.go), and
 	// the record for the reversal being inserted, if any.
 	descents    [][]descMemo
@@ -409,8 +415,9 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	// ODPOR's descent records are for events by id: those of old's
 	// searches are never used again.
 	e.descents, e.seqPos = old.descents, old.seqPos[:0]
-	e.logKeys, e.logGen = old.logKeys, old.logGen           // by id too
-	e.commitDescs, e.recOf = old.commitDescs[:0], old.recOf // recOf is all -1 between commits
+	e.notdeps, e.notdepEvents = old.notdeps, old.notdepEvents // by id too
+	e.logKeys, e.logGen = old.logKeys, old.logGen             // by id too
+	e.commitDescs, e.recOf = old.commitDescs[:0], old.recOf   // recOf is all -1 between commits
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled
 		resetRuled(e.ruled)
@@ -1175,6 +1182,10 @@ func (e *explorer[S]) memoryUsed() int64 {
 		for i := range list {
 			used += int64(cap(list[i].removed)+cap(list[i].path)) * 4
 		}
+	}
+	for i := range e.notdeps {
+		m := &e.notdeps[i]
+		used += int64(unsafe.Sizeof(*m)) + int64(cap(m.seq))*int64(unsafe.Sizeof(wev{})) + int64(cap(m.pos))*4 + int64(cap(m.ids))*8
 	}
 	for _, list := range e.logKeys {
 		used += int64(unsafe.Sizeof(list)) + int64(cap(list))*int64(unsafe.Sizeof(logKey{}))

@@ -1010,7 +1010,7 @@ func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, c
 		if !check {
 			// Feasible anywhere: insert it, starting below the levels the
 			// last insertion of this race recorded (descent.go).
-			e.notdepAt(j, end)
+			memo := e.notdepAt(j, end)
 			e.memoDescent = !e.opt.noDescents && e.race.k >= 0 && int(j) >= e.base && e.role != roleCoordinator && e.role != rolePredictor
 			// A worker's reversal for a coordinator's frame: the log names
 			// the race, so that the coordinator keeps descent records too.
@@ -1020,6 +1020,9 @@ func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, c
 			e.sleepKnown = outs == 1
 			e.insertReversal(j, p, out, outs, st)
 			e.memoDescent, e.sleepKnown, e.logRace = false, false, false
+			if memo {
+				e.restoreSeq()
+			}
 			return atC || j == c.j
 		}
 		w := e.notdep(e.seqBuf[:0], j, end)
