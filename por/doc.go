@@ -352,11 +352,11 @@
 // transitions while another goroutine waits with nothing to explore, it
 // stops where the branch it is in ends and returns what it explored with
 // the rest, its path's frames (each one's wakeup tree, sleep sets and moves
-// taken) and its events' race records. The search takes that as the
-// unit's result, moves along the worker's path as the top of the search,
-// each frame taking the worker's state, and hands out as units the other
-// branches of the path's shallowest frame that has any, finishing the
-// branch it is in alone (parallel-handed-back counts them). Nothing the
+// taken) and which of its events race with nothing. The search takes that
+// as the unit's result, moves along the worker's path as the top of the
+// search, each frame taking the worker's state, and hands out as units the
+// other branches of the path's shallowest frame that has any, finishing
+// the branch it is in alone (parallel-handed-back counts them). Nothing the
 // worker explored is lost, and where the units start never changes the
 // serial search, so the result is the same (property-tested with the rest,
 // with units handed back after a few transitions whatever the goroutines

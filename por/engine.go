@@ -51,15 +51,10 @@ type event struct {
 	prevThread int32   // the thread's previous event, or -1
 	id         uint64  // DPOR: a number no other event of the search has had (see backtrackAll)
 	held       []ts.Obj
-	// ODPOR: bit i of settled is set once the reversal of the race with
-	// the event's i-th candidate has reached the wakeup tree (see ODPOR),
-	// and then bit i of canRun is reverseFrom's answer for it; done, once
-	// every race analysed has (or the event races with nothing).
-	settled, canRun uint64
-	done            bool
-	memo            []raceMemo // ODPOR: what the replays of its races found
-	cands           []cand     // ODPOR: its races, once candsKnown
-	candsKnown      bool
+	done       bool       // ODPOR: the event races with nothing (races skips it)
+	memo       []raceMemo // ODPOR: what the replays of its races found
+	cands      []cand     // ODPOR: its races, once candsKnown
+	candsKnown bool
 }
 
 // prevOn returns the previous event on object o, which x touches.
@@ -134,17 +129,11 @@ type explorer[S any] struct {
 
 	// ODPOR
 	wt       wtree
-	raceFrom int // the first event whose races have not been analysed
-	// shared: while races analyses the events before it again, the length
-	// of the prefix the execution shares with the last one analysed (see
-	// ODPOR); sharedBuf: settledSharedSeq's scratch; race: the race being
-	// reversed.
-	shared    int32
-	sharedBuf []wev
-	race      raceState
-	seqBuf    []wev   // reused wakeup sequences
-	insBuf    []wev   // insert's copy of the sequence it inserts
-	seqPos    []int32 // the execution's events of seqBuf (notdepAt)
+	raceFrom int       // the first event whose races have not been analysed
+	race     raceState // the race being reversed
+	seqBuf   []wev     // reused wakeup sequences
+	insBuf   []wev     // insert's copy of the sequence it inserts
+	seqPos   []int32   // the execution's events of seqBuf (notdepAt)
 	// notdepAt's memos by event, how many events they hold, and seqBuf's
 	// and seqPos' own buffers while they are lent a memo's.
 	notdeps      []notdepMemo
@@ -720,7 +709,7 @@ func (e *explorer[S]) pushEvent(t ts.Tid, out int, st ts.Step) {
 	e.ev = e.evStore[:i+1]
 	x := &e.ev[i]
 	x.t, x.out, x.step = t, out, st
-	x.settled, x.canRun, x.done, x.memo = 0, 0, false, x.memo[:0]
+	x.done, x.memo = false, x.memo[:0]
 	x.cands, x.candsKnown = x.cands[:0], false
 	if e.mode == modeSleep {
 		return // sleep sets need no happens-before

@@ -98,13 +98,14 @@ import (
 // race of every execution costs 1.2-2.5x the time of that shortcut on the
 // bundled models (casrot-10 and abp-2 the least, lastzero-12 and indexer-16
 // the most). What stays shared between executions is only what depends on
-// the events before a race: where its reversal can run and the step it
-// takes there (the replays that found them are not made again), and the
-// first levels of the reversal's insertion into the wakeup tree, those
-// whose tests read only events the executions share (descent.go: each
-// record is checked against a descent from the root in the property tests,
-// and the search is the same with and without them; 42% of the levels
-// skipped on indexer-16, 22% fewer instructions).
+// the events before a race: an event's candidates (an event with none is
+// skipped, event.done), where a reversal can run and the step it takes
+// there (the replays that found them are not made again), and the first
+// levels of the reversal's insertion into the wakeup tree, those whose
+// tests read only events the executions share (descent.go: each record is
+// checked against a descent from the root in the property tests, and the
+// search is the same with and without them; 42% of the levels skipped on
+// indexer-16, 22% fewer instructions).
 //
 // # Several objects and outcomes
 //
@@ -306,28 +307,20 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 		// A unit's worker: the frame is the coordinator's, which inserts
 		// w when it takes the unit's result, as this search would now,
 		// unless the frame's sleep set (part of the unit's input) rejects
-		// it, or (race) the race is one of the coordinator's events'
-		// whose reversal reached the wakeup tree before.
+		// it.
 		if !e.sleepKnown && e.asleepIn(&e.stack[i], w) {
-			e.race.rejected = true
 			return
 		}
-		e.race.reached = true
 		op := logOp{kind: opInsert, frame: int32(i), strict: e.strict, w: e.pool.copyTo(&e.logChunks, w)}
 		if e.logRace {
 			e.logRaceOf(&op)
-		}
-		if e.race.remote() {
-			op.ofRace, op.race, op.ci = true, e.race.k, e.race.ci
 		}
 		e.log = append(e.log, op)
 		return
 	}
 	if !e.sleepKnown && e.asleepIn(&e.stack[i], w) {
-		e.race.rejected = true
 		return
 	}
-	e.race.reached = true
 	e.insertAwake(i, w)
 }
 
@@ -643,20 +636,17 @@ func (e *explorer[S]) notdep(dst []wev, i, end int32) []wev {
 	return dst
 }
 
-// races reverses the races of the execution's events at its end: those of
-// the events not analysed yet, and those of the prefix shared with the last
-// execution analysed whose verdict may have changed (see ODPOR).
+// races reverses, at the execution's end, the races of each of its events
+// (see ODPOR, "Races of the shared prefix"), skipping the events of the
+// prefix shared with the last execution analysed that race with nothing
+// (done).
 func (e *explorer[S]) races() {
 	end := int32(len(e.ev))
 	from := int32(e.raceFrom)
-	if from > 0 {
-		e.shared = from
-		for k := range from {
-			if !e.ev[k].done {
-				e.reverseEvent(k, end)
-			}
+	for k := range from {
+		if !e.ev[k].done {
+			e.reverseEvent(k, end)
 		}
-		e.shared = 0
 	}
 	for k := from; k < end; k++ {
 		e.reverseEvent(k, end)
@@ -683,73 +673,19 @@ type raceMemo struct {
 	got ts.Step
 }
 
-// raceState is what reverseRace learns while it reverses one race of an
-// execution's event k (its candidate ci): whether the sleep set rejected a
-// reversal, and whether one reached the wakeup tree (inserted, or covered
-// by a branch there).
+// raceState names the race being reversed: candidate ci of event k's races
+// (k is -1 for a step not taken), whose replays (raceMemo) and descents
+// (descent.go) are kept for its later analyses.
 type raceState struct {
-	k                 int32
-	ci                int
-	own               int32 // the first event the search keeps a record for (see remote)
-	every             bool  // Options.EveryRace: no record
-	rejected, reached bool
+	k  int32
+	ci int
 }
 
-// remote reports whether the race is of one of the coordinator's events,
-// in a unit's worker (the events before the unit's move), which keeps the
-// record of whether its reversal has reached the wakeup tree.
-func (r *raceState) remote() bool { return r.k >= 0 && r.k < r.own && r.ci < 64 && !r.every }
-
-// ownEvents returns the first event whose races the search keeps a record
-// for: a unit's worker, from the unit's move on.
-func (e *explorer[S]) ownEvents() int32 { return int32(max(e.base-1, 0)) }
-
-// everyRace: every race of every execution is analysed (see ODPOR, "Races
-// of the shared prefix"); the records that let a race go unanalysed stay
-// empty.
-const everyRace = true
-
 // reverseRace is reverseFrom for candidate ci of event k's races (k is -1
-// for a step not taken), where it keeps, for the event, whether the race's
-// reversal has reached the wakeup tree: such a race is not analysed again
-// in a later execution that shares the event (see ODPOR).
+// for a step not taken), naming the race in e.race.
 func (e *explorer[S]) reverseRace(c cand, ci int, k int32, p ts.Tid, out, outs int, st ts.Step, cq hb.VC, end int32, check bool) bool {
-	bit := uint64(0)
-	if k >= 0 && ci < 64 && !everyRace {
-		bit = 1 << ci
-	}
-	// A worker's record for the coordinator's events (remote) holds the
-	// races it has sent once, or found recorded there (settledShared): the
-	// coordinator's record has them once it takes the result, in order.
-	var x *event
-	own := e.ownEvents()
-	if bit != 0 {
-		x = &e.ev[k]
-		if x.settled&bit != 0 {
-			return x.canRun&bit != 0
-		}
-	}
-	e.race = raceState{k: k, ci: ci, own: own, every: everyRace}
-	ran := e.reverseFrom(c, p, out, outs, st, cq, end, check)
-	if e.race.rejected {
-		return ran
-	}
-	// Reached the wakeup tree, or no reversal can run (or, in a worker, the
-	// coordinator has recorded the race): where a reversal can run depends
-	// only on the events before the race, so no later analysis finds one
-	// either.
-	if x != nil {
-		x.settled |= bit
-		if ran {
-			x.canRun |= bit
-		}
-	}
-	if e.race.reached && e.race.remote() {
-		// The coordinator records it after the race's last insert.
-		op := &e.log[len(e.log)-1]
-		op.settle, op.ran = true, ran
-	}
-	return ran
+	e.race = raceState{k: k, ci: ci}
+	return e.reverseFrom(c, p, out, outs, st, cq, end, check)
 }
 
 // raceMemo returns what an earlier analysis of the race being reversed
@@ -774,35 +710,6 @@ func (e *explorer[S]) rememberRace(j int32, got ts.Step) {
 		x := &e.ev[e.race.k]
 		x.memo = append(x.memo, raceMemo{ci: e.race.ci, j: j, got: got})
 	}
-}
-
-// settledShared reports, in a unit's worker analysing again a race of an
-// event of the coordinator's frames (whose record of the races that reached
-// the wakeup tree is the coordinator's), that the race's reversal reached
-// the tree before, when the sleep set of frame j does not reject the
-// reversal notdep(j).st (of thread p's step st, every outcome from out,
-// outs of them) now: it reports whether it would not have rejected the part
-// of it that the last execution analysed shares. The reversal of a race in
-// that execution began with that part, and the sleep set rejects a longer
-// sequence only if it rejects a shorter (without weak initials by
-// independence, strict, that does not hold).
-func (e *explorer[S]) settledShared(j int32, p ts.Tid, out, outs int, st *ts.Step, end int32) bool {
-	if !e.race.remote() || e.race.k >= e.shared || e.strict {
-		return false
-	}
-	return !e.sleepRejects(j, p, out, outs, st, min(end, e.shared))
-}
-
-// settledSharedSeq is settledShared for a step that may block or change its
-// access, whose reversal w.got has been built and replayed.
-func (e *explorer[S]) settledSharedSeq(j int32, p ts.Tid, out int, got ts.Step, end int32) bool {
-	if !e.race.remote() || e.race.k >= e.shared || e.strict {
-		return false
-	}
-	f := &e.stack[j]
-	a := append(e.notdep(e.sharedBuf[:0], j, min(end, e.shared)), wev{t: p, out: out, step: got})
-	e.sharedBuf = a
-	return !e.asleepIn(f, a)
 }
 
 // chainStart returns the latest event on object o before event k, or before
@@ -912,27 +819,6 @@ func (e *explorer[S]) reverse(p ts.Tid, out, outs int, st ts.Step, cq hb.VC, k, 
 			}
 		}
 	}
-	if k >= 0 {
-		e.markDone(k, failed)
-	}
-}
-
-// markDone records whether every race of event k that reverse analyses has
-// a reversal that reached the wakeup tree: later executions then skip the
-// event (see reverseRace).
-func (e *explorer[S]) markDone(k int32, failed bool) {
-	x := &e.ev[k]
-	if x.settled == 0 {
-		return
-	}
-	for ci := range e.cands {
-		if e.direct(ci) || (failed && !e.seenBefore(ci)) {
-			if ci >= 64 || x.settled&(1<<ci) == 0 {
-				return
-			}
-		}
-	}
-	x.done = true
 }
 
 // seenBefore reports whether candidate ci's event is an earlier candidate's
@@ -980,13 +866,10 @@ func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, c
 		// events before it (those after it that notdep adds are
 		// independent of it), so the replays need not be made again.
 		if e.sleepRejects(m.j, p, out, outs, &m.got, end) {
-			e.race.rejected = true
 			return m.j == c.j
 		}
 		e.seqBuf = e.notdep(e.seqBuf[:0], m.j, end)
-		if !e.settledSharedSeq(m.j, p, out, m.got, end) {
-			e.insertReversal(m.j, p, out, outs, m.got)
-		}
+		e.insertReversal(m.j, p, out, outs, m.got)
 		return m.j == c.j
 	}
 	atC, cutDone, cutTried := false, false, false
@@ -1000,10 +883,6 @@ func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, c
 				e.checkSleepRejects(chk, j, p, out, outs, st, end, asleep)
 			}
 			if asleep {
-				e.race.rejected = true
-				return atC || j == c.j
-			}
-			if e.settledShared(j, p, out, outs, &st, end) {
 				return atC || j == c.j
 			}
 		}
@@ -1031,9 +910,7 @@ func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, c
 			if !cutTried {
 				e.rememberRace(j, got)
 			}
-			if !e.settledSharedSeq(j, p, out, got, end) {
-				e.insertReversal(j, p, out, outs, got)
-			}
+			e.insertReversal(j, p, out, outs, got)
 			return atC || j == c.j
 		}
 		if cutDone || len(e.cands) < 2 {

@@ -87,16 +87,9 @@ const (
 type logOp struct {
 	kind   uint8
 	frame  int32
-	strict bool  // opInsert: the analysis' strict flag then
-	w      []wev // opInsert: the wakeup sequence
-	// opInsert with ofRace: the coordinator's event and candidate of the
-	// race reversed: the insert is dropped if the race's reversal has
-	// reached the wakeup tree before; settle (on the race's last insert)
-	// records that it has now, with ran, reverseFrom's answer.
-	ofRace, settle, ran bool
-	race                int32
-	ci                  int
-	t                   ts.Tid // opRootChild: the thread; opBacktrack: p
+	strict bool   // opInsert: the analysis' strict flag then
+	w      []wev  // opInsert: the wakeup sequence
+	t      ts.Tid // opRootChild: the thread; opBacktrack: p
 	// opInsert of a race's reversal, kid is the id of the race's later
 	// event in the worker (0: another sequence), prev the log entry of the
 	// race's previous reversal into the frame (-1: none) and stable how
@@ -223,15 +216,14 @@ type unitRest struct {
 
 // restFrame is a frame of a handed-back unit's path: the branch being
 // explored from it (an index in unitRest.tree; -1 at the last frame), its
-// sleep sets and the moves taken from it, and the record of the races of
-// the event that reached it.
+// sleep sets and the moves taken from it, and whether the event that
+// reached it races with nothing (event.done).
 type restFrame struct {
-	cur             int32
-	sleep           []ts.Tid
-	psleep          []wev
-	taken           []ts.Move
-	settled, canRun uint64
-	done            bool
+	cur    int32
+	sleep  []ts.Tid
+	psleep []wev
+	taken  []ts.Move
+	done   bool
 }
 
 // Handing back the rest of a unit. A unit's size is known only once it is
@@ -244,11 +236,11 @@ type restFrame struct {
 // the search, and the other branches of the shallowest frame of the path
 // that has any become units for the goroutines with nothing to do
 // (resume). Between two branches a unit's whole state is its path's
-// frames (their wakeup trees, sleep sets and moves taken) and the records
-// of their events' races; the frames above are the coordinator's, which
-// took the log. Where the units start never changes the serial search, so
-// handing back never changes the result; it costs the coordinator a new
-// predictor.
+// frames (their wakeup trees, sleep sets and moves taken), with which of
+// their events race with nothing; the frames above are the coordinator's,
+// which took the log. Where the units start never changes the serial
+// search, so handing back never changes the result; it costs the
+// coordinator a new predictor.
 const handBackAfter = 2_000
 
 // leaveRest ends a unit's exploration where the branch being explored from
@@ -284,7 +276,7 @@ func (e *explorer[S]) leaveRest(f *frame[S]) bool {
 			rf.cur = at[j]
 		}
 		rf.sleep, rf.psleep, rf.taken = tids(&g.sleep), slices.Clone(g.psleep), slices.Clone(g.taken)
-		rf.settled, rf.canRun, rf.done = x.settled, x.canRun, x.done
+		rf.done = x.done
 	}
 	e.rest = rest
 	return true
@@ -358,8 +350,7 @@ func (e *explorer[S]) resume(mv ts.Move, rest *unitRest) {
 		if rf.cur >= 0 {
 			g.cur = ids[rf.cur]
 		}
-		x := &e.ev[k+j]
-		x.settled, x.canRun, x.done = rf.settled, rf.canRun, rf.done
+		e.ev[k+j].done = rf.done
 	}
 	e.raceFrom = raceFrom
 	d := k + 1 + rest.units
@@ -899,9 +890,6 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 		f := &e.stack[op.frame]
 		switch op.kind {
 		case opInsert:
-			if op.ofRace && e.ev[op.race].settled&(1<<op.ci) != 0 {
-				continue // as the serial search, which does not analyse it again
-			}
 			// The worker's sleep verdict is this frame's (its sleep set is
 			// part of the unit's input), on the whole reversal.
 			e.strict = op.strict
@@ -910,13 +898,6 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 			}
 			e.insertAwake(int(op.frame), op.w)
 			e.descent, e.descentOK = nil, false
-			if op.settle {
-				x := &e.ev[op.race]
-				x.settled |= 1 << op.ci
-				if op.ran {
-					x.canRun |= 1 << op.ci
-				}
-			}
 		case opRootChild:
 			e.addRootChild(op.frame, op.t)
 		case opBacktrack:

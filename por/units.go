@@ -1,6 +1,7 @@
 package por
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
@@ -160,13 +162,31 @@ func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *u
 	return nil
 }
 
-// The formats' versions: a unit of another version is refused (ErrBadUnit),
-// never read as this one's. Units are at 5 since a wakeup subtree's node
-// names its parent by how far back it is.
+// The formats' versions: a unit of another version is refused (ErrBadUnit,
+// naming both versions), never read as this one's. Units are at 5 since a
+// wakeup subtree's node names its parent by how far back it is; results at
+// 4 since their log entries and handed-back frames no longer carry records
+// of races whose reversal had reached the wakeup tree.
 const (
 	unitMagic   = "weft-por-unit/5"
-	resultMagic = "weft-por-result/3"
+	resultMagic = "weft-por-result/4"
 )
+
+// notA is the error for bytes that do not start with magic m, a what: where
+// they start with another version of it, it names both versions.
+func notA(b []byte, m, what string) error {
+	name := m[:strings.LastIndexByte(m, '/')+1]
+	if v, ok := bytes.CutPrefix(b, []byte(name)); ok {
+		n := 0
+		for n < len(v) && n < 8 && v[n] >= '0' && v[n] <= '9' {
+			n++
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: a %s of format %s%s, this version of weft reads %s", ErrBadUnit, what, name, v[:n], m)
+		}
+	}
+	return fmt.Errorf("%w: not a %s", ErrBadUnit, what)
+}
 
 // unitHeader is what a Unit holds beside the unit's input.
 type unitHeader struct {
@@ -203,7 +223,7 @@ func encodeUnit(u *unit, opt *Options, m mode, n int, maxT, maxE int64) Unit {
 func decodeUnit(b Unit) (h unitHeader, u *unit, err error) {
 	d := decoder{b: b}
 	if !d.magic(unitMagic) {
-		return h, nil, fmt.Errorf("%w: not a unit", ErrBadUnit)
+		return h, nil, notA(b, unitMagic, "unit")
 	}
 	h.mode = mode(d.num())
 	h.n = int(d.num())
@@ -363,9 +383,6 @@ func encodeResult(key string, r *unitResult) UnitResult {
 		c.num(int64(op.t))
 		c.words(op.inE)
 		c.words(op.init)
-		c.flags(op.ofRace, op.settle, op.ran)
-		c.num(int64(op.race))
-		c.num(int64(op.ci))
 	}
 	c.num(int64(len(r.events)))
 	for _, ev := range r.events {
@@ -412,7 +429,6 @@ func encodeResult(key string, r *unitResult) UnitResult {
 			}
 			c.psleep(f.psleep)
 			c.sched(f.taken)
-			c.words([]uint64{f.settled, f.canRun})
 			c.flags(f.done)
 		}
 	}
@@ -438,13 +454,6 @@ func (d *decoder) restOf(n int) *unitRest {
 		f.cur = int32(d.num())
 		f.sleep, f.psleep = d.sleepSet(n, &tids, &wevs)
 		f.taken = d.schedOf(n)
-		w := d.words() // trailing zero words trimmed
-		if len(w) > 2 {
-			d.fail("a frame's race record is more than two words")
-			return nil
-		}
-		w = append(w, 0, 0)
-		f.settled, f.canRun = w[0], w[1]
 		f.done = d.num()&1 != 0
 		// Each frame's branch is a child of the one above's (the first's,
 		// of the root); the last frame's branch has ended.
@@ -468,7 +477,7 @@ func (d *decoder) restOf(n int) *unitRest {
 func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 	d := decoder{b: b}
 	if !d.magic(resultMagic) {
-		return "", nil, fmt.Errorf("%w: not a unit result", ErrBadUnit)
+		return "", nil, notA(b, resultMagic, "unit result")
 	}
 	key = string(d.bytes())
 	r = &unitResult{}
@@ -490,12 +499,6 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 		op.t = d.tid(n)
 		op.inE = d.words()
 		op.init = d.words()
-		f := d.num()
-		op.ofRace, op.settle, op.ran = f&1 != 0, f&2 != 0, f&4 != 0
-		op.race, op.ci = int32(d.num()), int(d.num())
-		if op.ofRace && (op.race < 0 || op.ci < 0 || op.ci >= 64) || op.settle && !op.ofRace {
-			d.fail("race out of range")
-		}
 	}
 	r.events = make([]unitEvent, d.count())
 	for i := range r.events {
@@ -535,7 +538,7 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 	}
 	for i := range r.log {
 		// The coordinator's frames and events are those of the prefix.
-		if op := &r.log[i]; d.err == nil && (op.frame < 0 || int(op.frame) >= r.moves || int(op.race) >= r.moves) {
+		if op := &r.log[i]; d.err == nil && (op.frame < 0 || int(op.frame) >= r.moves) {
 			d.fail("a log operation out of the unit's prefix")
 		}
 	}

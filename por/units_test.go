@@ -174,6 +174,7 @@ func TestRunnerBadInput(t *testing.T) {
 	}{
 		"empty":        {p, nil, "not a unit"},
 		"a result":     {p, Unit(resultMagic), "not a unit"},
+		"old version":  {p, Unit("weft-por-unit/4" + string(unit[len(unitMagic):])), "a unit of format weft-por-unit/4, this version of weft reads " + unitMagic},
 		"cut short":    {p, unit[:len(unit)-2], "cut short"},
 		"extra bytes":  {p, append(slices.Clone(unit), 0), "trailing"},
 		"more threads": {three, unit, "2 threads, this one has 3"},
@@ -200,6 +201,16 @@ func TestRunnerBadInput(t *testing.T) {
 		if !errors.Is(err, c.want) || res.Complete {
 			t.Errorf("a runner that %s: %v, %v; want an incomplete result and %v", name, res, err, c.want)
 		}
+	}
+
+	// A result of an earlier format (a runner built from another release)
+	// is refused, naming both versions.
+	old := UnitResult("weft-por-result/3" + strings.Repeat("\x00", 40))
+	if _, _, err := decodeResult(old, 2); !errors.Is(err, ErrBadUnit) || !strings.Contains(err.Error(), "format weft-por-result/3, this version of weft reads "+resultMagic) {
+		t.Errorf("a result of format 3: %v", err)
+	}
+	if _, _, err := decodeResult(UnitResult("weft-por-unit/5"), 2); !errors.Is(err, ErrBadUnit) || !strings.Contains(err.Error(), "not a unit result") {
+		t.Errorf("a unit as a result: %v", err)
 	}
 
 	opt.Runner, opt.Workers = broken{}, 2
