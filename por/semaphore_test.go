@@ -21,14 +21,15 @@ import (
 )
 
 const (
-	semLoad  = iota // r := x (recorded)
-	semStore        // x := k
-	semP            // P(s): s--, waits while s == 0
-	semV            // V(s): s++, waits while s == cap
-	semTryP         // r := tryP(s): s-- if s > 0 (a Write), else nothing (a Read with vd)
-	semP2           // P(s, s2) in one transition
-	semGet          // r := s (a read of the semaphore)
-	semAwait        // await x == k
+	semLoad   = iota // r := x (recorded)
+	semStore         // x := k
+	semP             // P(s): s--, waits while s == 0
+	semV             // V(s): s++, waits while s == cap
+	semTryP          // r := tryP(s): s-- if s > 0 (a Write), else nothing (a Read with vd)
+	semP2            // P(s, s2) in one transition
+	semGet           // r := s (a read of the semaphore)
+	semAwait         // await x == k
+	semGuardP        // P(s) when x == k, one transition (a write of s, a read of x)
 	semKinds
 )
 
@@ -111,6 +112,12 @@ func (p *semProg) Next(s semState, t ts.Tid) (ts.Step, ts.Status) {
 			return st, p.wait(op)
 		}
 		return st, ts.Enabled
+	case semGuardP:
+		st := ts.Step{Obj: sem(op.B), Op: ts.Write, Sync: p.Sync, Also: []ts.Access{{Obj: ts.Obj(op.A), Op: ts.Read, Sync: true}}}
+		if s.Vals[op.A] != op.K%2 || s.Vals[sem(op.B)] == 0 {
+			return st, p.wait(op)
+		}
+		return st, ts.Enabled
 	}
 	panic("bad op")
 }
@@ -141,6 +148,8 @@ func (p *semProg) Apply(s semState, t ts.Tid) semState {
 	case semGet:
 		obs(s.Vals[sem(op.A)])
 	case semAwait:
+	case semGuardP:
+		s.Vals[sem(op.B)]--
 	}
 	s.PC[t]++
 	return s
@@ -187,6 +196,8 @@ func (p *semProg) String() string {
 				fmt.Fprintf(&b, " get s%d;", op.A)
 			case semAwait:
 				fmt.Fprintf(&b, " await x%d == %d;", op.A, op.K)
+			case semGuardP:
+				fmt.Fprintf(&b, " P(s%d) when x%d == %d;", op.B, op.A, op.K%2)
 			}
 		}
 		b.WriteByte('\n')
@@ -309,5 +320,32 @@ func TestODPORBlockingMultiObjectModels(t *testing.T) {
 	rep := tstest.CheckReduction(t, models.NewABP(1), odporExplorer[models.ABPState](), tstest.ReductionOptions{Bound: ts.NoBound})
 	if len(rep.Reduction.Terminals) != rep.ExpectedTerminals || rep.ExpectedTerminals == 0 {
 		t.Errorf("abp-1: %d of %d terminal states", len(rep.Reduction.Terminals), rep.ExpectedTerminals)
+	}
+}
+
+// TestODPORGuardedWrite: a known gap (see ODPOR, "Several objects and
+// outcomes"). A P of s that also waits for x == 0, as one transition (a
+// write of s and a read of x), with s = 0:
+//
+//	T0: P(s)
+//	T1: V(s)
+//	T2: P(s) when x == 0
+//	T3: x := 1
+//	T4: x := 1
+//
+// Either T0 or T2 takes the one V; ODPOR reaches 1 of the 2 terminal
+// states. Its first execution ends with T2 waiting after T0's P and both
+// stores; the reversal of T2's race with T0's P holds the stores, which
+// disable it, and the walk back along x never reaches a point where s > 0.
+// Sleep and DPOR reach both.
+func TestODPORGuardedWrite(t *testing.T) {
+	t.Skip("known gap: ODPOR loses this terminal state (see ODPOR, \"Several objects and outcomes\")")
+	p := &semProg{NVars: 1, NSems: 1, Cap: 2, Inits: []int8{0}, Sync: true, Code: [][]semOp{
+		{{Kind: semP, A: 0}}, {{Kind: semV, A: 0}}, {{Kind: semGuardP, A: 0, B: 0}},
+		{{Kind: semStore, A: 0, K: 1}}, {{Kind: semStore, A: 0, K: 1}},
+	}}
+	tstest.Conformance(t, p, tstest.ConformanceOptions{})
+	for _, s := range strategies[semState]() {
+		tstest.CheckReduction(t, p, adapt(s.f), tstest.ReductionOptions{Bound: ts.NoBound, Stateful: s.name == "sdpor"})
 	}
 }
