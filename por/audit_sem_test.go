@@ -9,7 +9,6 @@ package por_test
 // semaphore's count.
 
 import (
-	"flag"
 	"strings"
 	"testing"
 
@@ -37,8 +36,6 @@ func (p semVD) ValueDependentObjs() []ts.Obj {
 	return objs
 }
 
-var auditGuarded = flag.Bool("audit.guarded", false, "audit: semaphore programs also draw P(s) when x == k (ODPOR's known gap, see TestODPORGuardedWrite)")
-
 // semPrograms draws programs of minT..maxT threads of up to maxSteps ops.
 func semPrograms(minT, maxT, maxSteps int, noMulti bool) *rapid.Generator[*semProg] {
 	return rapid.Custom(func(t *rapid.T) *semProg {
@@ -58,11 +55,7 @@ func semPrograms(minT, maxT, maxSteps int, noMulti bool) *rapid.Generator[*semPr
 			steps := rapid.IntRange(1, maxSteps).Draw(t, "steps")
 			var code []semOp
 			for range steps {
-				kinds := semGuardP // the guarded P only with -audit.guarded (a known gap)
-				if *auditGuarded {
-					kinds = semKinds
-				}
-				k := int8(rapid.IntRange(0, kinds-1).Draw(t, "kind"))
+				k := int8(rapid.IntRange(0, semKinds-1).Draw(t, "kind"))
 				op := semOp{Kind: k}
 				switch k {
 				case semGuardP:

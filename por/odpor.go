@@ -158,38 +158,36 @@ import (
 // explored 11 of the 19 traces of a program of three goroutines, found by
 // the outside audit's channel programs: TestAuditODPORSelectEachObject).
 //
-// A known gap remains, found the same way: a step that waits on an object
-// it only reads while it writes another (a P(s) that also waits for x == 0,
-// as one transition) can lose traces when the writes of x that disable it
-// are not on the object walked back along: with s = 0, T0: P(s), T1: V(s),
-// T2: P(s) when x == 0, T3: x := 1, T4: x := 1, ODPOR reaches 1 of the 2
-// terminal states (TestODPORGuardedWrite, skipped until it is fixed). For
-// a system with such steps, check with dpor.
-//
 // # Blocking steps of several objects that write
 //
-// A step that writes two or more objects and may wait (a P of two
-// semaphores in one transition; a select of package threads over several
-// channels, which writes each) has its races analysed at every state where
-// its thread waits, with the events so far, not only where the execution
-// ends. At the end, notdep(e) of a race holds every later event that does
-// not happen after e, among them events that take the step's other objects
-// again: the reversal cannot run, and the walk back along one object meets
-// the same events. Where the step is first seen waiting, those events have
-// not happened yet, and the reversal made there can run. With s0 = s1 = 1,
-// T0: P(s1); V(s0), T1: P(s0) and T2: P(s0, s1), the first execution is T0,
-// T1, T0 with T2 waiting to the end: there its races are with V(s0) and
-// P(s1), and neither reversal can run (T1's P(s0) stands before T2 in
-// both). Analysed after T0's P(s1), where it first waits, its race with
-// P(s1) is reversed by T2 alone at the start, the trace in which T2 takes
-// both and T0 and T1 deadlock (TestODPORBlockingMultiObjectDeadlock).
-// Without this, found by an outside audit, ODPOR lost that deadlock, and a
-// program of three goroutines whose selects can deadlock passed it (8 of
-// its 10 traces explored). Other systems are searched as before: only
-// waiting steps that write several objects are analysed early. The
+// A step that touches several objects, writes one at least and may wait (a
+// P of two semaphores in one transition; a select of package threads over
+// several channels, which writes each; a P of s that also waits for x ==
+// 0) has its races analysed at every state where its thread waits, with
+// the events so far, not only where the execution ends. At the end,
+// notdep(e) of a race holds every later event that does not happen after
+// e, among them events that disable the step again on its other objects:
+// the reversal cannot run, and the walk back along one object meets the
+// same events. Where the step is first seen waiting, those events have not
+// happened yet, and the reversal made there can run. With s0 = s1 = 1, T0:
+// P(s1); V(s0), T1: P(s0) and T2: P(s0, s1), the first execution is T0, T1,
+// T0 with T2 waiting to the end: there its races are with V(s0) and P(s1),
+// and neither reversal can run (T1's P(s0) stands before T2 in both).
+// Analysed after T0's P(s1), where it first waits, its race with P(s1) is
+// reversed by T2 alone at the start, the trace in which T2 takes both and
+// T0 and T1 deadlock (TestODPORBlockingMultiObjectDeadlock). Likewise,
+// with s = 0, T0: P(s), T1: V(s), T2: P(s) when x == 0, T3: x := 1 and T4:
+// x := 1, T2 analysed only at the end reached 1 of the 2 terminal states
+// (TestODPORGuardedWrite). Without this, found by outside audits, ODPOR
+// lost such traces and deadlocks, and a program of three goroutines whose
+// selects can deadlock passed it (8 of its 10 traces explored). Other
+// systems are searched as before: only waiting steps of several objects
+// that write are analysed early (steps of one object that wait, awaits and
+// lock acquires of several objects never needed it in the audits). The
 // property tests check it against a trace-counting reference on random
-// programs over counting semaphores (2 to 6 threads, P, V, tryP, P of two)
-// and over channels with selects (TestODPORSemaphores, TestODPORChannels).
+// programs over counting semaphores (2 to 6 threads; P, V, tryP, P of two,
+// guarded P) and over channels with selects (TestAuditSem*,
+// TestAuditThreadsChannels; thousands of programs with -audit).
 //
 // # Value-dependent steps
 //
@@ -1086,7 +1084,7 @@ func (e *explorer[S]) pending(f *frame[S], ends, waiting bool) {
 				e.blockObj(f.steps[p].At(a).Obj)
 			}
 		}
-		if st == ts.Finished || (!ends && (st == ts.Enabled || !(e.strict || writesSeveral(f.steps[p])))) {
+		if st == ts.Finished || (!ends && (st == ts.Enabled || !(e.strict || writesOfSeveral(f.steps[p])))) {
 			continue
 		}
 		e.reverse(p, 0, f.outs[p], f.steps[p], e.clockOf(p), -1, end)
@@ -1133,20 +1131,20 @@ func (e *explorer[S]) rootChild(f *frame[S], q ts.Tid, c int) int32 {
 	return -1
 }
 
-// writesSeveral reports whether step st writes two objects or more (a P of
-// two semaphores in one transition, a select of package threads over
-// several channels).
-func writesSeveral(st ts.Step) bool {
+// writesOfSeveral reports whether step st touches several objects and
+// writes one of them at least (a P of two semaphores in one transition; a
+// select of package threads over several channels, which writes each; a P
+// of s that also waits for x == 0).
+func writesOfSeveral(st ts.Step) bool {
 	if st.Single() {
 		return false
 	}
-	n := 0
 	for a := range st.NumAccesses() {
 		if st.At(a).Op == ts.Write {
-			n++
+			return true
 		}
 	}
-	return n > 1
+	return false
 }
 
 // mayBlock reports whether step st may be disabled, so that whether it can

@@ -323,9 +323,8 @@ func TestODPORBlockingMultiObjectModels(t *testing.T) {
 	}
 }
 
-// TestODPORGuardedWrite: a known gap (see ODPOR, "Several objects and
-// outcomes"). A P of s that also waits for x == 0, as one transition (a
-// write of s and a read of x), with s = 0:
+// TestODPORGuardedWrite: a P of s that also waits for x == 0, as one
+// transition (a write of s and a read of x), with s = 0:
 //
 //	T0: P(s)
 //	T1: V(s)
@@ -333,13 +332,15 @@ func TestODPORBlockingMultiObjectModels(t *testing.T) {
 //	T3: x := 1
 //	T4: x := 1
 //
-// Either T0 or T2 takes the one V; ODPOR reaches 1 of the 2 terminal
-// states. Its first execution ends with T2 waiting after T0's P and both
-// stores; the reversal of T2's race with T0's P holds the stores, which
-// disable it, and the walk back along x never reaches a point where s > 0.
-// Sleep and DPOR reach both.
+// Either T0 or T2 takes the one V (T0 then waits for ever, a deadlock).
+// ODPOR reached 1 of the 2 terminal states when T2's step was analysed
+// only where the execution ended: its first execution ends with T2 waiting
+// after T0's P and both stores, the reversal of T2's race with T0's P holds
+// the stores, which disable it, and the walk back along x never reaches a
+// point where s > 0. Analysed where it first waits, as steps of several
+// objects that write are (see ODPOR), it reaches both, each in one
+// execution.
 func TestODPORGuardedWrite(t *testing.T) {
-	t.Skip("known gap: ODPOR loses this terminal state (see ODPOR, \"Several objects and outcomes\")")
 	p := &semProg{NVars: 1, NSems: 1, Cap: 2, Inits: []int8{0}, Sync: true, Code: [][]semOp{
 		{{Kind: semP, A: 0}}, {{Kind: semV, A: 0}}, {{Kind: semGuardP, A: 0, B: 0}},
 		{{Kind: semStore, A: 0, K: 1}}, {{Kind: semStore, A: 0, K: 1}},
@@ -347,5 +348,15 @@ func TestODPORGuardedWrite(t *testing.T) {
 	tstest.Conformance(t, p, tstest.ConformanceOptions{})
 	for _, s := range strategies[semState]() {
 		tstest.CheckReduction(t, p, adapt(s.f), tstest.ReductionOptions{Bound: ts.NoBound, Stateful: s.name == "sdpor"})
+	}
+	ref, err := ts.Explore(context.Background(), p, ts.Options{})
+	if err != nil || ref.Violation == nil || ref.Violation.Kind != ts.Deadlock {
+		t.Fatalf("ts.Explore: %v, %v; want a deadlock", ref, err)
+	}
+	rep := tstest.CheckReduction(t, p, odporExplorer[semState](), tstest.ReductionOptions{Bound: ts.NoBound})
+	opt := tstest.CheckOptimal(t, p, odporExplorer[semState](), tstest.ReductionOptions{Bound: ts.NoBound})
+	if rep.ExpectedTerminals != 2 || len(rep.Reduction.Terminals) != 2 || len(opt.Traces) != int(opt.Result.Executions) {
+		t.Errorf("odpor: %d of %d terminal states, %d executions of %d traces; want 2 of 2, one per trace",
+			len(rep.Reduction.Terminals), rep.ExpectedTerminals, opt.Result.Executions, len(opt.Traces))
 	}
 }
