@@ -181,3 +181,76 @@ func TestAuditODPORSleepBlockedBlockingWrite(t *testing.T) {
 			res.Executions, res.Stats["sleep-blocked"], res.Stats["infeasible-branches"])
 	}
 }
+
+// TestAuditODPORConjunctiveWait: a step of several objects that waits for
+// a condition on ALL of them (a P of two semaphores; an await of "x0 == 0
+// and x1 == 0", which the package's generators never draw: tstest's
+// AwaitAny is a disjunction), and that the first execution never sees
+// waiting, loses traces. The first execution takes it last, where its
+// latest races are reversed by walking back along one object; the
+// sequence there still holds another thread's event on the step's other
+// object, which is no candidate (a later event on that object hides it)
+// and disables the step, so no reversal runs, and none is planned before
+// both.
+//
+// "await2" (reads only; not the fixed defect, but idea 1's mix):
+//
+//	x0 = x1 = 0
+//	T0: x0 := 1
+//	T1: x1 := 1
+//	T2: x1 := 2
+//	T3: await x0 == 0 && x1 == 0   one transition, synchronization reads of both
+//
+// 4 traces and 4 terminal states (T3 passes first, or waits for ever: a
+// deadlock; times the order of T1 and T2). ODPOR explored 2 executions,
+// those where T3 waits, and missed both where it passes: 2 of 4 traces, 2
+// of 4 terminal states. Found by TestAuditMultiWriteWide (-rapid.seed 4,
+// with a lock acquire in the step; the same without) and shrunk.
+//
+// "P2" (the fixed defect's shape, a P of two semaphores, and a V of two):
+//
+//	s0 = s1 = 1, capacity 1
+//	T0: tryP(s0)
+//	T1: P(s1)
+//	T2: V(s0, s1)        one transition; waits while either is at 1
+//	T3: r := x; P(s0, s1)  one transition; waits while either is 0
+//
+// 3 traces, 2 terminal states. ODPOR explored 1 execution ([0 1 2 3 3]),
+// and missed [3 3 0 2 1] and [3 3 2 0 1] (T3 takes both first; T0's tryP
+// fails): 1 of 3 traces, 1 of 2 terminal states. Without T3's read of x
+// (a visible step that keeps P(s0, s1) from being T3's next step at the
+// start) ODPOR explores all 3: the fix analyses a waiting step where it
+// waits, and this one is never seen waiting. Found by
+// TestAuditMultiWriteWide (-rapid.seed 6) and shrunk.
+//
+// "PV" is a lost trace (no terminal state lost) of the same family:
+//
+//	s0 = s1 = 0, capacity 1
+//	T0: V(s0, s1)
+//	T1: P(s0); V(s1)
+//	T2: r := x; P(s0, s1)
+//	T3: x := 0; P(s1)
+//
+// 4 traces, 2 terminal states. ODPOR explored 3 executions, reached both
+// terminal states and missed the trace [0 3 2 2] (T2 reads T3's x, then
+// takes both semaphores; T1 and T3 wait for ever).
+// Found by TestAuditMultiWriteWide (-rapid.seed 2) and shrunk.
+func TestAuditODPORConjunctiveWait(t *testing.T) {
+	for _, c := range []struct {
+		name              string
+		p                 *mwProg
+		terminals, traces int
+	}{
+		{"await2", &mwProg{NVars: 2, NSems: 1, Cap: 1, Inits: []int8{0}, Code: [][]mwOp{
+			{{Kind: mwStore, A: 0, K: 1}}, {{Kind: mwStore, A: 1, K: 1}}, {{Kind: mwStore, A: 1, K: 2}}, {{Kind: mwAwait, Set: 3, K: 0}}}}, 4, 4},
+		{"P2", &mwProg{NVars: 1, NSems: 2, Cap: 1, Inits: []int8{1, 1}, Code: [][]mwOp{
+			{{Kind: mwTryP, A: 0}}, {{Kind: mwP, Set: 2}}, {{Kind: mwV, Set: 3}}, {{Kind: mwLoad, A: 0}, {Kind: mwP, Set: 3}}}}, 2, 3},
+		{"PV", &mwProg{NVars: 1, NSems: 2, Cap: 1, Inits: []int8{0, 0}, Code: [][]mwOp{
+			{{Kind: mwV, Set: 3}},
+			{{Kind: mwP, Set: 1}, {Kind: mwV, Set: 2}},
+			{{Kind: mwLoad, A: 0}, {Kind: mwP, Set: 3}},
+			{{Kind: mwStore, A: 0, K: 0}, {Kind: mwP, Set: 2}}}}, 2, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) { mwRegression(t, c.p, c.terminals, c.traces) })
+	}
+}

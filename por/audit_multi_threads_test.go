@@ -275,3 +275,168 @@ func TestAuditMultiSelectsWide(t *testing.T) {
 	})
 	logStats(t)
 }
+
+// condProgram is a drawn Go program over a mutex mu, a sync.Cond cv on mu
+// (its wake-up is one step that reads cv and acquires mu, and waits), a
+// second mutex mu2, a buffered channel c of capacity 1 and a variable x:
+// Ops[i] are goroutine i's operations (see run), main's first; the others
+// are spawned by main or initial threads.
+type condProgram struct {
+	Spawn, Leaks bool
+	Ops          [][]int
+}
+
+func (c *condProgram) String() string {
+	names := []string{"mu.Lock; x = acc; mu.Unlock", "mu.Lock; cv.Wait; mu.Unlock", "mu.Lock; acc += x; cv.Wait; acc += x; mu.Unlock",
+		"cv.Signal", "cv.Broadcast", "mu.Lock; x = acc + 1; cv.Signal; mu.Unlock", "acc += x", "x = acc + i",
+		"mu2.Lock; mu.Lock; mu.Unlock; mu2.Unlock", "c <- i", "acc += <-c", "mu.Lock; mu2.Lock; mu2.Unlock; mu.Unlock"}
+	var b strings.Builder
+	fmt.Fprintf(&b, "spawn %v, leaks %v\n", c.Spawn, c.Leaks)
+	for i, ops := range c.Ops {
+		fmt.Fprintf(&b, "g%d:", i)
+		for _, op := range ops {
+			fmt.Fprintf(&b, " %s;", names[op])
+		}
+		b.WriteString(" x = acc\n")
+	}
+	return b.String()
+}
+
+type condObjs struct {
+	mu, mu2 *threads.Mutex
+	cv      *threads.Cond
+	c       *threads.Chan[int]
+	x       *threads.Var[int]
+}
+
+func (c *condProgram) init(t *threads.T) *condObjs {
+	o := &condObjs{mu: threads.NewMutex(t, "mu"), mu2: threads.NewMutex(t, "mu2")}
+	o.cv = threads.NewCond(t, "cv", o.mu)
+	o.c = threads.NewChan[int](t, "c", 1)
+	o.x = threads.NewVar(t, "x", 0)
+	return o
+}
+
+func (c *condProgram) run(t *threads.T, o *condObjs, i int) {
+	acc := 0
+	for _, op := range c.Ops[i] {
+		switch op {
+		case 0:
+			o.mu.Lock(t)
+			o.x.Store(t, acc)
+			o.mu.Unlock(t)
+		case 1:
+			o.mu.Lock(t)
+			o.cv.Wait(t)
+			o.mu.Unlock(t)
+		case 2:
+			o.mu.Lock(t)
+			acc += o.x.Load(t)
+			o.cv.Wait(t)
+			acc += 3 * o.x.Load(t)
+			o.mu.Unlock(t)
+		case 3:
+			o.cv.Signal(t)
+		case 4:
+			o.cv.Broadcast(t)
+		case 5:
+			o.mu.Lock(t)
+			o.x.Store(t, acc+1)
+			o.cv.Signal(t)
+			o.mu.Unlock(t)
+		case 6:
+			acc += o.x.Load(t)
+		case 7:
+			o.x.Store(t, acc+i)
+		case 8:
+			o.mu2.Lock(t)
+			o.mu.Lock(t)
+			o.mu.Unlock(t)
+			o.mu2.Unlock(t)
+		case 9:
+			o.c.Send(t, i)
+		case 10:
+			acc += o.c.Recv(t)
+		case 11:
+			o.mu.Lock(t)
+			o.mu2.Lock(t)
+			o.mu2.Unlock(t)
+			o.mu.Unlock(t)
+		}
+	}
+	o.x.Store(t, acc)
+}
+
+func (c *condProgram) program() *threads.Program {
+	n := len(c.Ops)
+	p := &threads.Program{MaxThreads: n, Leaks: c.Leaks}
+	if c.Spawn {
+		p.Threads = []func(*threads.T){func(t *threads.T) {
+			o := c.init(t)
+			for i := 1; i < n; i++ {
+				t.Go(func(t *threads.T) { c.run(t, o, i) })
+			}
+			c.run(t, o, 0)
+		}}
+		return p
+	}
+	var o *condObjs
+	for i := range n {
+		p.Threads = append(p.Threads, func(t *threads.T) {
+			if i == 0 {
+				o = c.init(t)
+			}
+			c.run(t, o, i)
+		})
+	}
+	return p
+}
+
+func condPrograms(minT, maxT, maxOps int) *rapid.Generator[*condProgram] {
+	return rapid.Custom(func(t *rapid.T) *condProgram {
+		c := &condProgram{Spawn: rapid.Bool().Draw(t, "spawn"), Leaks: rapid.Bool().Draw(t, "leaks")}
+		n := rapid.IntRange(minT, maxT).Draw(t, "goroutines")
+		for range n {
+			c.Ops = append(c.Ops, rapid.SliceOfN(rapid.IntRange(0, 11), 1, maxOps).Draw(t, "ops"))
+		}
+		return c
+	})
+}
+
+// Go programs with a sync.Cond (whose wake-up reads the Cond and acquires
+// its mutex, and waits), mutexes taken in both orders, a channel: 3 to 4
+// goroutines of up to 2 operations.
+func TestAuditMultiCond(t *testing.T) {
+	auditChecks(t, 20, false)
+	rapid.Check(t, func(t *rapid.T) {
+		c := condPrograms(3, 4, 2).Draw(t, "program")
+		sys := c.program().MustSystem()
+		defer sys.Close()
+		key := threadsKey(sys)
+		ref := auditReferenceKey[sim.State](sys, false, 20000, key)
+		if ref.truncated || len(ref.traces) > 3000 {
+			auditStats["skipped"]++
+			return
+		}
+		red, err := auditRunKey[sim.State](sys, por.ODPOR[sim.State], por.Options{}, key)
+		if err != nil {
+			t.Fatalf("%v: %v", c, err)
+		}
+		auditStats["checked"]++
+		auditStats["traces"] += len(ref.traces)
+		auditStats["sleep-blocked"] += int(red.res.Stats["sleep-blocked"])
+		optimal := true
+		for k := range ref.violations {
+			if !strings.HasPrefix(k, "deadlock") {
+				optimal = false
+			}
+		}
+		if errs := compareOuts(ref, red, optimal); len(errs) > 0 {
+			t.Fatalf("odpor on\n%v%#v\n%s", c, c, strings.Join(errs, "\n"))
+		}
+		if optimal && red.res.Stats["sleep-blocked"] > 0 {
+			auditStats["programs-sleep-blocked"]++
+		}
+	})
+	logStats(t)
+}
