@@ -187,7 +187,22 @@ import (
 // property tests check it against a trace-counting reference on random
 // programs over counting semaphores (2 to 6 threads; P, V, tryP, P of two,
 // guarded P) and over channels with selects (TestAuditSem*,
-// TestAuditThreadsChannels; thousands of programs with -audit).
+// TestAuditThreadsChannels, TestAuditMultiSelects; thousands of programs
+// with -audit).
+//
+// Known gaps remain where such a step waits for a condition on all of its
+// objects and the executions explored never see it waiting: a P of three
+// semaphores (2 of 3 traces), a lock acquire that also waits for x == 1,
+// an await of x0 == 0 and x1 == 0 (2 of 4 traces). The first execution
+// takes the step last, where its latest race is reversed by walking back
+// along one object, and the sequence still holds another thread's event on
+// its other object that disables it (no candidate: a later event on that
+// object hides it). The second audit's regression tests hold them
+// (TestAuditODPORThreeObjectWrite, TestAuditODPORConjunctiveWait,
+// TestAuditODPORGuardedWrite/lockguard, skipped until fixed), and its
+// property tests that draw them run with -audit. Selects of package threads
+// passed all of that audit's checks. For a system of your own with steps
+// of several objects that wait on all of them, check with dpor.
 //
 // # Value-dependent steps
 //
