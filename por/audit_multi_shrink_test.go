@@ -243,19 +243,6 @@ func mwValid(p *mwProg) bool {
 	return true
 }
 
-func mwSize(p *mwProg) int {
-	n := 100 * len(p.Code)
-	for _, code := range p.Code {
-		for _, op := range code {
-			n += 10 + bits.OnesCount8(op.Set)
-			if op.Idle {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // mwShrink shrinks p greedily while it fails as kind.
 func mwShrink(p *mwProg, ignore bool, kind string) *mwProg {
 	for {
