@@ -103,8 +103,10 @@ func TestAuditODPORThreeObjectWrite(t *testing.T) {
 }
 
 // TestAuditODPORGuardedWrite: a waiting step that writes ONE object and
-// reads another, which the fix (func writesSeveral: two writes or more)
-// does not analyse early:
+// reads another, which the first fix (two writes or more) did not analyse
+// early; writesOfSeveral (one write or more) now does, and "pguard" passes.
+// "lockguard" (an acquire, not a write, with the read) still fails and is
+// skipped:
 //
 //	s0 = 1, x = 0
 //	T0: P(s0)
