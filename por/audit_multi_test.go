@@ -558,22 +558,9 @@ func mwCheck(t *rapid.T, p *mwProg, ignore, others bool) {
 	}
 }
 
-// knownGaps skips, unless -audit is given, a property test whose programs
-// reach ODPOR's remaining known gaps (steps of several objects that wait on
-// all of them, never seen waiting: TestAuditODPORThreeObjectWrite,
-// TestAuditODPORConjunctiveWait, TestAuditODPORGuardedWrite/lockguard), so
-// that it fails at some seeds.
-func knownGaps(t *testing.T) {
-	t.Helper()
-	if !*auditFlag {
-		t.Skip("draws ODPOR's known gaps (see TestAuditODPORThreeObjectWrite): run with -audit")
-	}
-}
-
 // Random mwProgs of 2 to 4 threads of up to 4 ops: the conformance check,
 // then every strategy against the reference.
 func TestAuditMultiWriteSmall(t *testing.T) {
-	knownGaps(t)
 	auditChecks(t, 150, false)
 	rapid.Check(t, func(t *rapid.T) {
 		p := mwPrograms(mwShape{MinT: 2, MaxT: 4, MaxSteps: 4, NoAsserts: rapid.Bool().Draw(t, "noAsserts")}).Draw(t, "program")
@@ -585,7 +572,6 @@ func TestAuditMultiWriteSmall(t *testing.T) {
 
 // Random mwProgs of 4 to 6 threads of up to 3 ops, ODPOR only.
 func TestAuditMultiWriteWide(t *testing.T) {
-	knownGaps(t)
 	auditChecks(t, 40, false)
 	rapid.Check(t, func(t *rapid.T) {
 		p := mwPrograms(mwShape{MinT: 4, MaxT: 6, MaxSteps: 3, NoAsserts: rapid.IntRange(0, 2).Draw(t, "asserts") != 0}).Draw(t, "program")
@@ -596,7 +582,6 @@ func TestAuditMultiWriteWide(t *testing.T) {
 
 // Only semaphores, P of up to three at once and V: 3 to 6 threads.
 func TestAuditMultiWriteSemOnly(t *testing.T) {
-	knownGaps(t)
 	auditChecks(t, 60, false)
 	rapid.Check(t, func(t *rapid.T) {
 		p := mwPrograms(mwShape{MinT: 3, MaxT: 6, MaxSteps: 3, NoAsserts: true,

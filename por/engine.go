@@ -177,6 +177,7 @@ type explorer[S any] struct {
 	logChunks, planChunks [][]wev
 	planSched             ts.Schedule // the coordinator's schedule, copied once a commit
 	cands                 []cand
+	cut                   cutState // reversals that leave out several events (cut.go)
 	reinsert              [][]wev
 	replaySched           ts.Schedule // feasibility replays
 	replays               int64

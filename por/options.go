@@ -104,6 +104,8 @@ type Options struct {
 	checkDescent *descentCheck
 	// noDescents, in tests, makes ODPOR keep no record of descents.
 	noDescents bool
+	// cutBudget, in tests and when positive, replaces ODPOR's cutBudget.
+	cutBudget int
 }
 
 func (o Options) validate() error {
