@@ -7,8 +7,10 @@ package por_test
 // or three semaphores; a V of several; an await of several variables; a
 // lock of several locks; a P guarded by an await (writes the semaphores,
 // reads a variable); a P that also takes a lock (writes, acquires); a P
-// that also stores (writes a variable too); assertions (a failed one stops
-// the thread, Check reports it) and unlocks of locks not held (the same).
+// that also stores (writes a variable too); a lock taken when variables
+// hold values (an acquire and reads, the shape of a sync.Cond's wake-up);
+// assertions (a failed one stops the thread, Check reports it) and unlocks
+// of locks not held (the same).
 // Each waiting step waits Blocked or Idle, as drawn.
 
 import (

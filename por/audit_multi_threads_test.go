@@ -6,7 +6,8 @@ package por_test
 // receive from a closed channel returns at once, a send panics), 3 to 5
 // goroutines started as initial threads or spawned by main, and
 // Program.Leaks drawn (a goroutine left waiting after main returns is Idle,
-// or a deadlock).
+// or a deadlock). And programs with a sync.Cond, two mutexes and a channel
+// (condProgram).
 
 import (
 	"fmt"
@@ -408,13 +409,24 @@ func condPrograms(minT, maxT, maxOps int) *rapid.Generator[*condProgram] {
 // goroutines of up to 2 operations.
 func TestAuditMultiCond(t *testing.T) {
 	auditChecks(t, 20, false)
+	condCheck(t, 3, 4, 2, 20000, 3000)
+}
+
+// TestAuditMultiCond with 4 goroutines of up to 2 operations, and larger
+// references.
+func TestAuditMultiCondWide(t *testing.T) {
+	auditChecks(t, 5, false)
+	condCheck(t, 4, 4, 2, 100000, 10000)
+}
+
+func condCheck(t *testing.T, minT, maxT, maxOps, maxNodes, maxTraces int) {
 	rapid.Check(t, func(t *rapid.T) {
-		c := condPrograms(3, 4, 2).Draw(t, "program")
+		c := condPrograms(minT, maxT, maxOps).Draw(t, "program")
 		sys := c.program().MustSystem()
 		defer sys.Close()
 		key := threadsKey(sys)
-		ref := auditReferenceKey[sim.State](sys, false, 20000, key)
-		if ref.truncated || len(ref.traces) > 3000 {
+		ref := auditReferenceKey[sim.State](sys, false, maxNodes, key)
+		if ref.truncated || len(ref.traces) > maxTraces {
 			auditStats["skipped"]++
 			return
 		}
@@ -429,6 +441,8 @@ func TestAuditMultiCond(t *testing.T) {
 		for k := range ref.violations {
 			if !strings.HasPrefix(k, "deadlock") {
 				optimal = false
+			} else {
+				auditStats["deadlocks"]++
 			}
 		}
 		if errs := compareOuts(ref, red, optimal); len(errs) > 0 {
