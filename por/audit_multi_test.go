@@ -258,24 +258,7 @@ func (p *mwProg) Check(s mwState) error {
 }
 
 func (p *mwProg) Hash(s mwState) uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(b int64) {
-		h ^= uint64(b)
-		h *= 1099511628211
-	}
-	for _, v := range s.Vals {
-		mix(int64(v))
-	}
-	for _, v := range s.PC {
-		mix(int64(v))
-	}
-	for _, v := range s.Obs {
-		mix(int64(v))
-	}
-	for _, v := range s.Fail {
-		mix(int64(v))
-	}
-	return h
+	return fnvMix(fnvMix(fnvMix(fnvMix(fnvOffset, s.Vals[:]...), s.PC[:]...), s.Obs[:]...), s.Fail[:]...)
 }
 
 func setString(prefix string, set uint8) string {

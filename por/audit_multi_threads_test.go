@@ -20,6 +20,7 @@ import (
 	"github.com/weftlab/weft/por"
 	"github.com/weftlab/weft/sim"
 	"github.com/weftlab/weft/threads"
+	"github.com/weftlab/weft/ts"
 )
 
 const (
@@ -157,28 +158,7 @@ func (c *chProgram) run(t *threads.T, o *chObjs, i int) {
 }
 
 func (c *chProgram) program() *threads.Program {
-	n := len(c.Ops)
-	p := &threads.Program{MaxThreads: n, Leaks: c.Leaks}
-	if c.Spawn {
-		p.Threads = []func(*threads.T){func(t *threads.T) {
-			o := c.init(t)
-			for i := 1; i < n; i++ {
-				t.Go(func(t *threads.T) { c.run(t, o, i) })
-			}
-			c.run(t, o, 0)
-		}}
-		return p
-	}
-	var o *chObjs
-	for i := range n {
-		p.Threads = append(p.Threads, func(t *threads.T) {
-			if i == 0 {
-				o = c.init(t)
-			}
-			c.run(t, o, i)
-		})
-	}
-	return p
+	return goProgram(len(c.Ops), c.Spawn, c.Leaks, c.init, c.run)
 }
 
 // chPrograms draws chPrograms of minT..maxT goroutines of 1..maxOps
@@ -228,13 +208,20 @@ func chPrograms(minT, maxT, maxOps int) *rapid.Generator[*chProgram] {
 // every terminal state (keyed by trace) and violation, one execution per
 // trace when no check fails.
 func chCheck(t *rapid.T, c *chProgram, maxNodes, maxTraces int) {
-	sys := c.program().MustSystem()
+	goCheck(t, c.program(), c, maxNodes, maxTraces)
+}
+
+// goCheck is chCheck for program p, drawn as c (printed on failure). It
+// reports whether the program was checked and, if so, whether ODPOR was to
+// be optimal there, and its result.
+func goCheck(t *rapid.T, p *threads.Program, c any, maxNodes, maxTraces int) (ts.Result, bool, bool) {
+	sys := p.MustSystem()
 	defer sys.Close()
 	key := threadsKey(sys)
 	ref := auditReferenceKey[sim.State](sys, false, maxNodes, key)
 	if ref.truncated || len(ref.traces) > maxTraces {
 		auditStats["skipped"]++
-		return
+		return ts.Result{}, false, false
 	}
 	red, err := auditRunKey[sim.State](sys, por.ODPOR[sim.State], por.Options{}, key)
 	if err != nil {
@@ -257,6 +244,7 @@ func chCheck(t *rapid.T, c *chProgram, maxNodes, maxTraces int) {
 	if errs := compareOuts(ref, red, optimal); len(errs) > 0 {
 		t.Fatalf("odpor on\n%v%#v\n%s", c, c, strings.Join(errs, "\n"))
 	}
+	return red.res, optimal, true
 }
 
 // Go programs of 3 to 4 goroutines of up to 3 operations.
@@ -369,28 +357,7 @@ func (c *condProgram) run(t *threads.T, o *condObjs, i int) {
 }
 
 func (c *condProgram) program() *threads.Program {
-	n := len(c.Ops)
-	p := &threads.Program{MaxThreads: n, Leaks: c.Leaks}
-	if c.Spawn {
-		p.Threads = []func(*threads.T){func(t *threads.T) {
-			o := c.init(t)
-			for i := 1; i < n; i++ {
-				t.Go(func(t *threads.T) { c.run(t, o, i) })
-			}
-			c.run(t, o, 0)
-		}}
-		return p
-	}
-	var o *condObjs
-	for i := range n {
-		p.Threads = append(p.Threads, func(t *threads.T) {
-			if i == 0 {
-				o = c.init(t)
-			}
-			c.run(t, o, i)
-		})
-	}
-	return p
+	return goProgram(len(c.Ops), c.Spawn, c.Leaks, c.init, c.run)
 }
 
 func condPrograms(minT, maxT, maxOps int) *rapid.Generator[*condProgram] {
@@ -422,35 +389,37 @@ func TestAuditMultiCondWide(t *testing.T) {
 func condCheck(t *testing.T, minT, maxT, maxOps, maxNodes, maxTraces int) {
 	rapid.Check(t, func(t *rapid.T) {
 		c := condPrograms(minT, maxT, maxOps).Draw(t, "program")
-		sys := c.program().MustSystem()
-		defer sys.Close()
-		key := threadsKey(sys)
-		ref := auditReferenceKey[sim.State](sys, false, maxNodes, key)
-		if ref.truncated || len(ref.traces) > maxTraces {
-			auditStats["skipped"]++
-			return
-		}
-		red, err := auditRunKey[sim.State](sys, por.ODPOR[sim.State], por.Options{}, key)
-		if err != nil {
-			t.Fatalf("%v: %v", c, err)
-		}
-		auditStats["checked"]++
-		auditStats["traces"] += len(ref.traces)
-		auditStats["sleep-blocked"] += int(red.res.Stats["sleep-blocked"])
-		optimal := true
-		for k := range ref.violations {
-			if !strings.HasPrefix(k, "deadlock") {
-				optimal = false
-			} else {
-				auditStats["deadlocks"]++
-			}
-		}
-		if errs := compareOuts(ref, red, optimal); len(errs) > 0 {
-			t.Fatalf("odpor on\n%v%#v\n%s", c, c, strings.Join(errs, "\n"))
-		}
-		if optimal && red.res.Stats["sleep-blocked"] > 0 {
+		res, optimal, ok := goCheck(t, c.program(), c, maxNodes, maxTraces)
+		if ok && optimal && res.Stats["sleep-blocked"] > 0 {
 			auditStats["programs-sleep-blocked"]++
 		}
 	})
 	logStats(t)
+}
+
+// goProgram is a program of n goroutines, each running run(t, objs, i) on
+// the objects init makes: started by goroutine 0 (spawn), or all initial
+// threads with goroutine 0 making the objects before it runs.
+func goProgram[O any](n int, spawn, leaks bool, init func(*threads.T) O, run func(*threads.T, O, int)) *threads.Program {
+	p := &threads.Program{MaxThreads: n, Leaks: leaks}
+	if spawn {
+		p.Threads = []func(*threads.T){func(t *threads.T) {
+			o := init(t)
+			for i := 1; i < n; i++ {
+				t.Go(func(t *threads.T) { run(t, o, i) })
+			}
+			run(t, o, 0)
+		}}
+		return p
+	}
+	var o O
+	for i := range n {
+		p.Threads = append(p.Threads, func(t *threads.T) {
+			if i == 0 {
+				o = init(t)
+			}
+			run(t, o, i)
+		})
+	}
+	return p
 }

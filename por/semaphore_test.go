@@ -156,19 +156,17 @@ func (p *semProg) Apply(s semState, t ts.Tid) semState {
 }
 
 func (p *semProg) Hash(s semState) uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(b int64) {
-		h ^= uint64(b)
+	return fnvMix(fnvMix(fnvMix(fnvOffset, s.Vals[:]...), s.PC[:]...), s.Obs[:]...)
+}
+
+// fnvOffset and fnvMix hash small states for the test systems (FNV-1a over
+// whole values rather than bytes).
+const fnvOffset = uint64(14695981039346656037)
+
+func fnvMix[T int8 | int32](h uint64, xs ...T) uint64 {
+	for _, x := range xs {
+		h ^= uint64(int64(x))
 		h *= 1099511628211
-	}
-	for _, v := range s.Vals {
-		mix(int64(v))
-	}
-	for _, v := range s.PC {
-		mix(int64(v))
-	}
-	for _, v := range s.Obs {
-		mix(int64(v))
 	}
 	return h
 }
