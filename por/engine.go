@@ -132,7 +132,8 @@ type explorer[S any] struct {
 	raceFrom int       // the first event whose races have not been analysed
 	race     raceState // the race being reversed
 	seqBuf   []wev     // reused wakeup sequences
-	insBuf   []wev     // insert's copy of the sequence it inserts
+	insBuf   []wev     // insert's copy of the sequence it adds
+	insMarks []insMark // the events insert took from its sequence
 	seqPos   []int32   // the execution's events of seqBuf (notdepAt)
 	// notdepAt's memos by event, how many events they hold, and seqBuf's
 	// and seqPos' own buffers while they are lent a memo's.
@@ -160,7 +161,8 @@ type explorer[S any] struct {
 	// a subtree to encode, the ids of a subtree's decoded nodes.
 	keyBuf           []byte
 	walkBuf, treeIDs []int32
-	insPath          []wev // the events insert descended through
+	insPath          []int32 // the nodes insert descended through
+	planPath         []wev   // planned's scratch: insPath's events
 	// src maps a predictor's copies of the coordinator's unit roots to
 	// the originals, with their versions (see the top of parallel.go).
 	src map[int32]srcRef
@@ -391,7 +393,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.nextSleep.ClearAll()
 	clear(old.wt.also)
 	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0], also: old.wt.also[:0], alsoSpare: old.wt.alsoSpare[:0]}
-	e.seqBuf, e.insBuf, e.insPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0]
+	e.seqBuf, e.insBuf, e.insMarks, e.insPath, e.planPath = old.seqBuf[:0], old.insBuf[:0], old.insMarks[:0], old.insPath[:0], old.planPath[:0]
 	e.src, e.lazy, e.arena = old.src, old.lazy, old.arena[:0]
 	clear(e.src)
 	clear(e.lazy)

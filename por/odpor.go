@@ -523,13 +523,36 @@ func (e *explorer[S]) checkSleepRejects(c *sleepCheck, j int32, p ts.Tid, out, o
 // starts below the levels an earlier insertion of the race recorded, and
 // records those it can.
 func (e *explorer[S]) insertAwake(i int, w []wev) bool {
+	// The descent takes events from w in place (marking them, see
+	// weakInitial) and puts them back after, so that the caller's
+	// sequence (insertReversal reuses it for the next outcome) stays
+	// whole: cheaper than a copy, as most sequences are covered.
+	e.insMarks = e.insMarks[:0]
+	changed := e.insertMarking(i, w)
+	for k := len(e.insMarks) - 1; k >= 0; k-- {
+		m := e.insMarks[k]
+		w[m.at].t = m.t
+	}
+	return changed
+}
+
+// insMark is an event insertMarking took from its sequence: its index and
+// thread.
+type insMark struct {
+	at int32
+	t  ts.Tid
+}
+
+// takeEvent marks w's event a as taken, to be put back by insertAwake.
+func (e *explorer[S]) takeEvent(w []wev, a int) {
+	e.insMarks = append(e.insMarks, insMark{at: int32(a), t: w[a].t})
+	w[a].t = -1
+}
+
+// insertMarking is insertAwake, marking the events it takes in w.
+func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 	f := &e.stack[i]
 	e.insPath = e.insPath[:0]
-	// The descent below takes events from w in place (marking them, see
-	// weakInitial): work on a copy, so that the caller's sequence
-	// (insertReversal reuses it for the next outcome) stays whole.
-	w = append(e.insBuf[:0], w...)
-	e.insBuf = w
 	head := 0 // w's first event not taken
 	left := len(w)
 	node := f.root
@@ -554,7 +577,7 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 				if a < 0 {
 					a = int32(last) // e', the last event whatever notdep(e) holds
 				}
-				w[a].t = -1
+				e.takeEvent(w, int(a))
 			}
 			for head < len(w) && w[head].t < 0 {
 				head++
@@ -565,7 +588,7 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 				// What the skipped levels would have noted: the path for
 				// planned, and a unit root passed (a coordinator's).
 				for l, n := range m.path {
-					e.insPath = append(e.insPath, e.wt.wev(n))
+					e.insPath = append(e.insPath, n)
 					if l == unitLevel {
 						unitRoot = n
 					}
@@ -605,7 +628,7 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 				continue
 			}
 			if jq >= 0 {
-				w[jq].t = -1
+				e.takeEvent(w, jq)
 				left--
 			}
 			for head < len(w) && w[head].t < 0 {
@@ -636,7 +659,7 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 				}
 			}
 			if e.recording {
-				e.insPath = append(e.insPath, e.wt.wev(c)) // for planned
+				e.insPath = append(e.insPath, c) // for planned
 			}
 			if level == unitLevel {
 				unitRoot = c
@@ -649,7 +672,8 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 		// A leaf added only to take another outcome (see addRootChild)
 		// plans nothing: w is not covered by it.
 		if !matched || (e.wt.nodes[node].first < 0 && e.wt.nodes[node].extra) {
-			w = compact(w)
+			w = appendUntaken(e.insBuf[:0], w)
+			e.insBuf = w
 			e.planned(i, w, false)
 			if unitRoot >= 0 {
 				e.wt.clock++

@@ -1278,7 +1278,11 @@ func (e *explorer[S]) planned(i int, w []wev, extra bool) {
 		e.planSched = e.sched.Clone()
 	}
 	pool := &e.par.pool
-	e.plans = append(e.plans, plan{frame: i, path: e.planSched[:i:i], attach: pool.copyTo(&e.planChunks, e.insPath), suffix: pool.copyTo(&e.planChunks, w), extra: extra})
+	e.planPath = e.planPath[:0]
+	for _, n := range e.insPath {
+		e.planPath = append(e.planPath, e.wt.wev(n))
+	}
+	e.plans = append(e.plans, plan{frame: i, path: e.planSched[:i:i], attach: pool.copyTo(&e.planChunks, e.planPath), suffix: pool.copyTo(&e.planChunks, w), extra: extra})
 }
 
 // replan applies plan x to a predictor's frames, and reports whether it

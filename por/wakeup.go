@@ -316,17 +316,15 @@ func dependent(a, b *ts.Step) bool {
 	return ts.Dependent(*a, *b)
 }
 
-// compact moves the events of w not removed to its start, in order, and
-// returns them.
-func compact(w []wev) []wev {
-	n := 0
+// appendUntaken appends to dst the events of w not taken (thread -1), in
+// order.
+func appendUntaken(dst, w []wev) []wev {
 	for j := range w {
 		if w[j].t >= 0 {
-			w[n] = w[j]
-			n++
+			dst = append(dst, w[j])
 		}
 	}
-	return w[:n]
+	return dst
 }
 
 // appendNodes appends to dst the subtree below node r (r excluded) in
