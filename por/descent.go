@@ -139,12 +139,12 @@ type logKey struct {
 // reversal into the frame, and how many of its first events op's sequence
 // shares with that entry's (see above). e.seqPos holds the execution's
 // events of the sequence but its last.
-func (e *explorer[S]) logRaceOf(op *logOp) {
+func (e *explorer[S]) logRaceOf(op *logOp, out int32) {
 	k := e.race.k
 	for len(e.logKeys) <= int(k) {
 		e.logKeys = append(e.logKeys, nil)
 	}
-	id, out := e.ev[k].id, int32(op.w[len(op.w)-1].out)
+	id := e.ev[k].id
 	list := e.logKeys[k]
 	var lk *logKey
 	free := -1
@@ -195,7 +195,7 @@ func (e *explorer[S]) logRaceOf(op *logOp) {
 // previous entry, or a new one.
 func (e *explorer[S]) commitDescent(log []logOp, i int) {
 	op := &log[i]
-	if op.kid == 0 || len(op.w) == 0 {
+	if op.kid == 0 || op.keep+int32(len(op.w)) == 0 {
 		return
 	}
 	for len(e.recOf) < len(log) {
@@ -342,6 +342,8 @@ type descentCheck struct {
 	notdeps, notdepMisses atomic.Int64
 }
 
+// sameWev reports whether x and y are the same event: thread, outcome and
+// step.
 func sameWev(x, y *wev) bool {
 	return x.t == y.t && x.out == y.out && x.step.Equal(y.step)
 }

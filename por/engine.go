@@ -156,7 +156,13 @@ type explorer[S any] struct {
 	recOf       []int32
 	logKeys     [][]logKey
 	logGen      uint64
-	sleepKnown  bool // insertAt: the sleep set does not reject the sequence (known)
+	// logLast and logLastGen are, per coordinator's frame, the last
+	// sequence a worker logged for it and the log's logGen then
+	// (logShared); commitSeqs the coordinator's (loggedSeq).
+	logLast    [][]wev
+	logLastGen []uint64
+	commitSeqs [][]wev
+	sleepKnown bool // insertAt: the sleep set does not reject the sequence (known)
 	// Scratch of a parallel search: the units' encoded inputs, the walk of
 	// a subtree to encode, the ids of a subtree's decoded nodes.
 	keyBuf           []byte
@@ -410,6 +416,8 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.notdeps, e.notdepEvents = old.notdeps, old.notdepEvents // by id too
 	e.logKeys, e.logGen = old.logKeys, old.logGen             // by id too
 	e.commitDescs, e.recOf = old.commitDescs[:0], old.recOf   // recOf is all -1 between commits
+	// Stale under a new logGen; commit empties commitSeqs first.
+	e.logLast, e.logLastGen, e.commitSeqs = old.logLast, old.logLastGen, old.commitSeqs
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled
 		resetRuled(e.ruled)
@@ -1164,6 +1172,12 @@ func (e *explorer[S]) memoryUsed() int64 {
 	// The other accesses of the nodes' steps of several objects: an
 	// estimate of two each (walking them costs a check too much).
 	used += int64(len(e.wt.also)) * int64(unsafe.Sizeof([]ts.Access{})+2*unsafe.Sizeof(ts.Access{}))
+	for _, w := range e.logLast {
+		used += int64(cap(w)) * int64(unsafe.Sizeof(wev{}))
+	}
+	for _, w := range e.commitSeqs {
+		used += int64(cap(w)) * int64(unsafe.Sizeof(wev{}))
+	}
 	for _, w := range e.reinsert {
 		used += int64(unsafe.Sizeof(w)) + int64(cap(w))*int64(unsafe.Sizeof(wev{}))
 	}

@@ -357,9 +357,10 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 		if !e.sleepKnown && e.asleepIn(&e.stack[i], w) {
 			return
 		}
-		op := logOp{kind: opInsert, frame: int32(i), strict: e.strict, w: e.pool.copyTo(&e.logChunks, w)}
+		keep := e.logShared(i, w)
+		op := logOp{kind: opInsert, frame: int32(i), strict: e.strict, keep: int32(keep), w: e.pool.copyTo(&e.logChunks, w[keep:])}
 		if e.logRace {
-			e.logRaceOf(&op)
+			e.logRaceOf(&op, int32(w[len(w)-1].out))
 		}
 		e.log = append(e.log, op)
 		return

@@ -87,9 +87,14 @@ const (
 type logOp struct {
 	kind   uint8
 	frame  int32
-	strict bool   // opInsert: the analysis' strict flag then
-	w      []wev  // opInsert: the wakeup sequence
-	t      ts.Tid // opRootChild: the thread; opBacktrack: p
+	strict bool // opInsert: the analysis' strict flag then
+	// opInsert: the wakeup sequence is the first keep events of the
+	// previous opInsert's into the same frame in the log, then w. A
+	// worker's reversals into one frame mostly start alike (notdep of one
+	// event, up to where executions part), so it copies only what is new.
+	keep int32
+	w    []wev
+	t    ts.Tid // opRootChild: the thread; opBacktrack: p
 	// opInsert of a race's reversal, kid is the id of the race's later
 	// event in the worker (0: another sequence), prev the log entry of the
 	// race's previous reversal into the frame (-1: none) and stable how
@@ -885,18 +890,22 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.par.logged += int64(len(r.log))
 	e.recording = e.mode == modeODPOR
 	defer func() { e.recording = false; e.endCommit(len(r.log)) }()
+	for k := range e.commitSeqs {
+		e.commitSeqs[k] = e.commitSeqs[k][:0]
+	}
 	for i := range r.log {
 		op := &r.log[i]
 		f := &e.stack[op.frame]
 		switch op.kind {
 		case opInsert:
+			w := e.loggedSeq(op)
 			// The worker's sleep verdict is this frame's (its sleep set is
 			// part of the unit's input), on the whole reversal.
 			e.strict = op.strict
 			if !e.opt.noDescents {
 				e.commitDescent(r.log, i)
 			}
-			e.insertAwake(int(op.frame), op.w)
+			e.insertAwake(int(op.frame), w)
 			e.descent, e.descentOK = nil, false
 		case opRootChild:
 			e.addRootChild(op.frame, op.t)
@@ -951,6 +960,39 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 		e.Stop = true
 	}
 	return changed, planOnly
+}
+
+// logShared returns how many first events the wakeup sequence w, which a
+// worker logs for frame i, shares with the last it logged for that frame in
+// the same log, and makes w that last.
+func (e *explorer[S]) logShared(i int, w []wev) int {
+	for len(e.logLast) <= i {
+		e.logLast = append(e.logLast, nil)
+		e.logLastGen = append(e.logLastGen, 0)
+	}
+	last := e.logLast[i]
+	n := 0
+	if e.logLastGen[i] == e.logGen {
+		for n < len(w) && n < len(last) && sameWev(&w[n], &last[n]) {
+			n++
+		}
+	}
+	e.logLast[i] = append(last[:n], w[n:]...)
+	e.logLastGen[i] = e.logGen
+	return n
+}
+
+// loggedSeq returns the wakeup sequence of log entry op (an opInsert), in
+// a coordinator taking the log's entries in order: the first op.keep
+// events of the previous entry's for the frame, then op.w. The caller must
+// not keep it past the next entry for the frame.
+func (e *explorer[S]) loggedSeq(op *logOp) []wev {
+	for len(e.commitSeqs) <= int(op.frame) {
+		e.commitSeqs = append(e.commitSeqs, nil)
+	}
+	w := append(e.commitSeqs[op.frame][:op.keep], op.w...)
+	e.commitSeqs[op.frame] = w
+	return w
 }
 
 // valid reports whether result r, found by a worker for unit ran (whose

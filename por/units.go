@@ -165,11 +165,11 @@ func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *u
 // The formats' versions: a unit of another version is refused (ErrBadUnit,
 // naming both versions), never read as this one's. Units are at 5 since a
 // wakeup subtree's node names its parent by how far back it is; results at
-// 4 since their log entries and handed-back frames no longer carry records
-// of races whose reversal had reached the wakeup tree.
+// 5 since a log entry's wakeup sequence may start with the first events of
+// the frame's previous one (logOp.keep).
 const (
 	unitMagic   = "weft-por-unit/5"
-	resultMagic = "weft-por-result/4"
+	resultMagic = "weft-por-result/5"
 )
 
 // notA is the error for bytes that do not start with magic m, a what: where
@@ -376,6 +376,7 @@ func encodeResult(key string, r *unitResult) UnitResult {
 		c.num(int64(op.kind))
 		c.num(int64(op.frame))
 		c.flags(op.strict)
+		c.num(int64(op.keep))
 		c.num(int64(len(op.w)))
 		for _, x := range op.w {
 			c.wev(x)
@@ -492,6 +493,7 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 		}
 		op.frame = int32(d.small())
 		op.strict = d.num()&1 != 0
+		op.keep = int32(d.small())
 		op.w = make([]wev, d.count())
 		for j := range op.w {
 			op.w[j] = d.wevOf(n)
@@ -536,10 +538,18 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("trailing bytes")
 	}
+	seqLen := make(map[int32]int) // per frame, the last sequence's length
 	for i := range r.log {
 		// The coordinator's frames and events are those of the prefix.
-		if op := &r.log[i]; d.err == nil && (op.frame < 0 || int(op.frame) >= r.moves) {
+		op := &r.log[i]
+		if d.err == nil && (op.frame < 0 || int(op.frame) >= r.moves) {
 			d.fail("a log operation out of the unit's prefix")
+		}
+		if op.kind == opInsert {
+			if d.err == nil && (op.keep < 0 || int(op.keep) > seqLen[op.frame]) {
+				d.fail("a log operation keeps events the frame's last sequence does not have")
+			}
+			seqLen[op.frame] = int(op.keep) + len(op.w)
 		}
 	}
 	if d.err == nil && (r.transitions < 0 || r.executions < 0) {

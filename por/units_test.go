@@ -223,6 +223,39 @@ func TestRunnerBadInput(t *testing.T) {
 	}
 }
 
+// A result's log entry names how many first events its wakeup sequence
+// shares with the frame's previous one: that count round-trips, and one
+// past what the previous sequence holds (or negative) is refused.
+func TestResultSharedEvents(t *testing.T) {
+	x := wev{t: 1, step: ts.Step{Obj: 0, Op: ts.Write}}
+	y := wev{t: 0, step: ts.Step{Obj: 0, Op: ts.Read}}
+	ok := &unitResult{moves: 2, log: []logOp{
+		{kind: opInsert, frame: 1, w: []wev{x, y}},
+		{kind: opInsert, frame: 0, w: []wev{y}},
+		{kind: opInsert, frame: 1, keep: 2, w: []wev{x}},
+		{kind: opInsert, frame: 1, keep: 3},
+	}}
+	_, r, err := decodeResult(encodeResult("k", ok), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range r.log {
+		if op.keep != ok.log[i].keep || len(op.w) != len(ok.log[i].w) {
+			t.Errorf("entry %d: keep %d and %d events, want %d and %d", i, op.keep, len(op.w), ok.log[i].keep, len(ok.log[i].w))
+		}
+	}
+	for name, keep := range map[string]int32{"more than the last": 3, "negative": -1} {
+		bad := &unitResult{moves: 2, log: []logOp{
+			{kind: opInsert, frame: 1, w: []wev{x, y}},
+			{kind: opInsert, frame: 0, w: []wev{y}},
+			{kind: opInsert, frame: 1, keep: keep, w: []wev{x}},
+		}}
+		if _, _, err := decodeResult(encodeResult("k", bad), 2); !errors.Is(err, ErrBadUnit) || !strings.Contains(err.Error(), "keeps events") {
+			t.Errorf("%s: %v, want ErrBadUnit", name, err)
+		}
+	}
+}
+
 type runnerFunc func(ctx context.Context, units []Unit) ([]UnitResult, error)
 
 func (f runnerFunc) RunUnits(ctx context.Context, units []Unit) ([]UnitResult, error) {
