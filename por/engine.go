@@ -158,10 +158,10 @@ type explorer[S any] struct {
 	logGen      uint64
 	// logLast and logLastGen are, per coordinator's frame, the last
 	// sequence a worker logged for it and the log's logGen then
-	// (logShared); commitSeqs the coordinator's (loggedSeq).
+	// (logShared); commitSeqs the coordinator's (commitSeqAt).
 	logLast    [][]wev
 	logLastGen []uint64
-	commitSeqs [][]wev
+	commitSeqs []commitSeq
 	sleepKnown bool // insertAt: the sleep set does not reject the sequence (known)
 	// Scratch of a parallel search: the units' encoded inputs, the walk of
 	// a subtree to encode, the ids of a subtree's decoded nodes.
@@ -1175,8 +1175,8 @@ func (e *explorer[S]) memoryUsed() int64 {
 	for _, w := range e.logLast {
 		used += int64(cap(w)) * int64(unsafe.Sizeof(wev{}))
 	}
-	for _, w := range e.commitSeqs {
-		used += int64(cap(w)) * int64(unsafe.Sizeof(wev{}))
+	for _, c := range e.commitSeqs {
+		used += int64(cap(c.w)) * int64(unsafe.Sizeof(wev{}))
 	}
 	for _, w := range e.reinsert {
 		used += int64(unsafe.Sizeof(w)) + int64(cap(w))*int64(unsafe.Sizeof(wev{}))

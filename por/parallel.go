@@ -891,24 +891,36 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.recording = e.mode == modeODPOR
 	defer func() { e.recording = false; e.endCommit(len(r.log)) }()
 	for k := range e.commitSeqs {
-		e.commitSeqs[k] = e.commitSeqs[k][:0]
+		e.commitSeqs[k] = commitSeq{w: e.commitSeqs[k].w[:0]}
 	}
 	for i := range r.log {
 		op := &r.log[i]
 		f := &e.stack[op.frame]
 		switch op.kind {
 		case opInsert:
-			w := e.loggedSeq(op)
+			cs := e.commitSeqAt(op.frame)
+			// The same sequence as the frame's last, which changed nothing
+			// there, into the same tree (only this frame's entries change
+			// it): it changes nothing again.
+			repeat := cs.same && cs.strict == op.strict && len(op.w) == 0 && int(op.keep) == len(cs.w)
+			cs.w = append(cs.w[:op.keep], op.w...)
+			if repeat {
+				e.par.repeated++
+				continue
+			}
 			// The worker's sleep verdict is this frame's (its sleep set is
 			// part of the unit's input), on the whole reversal.
 			e.strict = op.strict
 			if !e.opt.noDescents {
 				e.commitDescent(r.log, i)
 			}
-			e.insertAwake(int(op.frame), w)
+			changed := e.insertAwake(int(op.frame), cs.w)
+			cs.same, cs.strict = !changed, op.strict
 			e.descent, e.descentOK = nil, false
 		case opRootChild:
-			e.addRootChild(op.frame, op.t)
+			if e.addRootChild(op.frame, op.t) {
+				e.commitSeqAt(op.frame).same = false
+			}
 		case opBacktrack:
 			fromBits(&e.inE, op.inE)
 			if e.scanE(f, op.t, &e.inE) {
@@ -982,17 +994,21 @@ func (e *explorer[S]) logShared(i int, w []wev) int {
 	return n
 }
 
-// loggedSeq returns the wakeup sequence of log entry op (an opInsert), in
-// a coordinator taking the log's entries in order: the first op.keep
-// events of the previous entry's for the frame, then op.w. The caller must
-// not keep it past the next entry for the frame.
-func (e *explorer[S]) loggedSeq(op *logOp) []wev {
-	for len(e.commitSeqs) <= int(op.frame) {
-		e.commitSeqs = append(e.commitSeqs, nil)
+// commitSeq is, in a coordinator taking a log's entries in order, the last
+// wakeup sequence of an entry into a frame (an entry's sequence is the
+// first logOp.keep events of it, then logOp.w), whether its insertion
+// changed nothing (same) and with which strict flag.
+type commitSeq struct {
+	w            []wev
+	same, strict bool
+}
+
+// commitSeqAt returns frame i's commitSeq.
+func (e *explorer[S]) commitSeqAt(i int32) *commitSeq {
+	for len(e.commitSeqs) <= int(i) {
+		e.commitSeqs = append(e.commitSeqs, commitSeq{})
 	}
-	w := append(e.commitSeqs[op.frame][:op.keep], op.w...)
-	e.commitSeqs[op.frame] = w
-	return w
+	return &e.commitSeqs[i]
 }
 
 // valid reports whether result r, found by a worker for unit ran (whose
@@ -1541,6 +1557,7 @@ type parallel[S any] struct {
 	expanded                     int64 // units split further
 	handedBack                   int64 // units whose rest a worker handed back
 	logged                       int64 // log operations taken from results
+	repeated                     int64 // of those, insertions of the frame's last sequence, skipped
 }
 
 // runParallel runs the search of runParallel's caller with opt.Workers
@@ -1622,6 +1639,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	res.Stats["parallel-split-further"] = p.expanded
 	res.Stats["parallel-handed-back"] = p.handedBack
 	res.Stats["parallel-logged"] = p.logged
+	res.Stats["parallel-logged-repeats"] = p.repeated
 	if opt.checkKeys {
 		res.Stats["parallel-reused-keys"] = p.reusedKeys
 		res.Stats["parallel-stale-keys"] = p.staleKeys
