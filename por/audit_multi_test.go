@@ -480,7 +480,18 @@ var auditSleepBlocked = flag.Bool("audit.sleepblocked", false, "audit: fail the 
 // KeepGoing (ignoring deadlocks if ignore): the same terminal states and
 // violations; for ODPOR where no check fails, one execution per trace and
 // none sleep-blocked. others adds Sleep, DPOR and SDPOR.
-func mwCheck(t *rapid.T, p *mwProg, ignore, others bool) {
+// mwSystem is a system over mwState that mwCheck checks: mwProg, and
+// cwProg (audit_cut_test.go), which adds steps to it.
+type mwSystem interface {
+	ts.TransitionSystem[mwState]
+	String() string
+	GoString() string
+	multiWrite() bool
+}
+
+func (p *mwProg) multiWrite() bool { return mwHasMultiWrite(p) }
+
+func mwCheck(t *rapid.T, p mwSystem, ignore, others bool) {
 	ref := auditReference[mwState](p, ignore, *auditMaxNodes)
 	if ref.truncated || len(ref.traces) > *auditMaxTraces {
 		auditStats["skipped"]++
@@ -488,7 +499,7 @@ func mwCheck(t *rapid.T, p *mwProg, ignore, others bool) {
 	}
 	auditStats["checked"]++
 	auditStats["traces"] += len(ref.traces)
-	if mwHasMultiWrite(p) {
+	if p.multiWrite() {
 		auditStats["with-multi-write"]++
 	}
 	failures := 0
@@ -534,7 +545,7 @@ func mwCheck(t *rapid.T, p *mwProg, ignore, others bool) {
 	}
 	// Without KeepGoing: ODPOR reports a violation exactly when the
 	// reference has one.
-	res, err := por.ODPOR(context.Background(), p, por.Options{Options: ts.Options{IgnoreDeadlocks: ignore}})
+	res, err := por.ODPOR[mwState](context.Background(), p, por.Options{Options: ts.Options{IgnoreDeadlocks: ignore}})
 	if err != nil {
 		t.Fatal(err)
 	}
