@@ -24,10 +24,10 @@ import (
 )
 
 const (
-	cwAwaitAny = mwKinds + iota // await some x of Set == K
-	cwAwaitMix                  // await (every x of Set == K) || x A == K
-	cwSelect                    // select: P of one semaphore of Set (the outcome's, else the next ready)
-	cwSelectStore               // select as above, then x A := K, one transition
+	cwAwaitAny    = mwKinds + iota // await some x of Set == K
+	cwAwaitMix                     // await (every x of Set == K) || x A == K
+	cwSelect                       // select: P of one semaphore of Set (the outcome's, else the next ready)
+	cwSelectStore                  // select as above, then x A := K, one transition
 )
 
 // cwProg is an mwProg with cwProg's operations too.
