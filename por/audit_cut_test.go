@@ -13,7 +13,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -146,18 +145,7 @@ func cwOpString(op mwOp) string {
 	return s
 }
 
-func (p cwProg) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "vars %d, sems %d init %v cap %d, locks %d, sync %v\n", p.NVars, p.NSems, p.Inits, p.Cap, p.NLocks, p.Sync)
-	for t, code := range p.Code {
-		fmt.Fprintf(&b, "T%d:", t)
-		for _, op := range code {
-			fmt.Fprintf(&b, " %s;", cwOpString(op))
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
+func (p cwProg) String() string { return p.format(cwOpString) }
 
 func (p cwProg) GoString() string { return "cwProg{" + p.mwProg.GoString() + "}" }
 

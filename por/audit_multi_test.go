@@ -307,13 +307,16 @@ func (op mwOp) String() string {
 	return s
 }
 
-func (p *mwProg) String() string {
+func (p *mwProg) String() string { return p.format(mwOp.String) }
+
+// format lists the program, each operation written by opString.
+func (p *mwProg) format(opString func(mwOp) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "vars %d, sems %d init %v cap %d, locks %d, sync %v\n", p.NVars, p.NSems, p.Inits, p.Cap, p.NLocks, p.Sync)
 	for t, code := range p.Code {
 		fmt.Fprintf(&b, "T%d:", t)
 		for _, op := range code {
-			fmt.Fprintf(&b, " %v;", op)
+			fmt.Fprintf(&b, " %s;", opString(op))
 		}
 		b.WriteByte('\n')
 	}
