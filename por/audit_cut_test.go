@@ -11,6 +11,7 @@ package por_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"math/bits"
 	"testing"
@@ -273,4 +274,44 @@ func TestAuditCutParallel(t *testing.T) {
 				serial.Executions, serial.Transitions, serial.Violations, par.Executions, par.Transitions, par.Violations)
 		}
 	})
+}
+
+var auditGaps = flag.Bool("audit.gaps", false, "audit: run the regression tests of known gaps (they fail)")
+
+// TestAuditCutSleeperDisabled (soundness, known gap): a thread asleep whose
+// step waits can be disabled for good by a later event, and the executions
+// in which it never moves are then lost. Found by TestAuditCutOutcomes
+// (-audit -rapid.seed 17, shrunk); it is not cut.go's: the search before
+// cut.go loses the same trace.
+//
+//	s0 = s1 = 1, capacity 1, synchronization semaphores
+//	T0: P(s0, s1); x1 := 1     the P is one transition of two objects
+//	T1: x1 := 2
+//	T2: r := x1; P(s0)
+//	T3: await x1 == 0; V(s1)   V waits while s1 is at 1
+//
+// 16 traces and 16 terminal states; ODPOR explores 15 and misses the
+// deadlock [3 2 2 1] (T3 passes its await, T2 reads 0 and takes s0, T1
+// stores: T0's P and T3's V wait for ever). T0's branch is explored first,
+// so T0 sleeps below the root's T3 branch. There the race of T1's store with
+// T2's read is reversed by [T2's read], which T0 rejects as a weak initial
+// (its P touches neither x1 nor anything the read does), on the reading
+// that the executions starting with T0 cover it. They cover the executions
+// in which T0 moves; in the lost one T2's P(s0), which comes after the
+// read, disables T0 for good. Treating such sleepers as initials only (a
+// sleeping thread whose step may wait rejects a sequence only if the
+// sequence holds it) finds the trace but costs sleep-blocked executions
+// on the programs whose optimality tests assert none (TestODPOROptimalCAS,
+// TestODPORSharedPrefixRaces, TestODPOROptimalInvariant, TestODPORModels),
+// so it is not in yet.
+func TestAuditCutSleeperDisabled(t *testing.T) {
+	if !*auditGaps {
+		t.Skip("known gap (soundness): a sleeping thread whose step a later event disables for good; -audit.gaps runs it")
+	}
+	p := &mwProg{NVars: 3, NSems: 2, Cap: 1, Inits: []int8{1, 1}, Sync: true, Code: [][]mwOp{
+		{{Kind: mwP, Set: 3, Rot: 2}, {Kind: mwStore, A: 1, K: 1, Rot: 1}},
+		{{Kind: mwStore, A: 1, K: 2, Rot: 2}},
+		{{Kind: mwLoad, A: 1, K: 1, Rot: 3}, {Kind: mwP, Set: 1, Rot: 2}},
+		{{Kind: mwAwait, Set: 2, Rot: 1}, {Kind: mwV, Set: 2, Rot: 1}}}}
+	mwRegression(t, p, 16, 16)
 }
