@@ -80,7 +80,11 @@ import (
 // one deadlock lost of 16 traces; TestAuditCutSleeperDisabled, run with
 // -audit.gaps). Taking such sleepers for weak initials only where the
 // sequence holds them finds it, but costs sleep-blocked executions where
-// the tests assert none; it is not in yet.
+// the tests assert none; it is not in yet. A second gap of the same
+// family loses a trace but no terminal state: a branch planned unchecked
+// for a write not yet seen waiting (a V at its semaphore's cap) covers a
+// later reversal as a weak initial of it, then turns out Blocked and is
+// dropped with what it covered (TestAuditCutBlockedLeaf, -audit.gaps).
 //
 // # Races of the shared prefix
 //
