@@ -560,3 +560,30 @@ func TestReplanLazySubtree(t *testing.T) {
 		}
 	})
 }
+
+// A worker's log shares the first events of a frame's sequences and the
+// coordinator skips repeats that changed nothing (see commit): indexer-14
+// logs 1,080 entries at the default split depth and 75 are skipped, and the
+// result is the serial search's. The units are
+// explored in turn (inline), so that every result is taken and the counts
+// do not depend on timing.
+func TestParallelLoggedRepeats(t *testing.T) {
+	ctx := context.Background()
+	sys := models.NewIndexer(14)
+	serial, err := run(ctx, sys, Options{}, modeODPOR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt Options
+	opt.Workers, opt.inline = 2, true
+	par, err := run(ctx, sys, opt, modeODPOR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if par.Executions != serial.Executions || par.Transitions != serial.Transitions {
+		t.Errorf("2 workers: %d executions, %d transitions; serial %d, %d", par.Executions, par.Transitions, serial.Executions, serial.Transitions)
+	}
+	if par.Stats["parallel-logged"] != 1080 || par.Stats["parallel-logged-repeats"] != 75 {
+		t.Errorf("logged %d, repeats skipped %d; want 1,080 and 75", par.Stats["parallel-logged"], par.Stats["parallel-logged-repeats"])
+	}
+}
