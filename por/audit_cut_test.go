@@ -11,7 +11,6 @@ package por_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math/bits"
 	"testing"
@@ -276,13 +275,11 @@ func TestAuditCutParallel(t *testing.T) {
 	})
 }
 
-var auditGaps = flag.Bool("audit.gaps", false, "audit: run the regression tests of known gaps (they fail)")
-
-// TestAuditCutSleeperDisabled (soundness, known gap): a thread asleep whose
-// step waits can be disabled for good by a later event, and the executions
-// in which it never moves are then lost. Found by TestAuditCutOutcomes
-// (-audit -rapid.seed 17, shrunk); it is not cut.go's: the search before
-// cut.go loses the same trace.
+// TestAuditCutSleeperDisabled: a thread asleep whose step waits can be
+// disabled for good by a later event, and the executions in which it never
+// moves were lost. Found by TestAuditCutOutcomes (-audit -rapid.seed 17,
+// shrunk); it was not cut.go's: the search before cut.go lost the same
+// trace.
 //
 //	s0 = s1 = 1, capacity 1, synchronization semaphores
 //	T0: P(s0, s1); x1 := 1     the P is one transition of two objects
@@ -290,24 +287,17 @@ var auditGaps = flag.Bool("audit.gaps", false, "audit: run the regression tests 
 //	T2: r := x1; P(s0)
 //	T3: await x1 == 0; V(s1)   V waits while s1 is at 1
 //
-// 16 traces and 16 terminal states; ODPOR explores 15 and misses the
+// 16 traces and 16 terminal states; ODPOR explored 15 and missed the
 // deadlock [3 2 2 1] (T3 passes its await, T2 reads 0 and takes s0, T1
 // stores: T0's P and T3's V wait for ever). T0's branch is explored first,
 // so T0 sleeps below the root's T3 branch. There the race of T1's store with
-// T2's read is reversed by [T2's read], which T0 rejects as a weak initial
-// (its P touches neither x1 nor anything the read does), on the reading
-// that the executions starting with T0 cover it. They cover the executions
-// in which T0 moves; in the lost one T2's P(s0), which comes after the
-// read, disables T0 for good. Treating such sleepers as initials only (a
-// sleeping thread whose step may wait rejects a sequence only if the
-// sequence holds it) finds the trace but costs sleep-blocked executions
-// on the programs whose optimality tests assert none (TestODPOROptimalCAS,
-// TestODPORSharedPrefixRaces, TestODPOROptimalInvariant, TestODPORModels),
-// so it is not in yet.
+// T2's read is reversed by [T2's read], which T0 rejected as a weak initial
+// (its P touches nothing the read does), on the reading that the
+// executions starting with T0 cover it. They cover those in which T0
+// moves; in the lost one T2's P(s0), after the read, disables T0 for good.
+// A sleeping thread whose step may wait now rejects a sequence only as an
+// initial of it (see ODPOR).
 func TestAuditCutSleeperDisabled(t *testing.T) {
-	if !*auditGaps {
-		t.Skip("known gap (soundness): a sleeping thread whose step a later event disables for good; -audit.gaps runs it")
-	}
 	p := &mwProg{NVars: 3, NSems: 2, Cap: 1, Inits: []int8{1, 1}, Sync: true, Code: [][]mwOp{
 		{{Kind: mwP, Set: 3, Rot: 2}, {Kind: mwStore, A: 1, K: 1, Rot: 1}},
 		{{Kind: mwStore, A: 1, K: 2, Rot: 2}},
@@ -316,9 +306,9 @@ func TestAuditCutSleeperDisabled(t *testing.T) {
 	mwRegression(t, p, 16, 16)
 }
 
-// TestAuditCutBlockedLeaf (known gap: a trace lost, no terminal state):
-// found by a second audit of cut.go (its own generator, TestAuditCutOutcomes,
-// shrunk by hand).
+// TestAuditCutBlockedLeaf: a trace was lost (no terminal state), found by a
+// second audit of cut.go (its own generator, TestAuditCutOutcomes, shrunk
+// by hand).
 //
 //	s0 = 1, capacity 1; every store writes 0
 //	T0: P(s0) and x0 := 0 in one transition
@@ -326,18 +316,18 @@ func TestAuditCutSleeperDisabled(t *testing.T) {
 //	T2: x1 := 0
 //	T3: x1 := 0; V(s0); x1 := 0   V waits while s0 is at 1
 //
-// 20 traces, 1 terminal state; ODPOR explores 19. No step on s0 has been
+// 20 traces, 1 terminal state; ODPOR explored 19. No step on s0 has been
 // seen waiting when the first execution (T0 first) reverses T3's V against
 // T0's P, so the branch T3.V is planned at the root unchecked, and V is in
 // fact Blocked there. Before the search reaches it, the reversal T3 T2 T1 T1
 // of T0's race with T1's x0 := 0 is inserted at the root and found covered
 // by that branch (V is independent of T2's and T1's writes, so a weak
-// initial of them); when the branch turns out infeasible it is dropped and
-// the covered reversal with it, losing T3 T2 T1 T1 T0 T3 T3.
+// initial of them); when the branch turned out infeasible it was dropped
+// and the covered reversal with it, losing T3 T2 T1 T1 T0 T3 T3. The race
+// recurs in later executions, where T0, asleep, rejected its reversal as a
+// weak initial; once V has been seen waiting, T0's P(s0) may wait, so it no
+// longer does, and the trace is explored.
 func TestAuditCutBlockedLeaf(t *testing.T) {
-	if !*auditGaps {
-		t.Skip("known gap: a reversal covered by a wakeup-tree branch that turns out Blocked is lost; -audit.gaps runs it")
-	}
 	p := &mwProg{NVars: 2, NSems: 1, Cap: 1, Inits: []int8{1}, Code: [][]mwOp{
 		{{Kind: mwPStore, Set: 1, A: 0}},
 		{{Kind: mwStore, A: 1}, {Kind: mwStore, A: 0}},

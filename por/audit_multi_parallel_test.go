@@ -4,7 +4,8 @@ package por_test
 // drawn, 1 to 5, from the start: SplitAfter -1) gives the serial search's
 // result, on the audit's programs with waiting multi-object steps: the
 // same executions, transitions, first violation (kind, thread, message,
-// schedule), Stats (but "parallel-*" and "feasibility-replays"), and
+// schedule), Stats (but "parallel-*", "feasibility-replays" and
+// "waiting-sleepers"), and
 // callbacks in the same order.
 
 import (

@@ -63,7 +63,7 @@ func mwFailure(p ts.TransitionSystem[mwState], ignore bool) (string, []string) {
 	if kind != "" {
 		return kind, errs
 	}
-	if failures == 0 && red.res.Stats["sleep-blocked"] > 0 {
+	if failures == 0 && unexplainedSleepBlocked(red.res) > 0 {
 		return "sleep-blocked", append(errs, fmt.Sprintf("sleep-blocked %d, %d executions, %d traces", red.res.Stats["sleep-blocked"], red.res.Executions, len(ref.traces)))
 	}
 	return "", errs

@@ -528,7 +528,7 @@ func mwCheck(t *rapid.T, p mwSystem, ignore, others bool) {
 		if s.name == "odpor" {
 			auditStats["sleep-blocked"] += int(red.res.Stats["sleep-blocked"])
 			auditStats["infeasible-branches"] += int(red.res.Stats["infeasible-branches"])
-			if failures == 0 && red.res.Stats["sleep-blocked"] != 0 {
+			if failures == 0 && unexplainedSleepBlocked(red.res) != 0 {
 				auditStats["programs-sleep-blocked"]++
 				if *auditSleepBlocked {
 					errs = append(errs, fmt.Sprintf("sleep-blocked executions: %d", red.res.Stats["sleep-blocked"]))

@@ -215,16 +215,21 @@ func TestODPORSharedPrefixRaces(t *testing.T) {
 			{tstest.Store(1, 0), tstest.FetchAdd(0, 1, 1)},
 		},
 	}
+	// In the first, a sleeping thread whose step may wait (an await, a
+	// lock once seen waiting) is a weak initial of reversals that do not
+	// hold it; it could be disabled for good, so it does not reject them,
+	// which costs 2 sleep-blocked executions (no trace twice).
 	for _, c := range []struct {
-		p      *tstest.Program
-		traces int
-	}{{first, 30}, {second, 174}} {
+		p            *tstest.Program
+		traces       int
+		sleepBlocked int64
+	}{{first, 30, 2}, {second, 174, 0}} {
 		res, err := por.ODPOR(context.Background(), c.p, por.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Executions != int64(c.traces) || res.Stats["sleep-blocked"] != 0 {
-			t.Errorf("%d executions, %d sleep-blocked; want %d, none", res.Executions, res.Stats["sleep-blocked"], c.traces)
+		if b := res.Stats["sleep-blocked"]; res.Executions != int64(c.traces) || b != c.sleepBlocked {
+			t.Errorf("%d executions, %d sleep-blocked; want %d and %d", res.Executions, b, c.traces, c.sleepBlocked)
 		}
 		if n := optimalOn[tstest.State](t, c.p); n != c.traces {
 			t.Errorf("%d traces, want %d", n, c.traces)

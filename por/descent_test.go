@@ -103,7 +103,7 @@ func TestODPORDescentsParallel(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := range got.Stats {
-			if strings.HasPrefix(k, "parallel-") || k == "feasibility-replays" {
+			if strings.HasPrefix(k, "parallel-") || k == "feasibility-replays" || k == "waiting-sleepers" {
 				// How the work was split; workers replay some reversals
 				// the coordinator replays again.
 				delete(got.Stats, k)

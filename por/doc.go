@@ -150,14 +150,18 @@
 //     acquire of its lock, an await against the latest earlier write before
 //     which it could pass (checked by replaying the sequence). At a
 //     deadlock, the blocked threads' next steps are analysed as if taken.
-//     Sleep sets and weak initials need no change, since independent steps
-//     neither enable nor disable each other, but an execution that ends
-//     with a thread waiting for ever lacks that thread's later events, so
-//     its races are all analysed again (see ODPOR). ODPOR is then exactly optimal
-//     (tested: executions equal the distinct terminal happens-before states
-//     by brute force, never two alike, none sleep-blocked, on random
-//     programs with locks in any order and awaits, and on every bundled
-//     acyclic model). Failed checks under KeepGoing end executions early;
+//     Sleep sets need no change, since independent steps neither enable
+//     nor disable each other, but a sleeping thread whose step may wait
+//     can be disabled for good by a later dependent event, so it counts as
+//     a weak initial of a sequence only if it is an initial of it; and an
+//     execution that ends with a thread waiting for ever lacks that
+//     thread's later events, so its races are all analysed again (see
+//     ODPOR). ODPOR then explores one execution per trace (tested:
+//     executions equal the distinct terminal happens-before states by
+//     brute force, never two alike, on random programs with locks in any
+//     order and awaits, and on every bundled acyclic model), none
+//     sleep-blocked unless such a sleeper let a sequence through
+//     (Result.Stats["waiting-sleepers"]). Failed checks under KeepGoing end executions early;
 //     from the first one on, a thread counts as a weak initial of a
 //     sequence only if it is an initial, and some executions are cut by
 //     sleep sets (measured in the ODPOR documentation), though no two
@@ -218,7 +222,8 @@
 // it explores the units it needs that no other has started, and queued
 // ones while it waits for a result. So the result is the
 // serial search's whatever the worker count: the same executions in the
-// same order, the same figures (but ODPOR's feasibility-replays: see ODPOR),
+// same order, the same figures (but ODPOR's feasibility-replays and
+// waiting-sleepers, counts of checks: see ODPOR),
 // callbacks and first violation, under limits
 // and KeepGoing too (property-tested on random programs of the whole
 // model, with the split depth, the point of splitting and the callbacks

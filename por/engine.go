@@ -189,9 +189,14 @@ type explorer[S any] struct {
 	reinsert              [][]wev
 	replaySched           ts.Schedule // feasibility replays
 	replays               int64
-	infeasible            int64               // wakeup-tree branches found not enabled
-	blockedObjs           map[ts.Obj]struct{} // objects of steps seen waiting
-	strict                bool                // a check has failed: weak initials by initials only
+	infeasible            int64 // wakeup-tree branches found not enabled
+	// waitingSleepers counts the wakeup sequences that a sleeping thread
+	// whose step may wait did not reject, being only a weak initial of
+	// them; waitingSleeper is set where weakInitialAt finds one.
+	waitingSleepers int64
+	waitingSleeper  bool
+	blockedObjs     map[ts.Obj]struct{} // objects of steps seen waiting
+	strict          bool                // a check has failed: weak initials by initials only
 	// blockedIn marks small objects put in blockedObjs by blockObj, so that
 	// the check on every state where a thread waits costs no hashing.
 	blockedIn bitset.BitSet
@@ -444,6 +449,7 @@ func (e *explorer[S]) finish(ok bool) {
 		res.Stats["wakeup-insertions"] = e.backtracks
 		res.Stats["feasibility-replays"] = e.replays
 		res.Stats["infeasible-branches"] = e.infeasible
+		res.Stats["waiting-sleepers"] = e.waitingSleepers
 	}
 	if e.mode == modeSDPOR {
 		res.Stats["revisits"] = e.revisits

@@ -183,6 +183,7 @@ type unitResult struct {
 	transitions, executions  int64
 	sleepBlocked, backtracks int64
 	replays, infeasible      int64
+	waitingSleepers          int64
 	events                   []unitEvent
 	// Without every violation as an event (exploreUnit): the unit's first
 	// violation and how many it met.
@@ -647,6 +648,7 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		r.viol, r.violations = res.Violation, res.Violations
 	}
 	r.sleepBlocked, r.backtracks, r.replays, r.infeasible = e.sleepBlocked, e.backtracks, e.replays, e.infeasible
+	r.waitingSleepers = e.waitingSleepers
 	r.err = err
 	l := opt.Limits
 	r.limited = err == nil && e.Stop && ((l.Transitions > 0 && res.Transitions >= l.Transitions) || (l.Executions > 0 && res.Executions >= l.Executions))
@@ -941,6 +943,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.sleepBlocked += r.sleepBlocked
 	e.replays += r.replays
 	e.infeasible += r.infeasible
+	e.waitingSleepers += r.waitingSleepers
 	e.strict = r.strict
 	for _, o := range r.blocked {
 		e.blockedObjs[o] = struct{}{}

@@ -70,7 +70,7 @@ func runRecorded[S any](sys ts.TransitionSystem[S], opt Options, m mode, cb call
 	for k := range res.Stats {
 		// A worker replays reversals of races of the coordinator's events
 		// that the serial search knows it need not (see ODPOR).
-		if strings.HasPrefix(k, "parallel-") || k == "feasibility-replays" {
+		if strings.HasPrefix(k, "parallel-") || k == "feasibility-replays" || k == "waiting-sleepers" {
 			delete(res.Stats, k)
 		}
 	}

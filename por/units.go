@@ -169,7 +169,7 @@ func checkPrefix[S any](sys ts.TransitionSystem[S], model *search.Model[S], u *u
 // the frame's previous one (logOp.keep).
 const (
 	unitMagic   = "weft-por-unit/5"
-	resultMagic = "weft-por-result/5"
+	resultMagic = "weft-por-result/6"
 )
 
 // notA is the error for bytes that do not start with magic m, a what: where
@@ -370,6 +370,7 @@ func encodeResult(key string, r *unitResult) UnitResult {
 	c.num(r.backtracks)
 	c.num(r.replays)
 	c.num(r.infeasible)
+	c.num(r.waitingSleepers)
 	c.num(int64(len(r.log)))
 	for i := range r.log {
 		op := &r.log[i]
@@ -484,6 +485,7 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 	r = &unitResult{}
 	r.transitions, r.executions = d.num(), d.num()
 	r.sleepBlocked, r.backtracks, r.replays, r.infeasible = d.num(), d.num(), d.num(), d.num()
+	r.waitingSleepers = d.num()
 	r.log = make([]logOp, d.count())
 	for i := range r.log {
 		op := &r.log[i]
