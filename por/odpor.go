@@ -1283,11 +1283,12 @@ func (e *explorer[S]) mayBlock(st ts.Step) bool {
 		if acc.Op == ts.Acquire && !st.Single() {
 			return true
 		}
-		if e.blockedIn.Test(uint(acc.Obj)) {
-			return true
-		}
-		if len(e.blockedObjs) > 0 {
-			if _, ok := e.blockedObjs[acc.Obj]; ok {
+		if o := acc.Obj; o >= 0 && o < denseObjs {
+			if e.blockedIn.Test(uint(o)) {
+				return true
+			}
+		} else if len(e.blockedObjs) > 0 {
+			if _, ok := e.blockedObjs[o]; ok {
 				return true
 			}
 		}
@@ -1295,7 +1296,9 @@ func (e *explorer[S]) mayBlock(st ts.Step) bool {
 	return false
 }
 
-// blockObj adds o to the objects of steps seen waiting.
+// blockObj adds o to the objects of steps seen waiting (blockedIn marks
+// the small ones, which mayBlock tests there alone: every addition goes
+// through here).
 func (e *explorer[S]) blockObj(o ts.Obj) {
 	if o >= 0 && o < denseObjs {
 		if e.blockedIn.Test(uint(o)) {

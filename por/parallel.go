@@ -637,7 +637,7 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	e.logGen++ // a new log: what the explorer logged before is not in it
 	e.raceFrom, e.strict = u.raceFrom, u.strict
 	for _, o := range u.blocked {
-		e.blockedObjs[o] = struct{}{}
+		e.blockObj(o)
 	}
 	err := e.Drive(func() { e.unitRoot(u) }, e.loop, e.panicked)
 	r.log, r.chunks = e.log, e.logChunks
@@ -946,7 +946,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.waitingSleepers += r.waitingSleepers
 	e.strict = r.strict
 	for _, o := range r.blocked {
-		e.blockedObjs[o] = struct{}{}
+		e.blockObj(o)
 	}
 	e.raceFrom = r.raceFrom
 	for _, ev := range r.events {
@@ -1062,7 +1062,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	c.wt.keep = true
 	c.strict, c.raceFrom = e.strict, e.raceFrom
 	for o := range e.blockedObjs {
-		c.blockedObjs[o] = struct{}{}
+		c.blockObj(o)
 	}
 	// The wakeup trees, renumbered: the nodes reachable from the frames
 	// (the pool keeps freed ones too), and of those only the first in the
