@@ -100,8 +100,11 @@ import (
 // twice). Result.Stats["waiting-sleepers"] counts those sequences; where
 // it is zero, the search is as optimal as above, which the optimality
 // tests check. On the bundled models only bluetooth with its checks hidden
-// (6 sleep-blocked executions at two adders) and twophase-2 (2 more than
-// the 98 its choices cost) pay. The same rule found a second lost trace
+// (6 sleep-blocked executions at two adders, 198 beside 6,546 at three)
+// and twophase-2 (2 more than the 98 its choices cost) pay; on random
+// programs over semaphores and awaits of 3 to 5 threads, 226 sleep-blocked
+// beside 10,997 executions (13 of 188 programs), and on random programs of
+// 5 to 7 threads with locks, awaits and atomics, 12 beside 1.5 million. The same rule found a second lost trace
 // (TestAuditCutBlockedLeaf): a branch planned for a V not yet seen waiting
 // covered a later reversal, turned out Blocked and was dropped with it;
 // the race recurs in later executions, and the thread that rejected its
