@@ -200,7 +200,8 @@ func TestAuditODPORGuardedWrite(t *testing.T) {
 // TestAuditMultiWriteSmall (seed 9498854865614958650, shrunk); the
 // multi-write property tests count such programs in their stats
 // ("programs-sleep-blocked") and fail on them only with
-// -audit.sleepblocked.
+// -audit.sleepblocked. Named with ts.Blocking, it costs neither
+// (TestODPORBlockingNamed).
 func TestAuditODPORSleepBlockedBlockingWrite(t *testing.T) {
 	t.Skip("known gap (optimality, not soundness): a reversal planned where the step is Blocked, cut by a sleep set")
 	p := &mwProg{NVars: 1, NSems: 1, Cap: 1, Inits: []int8{1}, Code: [][]mwOp{

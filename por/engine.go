@@ -374,6 +374,13 @@ func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], mod
 	if e.blockedObjs == nil {
 		e.blockedObjs = make(map[ts.Obj]struct{})
 	}
+	if b, ok := sys.(ts.Blocking); ok && m == modeODPOR {
+		// Objects of steps that can wait, named up front (see
+		// ts.Blocking): as if seen waiting from the start.
+		for _, o := range b.BlockingObjs() {
+			e.blockObj(o)
+		}
+	}
 	if m == modeSDPOR {
 		e.visited = e.graph.init()
 		e.States = func() int64 { return int64(len(e.visited)) }

@@ -93,7 +93,12 @@ import (
 // acquire keeps the paper's rule (the race analysis pairs the acquires of
 // a lock; the audits, with locks never released, found no loss), and so
 // does a write that waits before any step on its object has been seen
-// waiting (a V at its semaphore's cap early in the search).
+// waiting (a V at its semaphore's cap early in the search), unless the
+// system names the object with ts.Blocking: named objects count as seen
+// waiting from the start, which also spares the infeasible branch and the
+// sleep-blocked execution a V planned before it is known to wait costs
+// (TestODPORBlockingNamed; the property test TestAuditCutNamed runs the
+// audit's programs named, which Conformance checks).
 // The cost is optimality, on such systems only: a sequence such a thread
 // would have rejected is explored, and its executions may end with every
 // enabled thread asleep (Result.Stats["sleep-blocked"]; never a trace

@@ -98,8 +98,9 @@
 // Optional interfaces add what some strategies need, found by type assertion
 // as io/fs does: [Checker] for assertions, [Invariant] for global
 // invariants, [Chooser] for outcomes, [ValueDependent] for steps whose
-// access depends on the value read, [Hasher] for state caching,
-// [Describer] and [ObjNamer] for readable traces.
+// access depends on the value read, [Blocking] for the objects on which a
+// step can wait, [Hasher] for state caching, [Describer] and [ObjNamer] for
+// readable traces.
 //
 // # Results and errors
 //

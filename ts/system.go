@@ -498,6 +498,28 @@ type ValueDependent interface {
 	ValueDependentObjs() []Obj
 }
 
+// Blocking is implemented by a system that names the objects on which a
+// step can wait: a thread whose step touches one of them may be Blocked or
+// Idle (a semaphore's P, or its V at a capacity; a send on a full channel;
+// a Once's Do while another thread runs it). Awaits (Step.Sync reads) and
+// lock acquires (Acquire) need not be named. A thread whose step touches
+// none of the objects named, and is neither, is never Blocked or Idle.
+//
+// Searches learn such objects where they first see a step on one waiting,
+// and that comes late for a reduction that has already planned around a
+// step it took for one that cannot wait: ODPOR may then plan a branch that
+// turns out not enabled (Result.Stats["infeasible-branches"]) and run an
+// execution cut by sleep sets, and, before the first sighting, a sleeping
+// thread with such a step is taken for one that stays enabled (see package
+// por). Naming the objects up front avoids both.
+// [github.com/weftlab/weft/ts/tstest.Conformance] checks that every
+// waiting step touches a named object.
+type Blocking interface {
+	// BlockingObjs returns the objects on which a step can wait. It is
+	// called once per search.
+	BlockingObjs() []Obj
+}
+
 // StepVariant reports whether b may replace a as a thread's step when
 // another thread writes, under [ValueDependent] with the declared objects
 // decl: a and b touch the same objects in the same order with the same

@@ -42,6 +42,10 @@ var (
 	ErrOutcome = errors.New("outcome 0 is not what Apply does")
 	// ErrPanic: user code panicked.
 	ErrPanic = errors.New("user code panicked")
+	// ErrUnnamedWait: a ts.Blocking system has a thread Blocked or Idle
+	// whose step touches none of the objects it names and is neither an
+	// await (a Sync read) nor a lock acquire.
+	ErrUnnamedWait = errors.New("a step waits on no object ts.Blocking names")
 )
 
 // ConformanceOptions bound the work of [Conformance]. The zero value checks
@@ -86,7 +90,7 @@ func Conformance[S any](t TB, sys ts.TransitionSystem[S], opt ConformanceOptions
 // finds, each a *ts.SystemError wrapping one of ts.ErrMutated,
 // ts.ErrNondeterministic, ts.ErrThreadRange, ts.ErrBadStep, ErrStepChanged,
 // ErrUnfinished, ErrIndependence, ErrFootprint, ErrInvariantReads,
-// ErrOutcome or ErrPanic. It explores breadth first from the initial state,
+// ErrOutcome, ErrUnnamedWait or ErrPanic. It explores breadth first from the initial state,
 // taking every outcome of every transition, and checks at each state s
 // reached by a schedule:
 //   - Threads is constant and in 1..ts.MaxThreads; Init is deterministic.
@@ -114,6 +118,9 @@ func Conformance[S any](t TB, sys ts.TransitionSystem[S], opt ConformanceOptions
 //     writes, among the objects named by the steps at s and the invariant.
 //   - With ts.Invariant: a transition that writes none of the objects the
 //     invariant reads leaves its verdict as it was.
+//   - With ts.Blocking: BlockingObjs is deterministic and names valid
+//     objects, and a Blocked or Idle thread's step touches one of them or
+//     is an await (a Sync read) or a lock acquire.
 //   - No user method (Describe and ObjName included) panics.
 //
 // As in a search, a state whose Check or Invariant fails is not explored
@@ -158,6 +165,7 @@ type conformance[S any] struct {
 	inv       *ts.InvariantWrites
 	invReads  []ts.Obj
 	vd        map[ts.Obj]bool // the objects declared ts.ValueDependent
+	blocking  map[ts.Obj]bool // the objects ts.Blocking names; nil: not one
 	equal     func(a, b S) bool
 
 	n    int
@@ -322,6 +330,23 @@ func (c *conformance[S]) run() {
 			c.vd[o] = true
 		}
 	}
+	if b, ok := c.sys.(ts.Blocking); ok {
+		var b1, b2 []ts.Obj
+		if !c.safe(-1, nil, "BlockingObjs", func() { b1, b2 = b.BlockingObjs(), b.BlockingObjs() }) {
+			return
+		}
+		if fmt.Sprint(b1) != fmt.Sprint(b2) {
+			c.report(ts.ErrNondeterministic, -1, nil, "two calls of BlockingObjs returned %v and %v", b1, b2)
+		}
+		c.blocking = make(map[ts.Obj]bool)
+		for _, o := range b1 {
+			if o < 0 || o == ts.InvariantObj {
+				c.report(ts.ErrBadStep, -1, nil, "BlockingObjs names object %d, want 0..%d", o, ts.InvariantObj-1)
+				return
+			}
+			c.blocking[o] = true
+		}
+	}
 	var init1, init2 S
 	if !c.safe(-1, nil, "Init", func() { init1, init2 = c.sys.Init(), c.sys.Init() }) {
 		return
@@ -404,6 +429,9 @@ func (c *conformance[S]) state(nd node[S]) []node[S] {
 		steps[t], status[t] = c.inv.Mark(st1), ss1
 		if ss1 == ts.Finished {
 			continue
+		}
+		if ss1.Waiting() && c.blocking != nil && !c.namedWait(st1) {
+			c.report(ErrUnnamedWait, t, sched, "it is %v at step %v", ss1, st1)
 		}
 		outs[t] = 1
 		if c.chooser != nil {
@@ -665,4 +693,16 @@ func (c *conformance[S]) variantHint(a, b ts.Step) string {
 		return " (a switch between write and read is allowed only on objects declared by ts.ValueDependent)"
 	}
 	return " (a switch between write and read must come from a write of the object by the thread that moved)"
+}
+
+// namedWait reports whether a waiting step st may wait as ts.Blocking
+// says: it touches an object named, or is an await or a lock acquire.
+func (c *conformance[S]) namedWait(st ts.Step) bool {
+	for a := range st.NumAccesses() {
+		acc := st.At(a)
+		if c.blocking[acc.Obj] || acc.Op == ts.Acquire || (acc.Op == ts.Read && acc.Sync) {
+			return true
+		}
+	}
+	return false
 }
