@@ -105,8 +105,8 @@ import (
 // twice). Result.Stats["waiting-sleepers"] counts those sequences; where
 // it is zero, the search is as optimal as above, which the optimality
 // tests check. On the bundled models only bluetooth with its checks hidden
-// (6 sleep-blocked executions at two adders, 198 beside 6,546 at three)
-// and twophase-2 (2 more than the 98 its choices cost) pay; on random
+// pays (6 sleep-blocked executions at two adders, 198 beside 6,546 at
+// three); on random
 // programs over semaphores and awaits of 3 to 5 threads, 226 sleep-blocked
 // beside 10,997 executions (13 of 188 programs), and on random programs of
 // 5 to 7 threads with locks, awaits and atomics, 12 beside 1.5 million. The same rule found a second lost trace

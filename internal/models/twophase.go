@@ -445,3 +445,13 @@ func (p *TwoPhase) ObjName(o ts.Obj) string {
 	}
 	return fmt.Sprintf("timer[%d]", int(o)-4*p.n)
 }
+
+// BlockingObjs names the links a receive waits on (ts.Blocking): the
+// requests, the votes and the decisions.
+func (p *TwoPhase) BlockingObjs() []ts.Obj {
+	objs := make([]ts.Obj, 0, 3*p.n)
+	for i := range p.n {
+		objs = append(objs, p.req(i), p.vote(i), p.dec(i))
+	}
+	return objs
+}
