@@ -3,10 +3,12 @@ package por_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/por"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
@@ -43,6 +45,19 @@ func (p cwNamed) BlockingObjs() []ts.Obj { return mwBlockingObjs(p.mwProg) }
 type mwUnnamed struct{ *mwProg }
 
 func (mwUnnamed) BlockingObjs() []ts.Obj { return nil }
+
+// mwBadNames names an object out of range, or panics.
+type mwBadNames struct {
+	*mwProg
+	panic bool
+}
+
+func (p mwBadNames) BlockingObjs() []ts.Obj {
+	if p.panic {
+		panic("boom")
+	}
+	return []ts.Obj{-2}
+}
 
 // With the semaphore named (ts.Blocking), ODPOR checks by replay, where it
 // plans it, that a V at the semaphore's capacity cannot run: the program of
@@ -123,4 +138,53 @@ func TestAuditCutNamed(t *testing.T) {
 		mwCheck(t, p, rapid.IntRange(0, 3).Draw(t, "ignoreDeadlocks") == 0, true)
 	})
 	logStats(t)
+}
+
+// A BlockingObjs that panics or names an object out of range is a system
+// error, from the search and from Conformance.
+func TestBlockingBadNames(t *testing.T) {
+	p := &mwProg{NVars: 1, NSems: 1, Cap: 1, Inits: []int8{1}, Code: [][]mwOp{{{Kind: mwV, Set: 1}}}}
+	for _, c := range []struct {
+		sys  mwBadNames
+		want error
+	}{{mwBadNames{p, true}, ts.ErrBadSystem}, {mwBadNames{p, false}, ts.ErrBadStep}} {
+		if _, err := por.ODPOR(context.Background(), c.sys, por.Options{}); !errors.Is(err, c.want) {
+			t.Errorf("panic %v: ODPOR: %v, want %v", c.sys.panic, err, c.want)
+		}
+		errs := tstest.CheckConformance(c.sys, tstest.ConformanceOptions{})
+		if len(errs) == 0 || !errors.Is(errs[0], c.want) {
+			t.Errorf("panic %v: CheckConformance: %v, want %v", c.sys.panic, errs, c.want)
+		}
+	}
+}
+
+// What the waiting-sleeper rule costs on the bundled models that pay it,
+// as the ODPOR documentation and the README give it: bluetooth with its
+// checks hidden (awaits), and twophase, whose links are named
+// (ts.Blocking) and which plans no branch that turns out not enabled.
+func TestODPORWaitingSleepersOnModels(t *testing.T) {
+	check := func(name string, res ts.Result, err error, executions, sleepBlocked int64) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d executions, stats %v", name, res.Executions, res.Stats)
+		if res.Executions != executions || res.Stats["sleep-blocked"] != sleepBlocked ||
+			res.Stats["waiting-sleepers"] == 0 && sleepBlocked > 0 || res.Stats["infeasible-branches"] != 0 {
+			t.Errorf("%s: %d executions, stats %v; want %d executions, %d sleep-blocked, no infeasible branch",
+				name, res.Executions, res.Stats, executions, sleepBlocked)
+		}
+	}
+	for _, c := range []struct {
+		n                      int
+		executions, blockedRun int64
+	}{{2, 168, 6}, {3, 6546, 198}} {
+		res, err := por.ODPOR[models.BluetoothState](context.Background(), unchecked[models.BluetoothState]{models.NewBluetooth(c.n)}, por.Options{})
+		check(fmt.Sprintf("bluetooth-%d unchecked", c.n), res, err, c.executions, c.blockedRun)
+	}
+	res, err := por.ODPOR(context.Background(), models.NewTwoPhase(2), por.Options{Options: ts.Options{KeepGoing: true}})
+	check("twophase-2", res, err, 624, 94)
+	if res.Transitions != 1875 {
+		t.Errorf("twophase-2: %d transitions, want 1,875", res.Transitions)
+	}
 }

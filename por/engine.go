@@ -374,10 +374,10 @@ func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], mod
 	if e.blockedObjs == nil {
 		e.blockedObjs = make(map[ts.Obj]struct{})
 	}
-	if b, ok := sys.(ts.Blocking); ok && m == modeODPOR {
+	if m == modeODPOR {
 		// Objects of steps that can wait, named up front (see
 		// ts.Blocking): as if seen waiting from the start.
-		for _, o := range b.BlockingObjs() {
+		for _, o := range model.Blocking {
 			e.blockObj(o)
 		}
 	}

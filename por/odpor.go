@@ -106,10 +106,11 @@ import (
 // it is zero, the search is as optimal as above, which the optimality
 // tests check. On the bundled models only bluetooth with its checks hidden
 // pays (6 sleep-blocked executions at two adders, 198 beside 6,546 at
-// three); on random
-// programs over semaphores and awaits of 3 to 5 threads, 226 sleep-blocked
-// beside 10,997 executions (13 of 188 programs), and on random programs of
-// 5 to 7 threads with locks, awaits and atomics, 12 beside 1.5 million. The same rule found a second lost trace
+// three; TestODPORWaitingSleepersOnModels). Measured once on random
+// programs: over semaphores and awaits of 3 to 5 threads (cwPrograms,
+// rapid seed 7), 226 sleep-blocked beside 10,997 executions, in 13 of 188
+// programs; of 5 to 7 threads with locks, awaits and atomics (wideShape,
+// seed 99), 12 beside 1.5 million. The same rule found a second lost trace
 // (TestAuditCutBlockedLeaf): a branch planned for a V not yet seen waiting
 // covered a later reversal, turned out Blocked and was dropped with it;
 // the race recurs in later executions, and the thread that rejected its
@@ -571,9 +572,11 @@ type sleepCheck struct {
 func (e *explorer[S]) checkSleepRejects(c *sleepCheck, j int32, p ts.Tid, out, outs int, st ts.Step, upTo int32, asleep bool) {
 	want := true
 	w := e.notdep(nil, j, upTo)
+	counted := e.waitingSleepers // sleepRejects has counted its verdict
 	for o := out; o < out+outs; o++ {
 		want = want && e.asleepIn(&e.stack[j], append(w, wev{t: p, out: o, step: st}))
 	}
+	e.waitingSleepers = counted
 	c.checks++
 	if asleep {
 		c.rejected++

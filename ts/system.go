@@ -511,7 +511,9 @@ type ValueDependent interface {
 // turns out not enabled (Result.Stats["infeasible-branches"]) and run an
 // execution cut by sleep sets, and, before the first sighting, a sleeping
 // thread with such a step is taken for one that stays enabled (see package
-// por). Naming the objects up front avoids both.
+// por). Naming the objects up front avoids both. Naming too few is no
+// worse than not implementing Blocking (the searches still learn the
+// others); naming too many costs replays only.
 // [github.com/weftlab/weft/ts/tstest.Conformance] checks that every
 // waiting step touches a named object.
 type Blocking interface {

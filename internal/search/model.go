@@ -22,6 +22,9 @@ type Model[S any] struct {
 	// operation on them may switch between Write and Read as other
 	// threads write them); nil when it declares none.
 	VD map[ts.Obj]struct{}
+	// Blocking holds the objects the system names ts.Blocking (a step on
+	// them can wait); nil when it names none.
+	Blocking []ts.Obj
 }
 
 // ValueDependent reports whether the system declares value-dependent
@@ -56,16 +59,33 @@ func ValueDependentObjs(sys any) (objs []ts.Obj, err error) {
 	if !ok {
 		return nil, nil
 	}
+	return declaredObjs("ValueDependentObjs", vd.ValueDependentObjs)
+}
+
+// BlockingObjs returns the objects sys names ts.Blocking (nil for none),
+// with the errors of ValueDependentObjs.
+func BlockingObjs(sys any) (objs []ts.Obj, err error) {
+	b, ok := sys.(ts.Blocking)
+	if !ok {
+		return nil, nil
+	}
+	return declaredObjs("BlockingObjs", b.BlockingObjs)
+}
+
+// declaredObjs calls a system's method name, f, that names objects: a
+// panic is an error wrapping ts.ErrBadSystem, an object out of range one
+// wrapping ts.ErrBadStep.
+func declaredObjs(name string, f func() []ts.Obj) (objs []ts.Obj, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			objs, err = nil, &ts.SystemError{Err: ts.ErrBadSystem, Thread: -1, Detail: fmt.Sprintf("ValueDependentObjs panicked: %v", p)}
+			objs, err = nil, &ts.SystemError{Err: ts.ErrBadSystem, Thread: -1, Detail: fmt.Sprintf("%s panicked: %v", name, p)}
 		}
 	}()
-	objs = vd.ValueDependentObjs()
+	objs = f()
 	for _, o := range objs {
 		if o < 0 || o == ts.InvariantObj {
 			return nil, &ts.SystemError{Err: ts.ErrBadStep, Thread: -1,
-				Detail: fmt.Sprintf("ValueDependentObjs names object %d, want 0..%d", o, ts.InvariantObj-1)}
+				Detail: fmt.Sprintf("%s names object %d, want 0..%d", name, o, ts.InvariantObj-1)}
 		}
 	}
 	return objs, nil
@@ -88,8 +108,9 @@ func RefuseValueDependent(sys any, strategy string) error {
 }
 
 // NewModel finds sys's capabilities, its thread count and its invariant's
-// read set. A panic in Threads or InvariantReads, or a thread count out of
-// range, is an error wrapping ts.ErrBadSystem.
+// read set. A panic in Threads, InvariantReads, ValueDependentObjs or
+// BlockingObjs, or a thread count out of range, is an error wrapping
+// ts.ErrBadSystem.
 func NewModel[S any](sys ts.TransitionSystem[S]) (*Model[S], error) {
 	m := &Model[S]{Sys: sys}
 	m.Checker, _ = sys.(ts.Checker[S])
@@ -110,6 +131,9 @@ func NewModel[S any](sys ts.TransitionSystem[S]) (*Model[S], error) {
 		for _, o := range vd {
 			m.VD[o] = struct{}{}
 		}
+	}
+	if m.Blocking, err = BlockingObjs(sys); err != nil {
+		return nil, err
 	}
 	if m.Invariant != nil {
 		reads, err := invariantReads(m.Invariant)

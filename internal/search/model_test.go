@@ -137,3 +137,36 @@ func TestModelValueDependent(t *testing.T) {
 		t.Errorf("plain system: %v", err)
 	}
 }
+
+type blockingSys struct {
+	fake
+	objs  []ts.Obj
+	panic bool
+}
+
+func (b blockingSys) BlockingObjs() []ts.Obj {
+	if b.panic {
+		panic("boom")
+	}
+	return b.objs
+}
+
+// The model holds the objects a ts.Blocking system names; a bad list is a
+// system error, as ValueDependentObjs's is.
+func TestModelBlocking(t *testing.T) {
+	m, err := NewModel[int](blockingSys{fake: fake{threads: 1}, objs: []ts.Obj{3, 5}})
+	if err != nil || len(m.Blocking) != 2 || m.Blocking[0] != 3 || m.Blocking[1] != 5 {
+		t.Fatalf("%v %v", m, err)
+	}
+	if m, err := NewModel[int](fake{threads: 1}); err != nil || m.Blocking != nil {
+		t.Fatalf("plain system: %v %v", m, err)
+	}
+	if _, err := NewModel[int](blockingSys{fake: fake{threads: 1}, objs: []ts.Obj{-1}}); !errors.Is(err, ts.ErrBadStep) ||
+		!strings.Contains(err.Error(), "BlockingObjs names object -1") {
+		t.Errorf("negative object: %v", err)
+	}
+	if _, err := NewModel[int](blockingSys{fake: fake{threads: 1}, panic: true}); !errors.Is(err, ts.ErrBadSystem) ||
+		!strings.Contains(err.Error(), "BlockingObjs panicked") {
+		t.Errorf("panic: %v", err)
+	}
+}

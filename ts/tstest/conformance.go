@@ -311,40 +311,15 @@ func (c *conformance[S]) run() {
 		c.invReads = r1
 		c.inv = ts.NewInvariantWrites(r1)
 	}
-	if vd, ok := c.sys.(ts.ValueDependent); ok {
-		var v1, v2 []ts.Obj
-		if !c.safe(-1, nil, "ValueDependentObjs", func() { v1, v2 = vd.ValueDependentObjs(), vd.ValueDependentObjs() }) {
+	var ok bool
+	if vd, is := c.sys.(ts.ValueDependent); is {
+		if c.vd, ok = c.declared("ValueDependentObjs", vd.ValueDependentObjs); !ok {
 			return
-		}
-		if fmt.Sprint(v1) != fmt.Sprint(v2) {
-			c.report(ts.ErrNondeterministic, -1, nil, "two calls of ValueDependentObjs returned %v and %v", v1, v2)
-		}
-		for _, o := range v1 {
-			if o < 0 || o == ts.InvariantObj {
-				c.report(ts.ErrBadStep, -1, nil, "ValueDependentObjs names object %d, want 0..%d", o, ts.InvariantObj-1)
-				return
-			}
-			if c.vd == nil {
-				c.vd = make(map[ts.Obj]bool)
-			}
-			c.vd[o] = true
 		}
 	}
-	if b, ok := c.sys.(ts.Blocking); ok {
-		var b1, b2 []ts.Obj
-		if !c.safe(-1, nil, "BlockingObjs", func() { b1, b2 = b.BlockingObjs(), b.BlockingObjs() }) {
+	if b, is := c.sys.(ts.Blocking); is {
+		if c.blocking, ok = c.declared("BlockingObjs", b.BlockingObjs); !ok {
 			return
-		}
-		if fmt.Sprint(b1) != fmt.Sprint(b2) {
-			c.report(ts.ErrNondeterministic, -1, nil, "two calls of BlockingObjs returned %v and %v", b1, b2)
-		}
-		c.blocking = make(map[ts.Obj]bool)
-		for _, o := range b1 {
-			if o < 0 || o == ts.InvariantObj {
-				c.report(ts.ErrBadStep, -1, nil, "BlockingObjs names object %d, want 0..%d", o, ts.InvariantObj-1)
-				return
-			}
-			c.blocking[o] = true
 		}
 	}
 	var init1, init2 S
@@ -705,4 +680,26 @@ func (c *conformance[S]) namedWait(st ts.Step) bool {
 		}
 	}
 	return false
+}
+
+// declared calls f, the system's method name that names objects, twice,
+// and returns the objects as a set (never nil), or false where the check
+// cannot go on (a panic, an object out of range).
+func (c *conformance[S]) declared(name string, f func() []ts.Obj) (map[ts.Obj]bool, bool) {
+	var o1, o2 []ts.Obj
+	if !c.safe(-1, nil, name, func() { o1, o2 = f(), f() }) {
+		return nil, false
+	}
+	if fmt.Sprint(o1) != fmt.Sprint(o2) {
+		c.report(ts.ErrNondeterministic, -1, nil, "two calls of %s returned %v and %v", name, o1, o2)
+	}
+	set := make(map[ts.Obj]bool, len(o1))
+	for _, o := range o1 {
+		if o < 0 || o == ts.InvariantObj {
+			c.report(ts.ErrBadStep, -1, nil, "%s names object %d, want 0..%d", name, o, ts.InvariantObj-1)
+			return nil, false
+		}
+		set[o] = true
+	}
+	return set, true
 }
