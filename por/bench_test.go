@@ -116,12 +116,12 @@ func BenchmarkStrategies(b *testing.B) {
 
 // The stateless strategies allocate nothing per transition once their stacks
 // and pools have grown: on models whose states are values, the allocations of
-// a run stay within a small constant while the transitions grow from five-
-// to fiftyfold (lastzero, philosophers with locks, the queues with awaits,
+// a run stay within a small constant while the transitions grow from ten-
+// to a thousandfold (lastzero, philosophers with locks, the queues with awaits,
 // where ODPOR replays sequences to check that they are feasible).
 func TestAllocsPerTransition(t *testing.T) {
 	pairs := []struct{ small, large model }{
-		{modelOf("lastzero-3", models.NewLastzero(3)), modelOf("lastzero-6", models.NewLastzero(6))},
+		{modelOf("lastzero-3", models.NewLastzero(3)), modelOf("lastzero-8", models.NewLastzero(8))},
 		{modelOf("philosophers-3", models.NewPhilosophers(3)), modelOf("philosophers-7", models.NewPhilosophers(7))},
 		{modelOf("wsq-bug1", models.NewWSQBug1(1)), modelOf("wsq-2", models.NewWSQ(2))},
 	}
@@ -135,7 +135,11 @@ func TestAllocsPerTransition(t *testing.T) {
 			if large.Transitions < 5*small.Transitions {
 				t.Fatalf("%s: %s is not much larger than %s", name, p.large.name, p.small.name)
 			}
-			if b > 2*a+100 {
+			// The slack is for violations, whose traces are longer on the
+			// larger models (philosophers' deadlock); odpor once copied a
+			// sequence each time it appended a reversal's last event to a
+			// frame's memo: 134 allocations on lastzero-8, 165 on wsq-2.
+			if b > a+30 {
 				t.Errorf("%s: %s allocates %.0f times for %d transitions (%s: %.0f for %d)", name, p.large.name, b, large.Transitions, p.small.name, a, small.Transitions)
 			}
 		}

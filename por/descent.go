@@ -289,6 +289,9 @@ func (e *explorer[S]) notdepAt(i, end int32) bool {
 		}
 	}
 	e.notdepEvents += int64(len(w) - n)
+	// Room for the event a reversal appends (insertReversal), so that
+	// appending it does not copy the memo each time.
+	w = slices.Grow(w, 1)
 	m.seq, m.pos, m.ids = w, pos, ids
 	if chk := e.opt.checkDescent; chk != nil {
 		chk.notdeps.Add(1)
