@@ -120,6 +120,11 @@ func BenchmarkStrategies(b *testing.B) {
 // to a thousandfold (lastzero, philosophers with locks, the queues with awaits,
 // where ODPOR replays sequences to check that they are feasible).
 func TestAllocsPerTransition(t *testing.T) {
+	if auditRace {
+		// sync.Pool drops what it is given at random under the race
+		// detector, so a search often starts with empty buffers.
+		t.Skip("allocations are not a search's own under the race detector")
+	}
 	pairs := []struct{ small, large model }{
 		{modelOf("lastzero-3", models.NewLastzero(3)), modelOf("lastzero-8", models.NewLastzero(8))},
 		{modelOf("philosophers-3", models.NewPhilosophers(3)), modelOf("philosophers-7", models.NewPhilosophers(7))},
@@ -136,10 +141,12 @@ func TestAllocsPerTransition(t *testing.T) {
 				t.Fatalf("%s: %s is not much larger than %s", name, p.large.name, p.small.name)
 			}
 			// The slack is for violations, whose traces are longer on the
-			// larger models (philosophers' deadlock); odpor once copied a
-			// sequence each time it appended a reversal's last event to a
-			// frame's memo: 134 allocations on lastzero-8, 165 on wsq-2.
-			if b > a+30 {
+			// larger models (philosophers' deadlock: 31 and 53, up to 38
+			// and 69 under a loaded CI, where collections empty the pool
+			// of explorers); odpor once copied a sequence each time it
+			// appended a reversal's last event to a frame's memo: 134
+			// allocations on lastzero-8 against 10 on lastzero-3.
+			if b > 2*a+30 {
 				t.Errorf("%s: %s allocates %.0f times for %d transitions (%s: %.0f for %d)", name, p.large.name, b, large.Transitions, p.small.name, a, small.Transitions)
 			}
 		}
