@@ -141,11 +141,11 @@ func TestAllocsPerTransition(t *testing.T) {
 				t.Fatalf("%s: %s is not much larger than %s", name, p.large.name, p.small.name)
 			}
 			// The slack is for violations, whose traces are longer on the
-			// larger models (philosophers' deadlock: 31 and 53, up to 38
-			// and 69 under a loaded CI, where collections empty the pool
-			// of explorers); odpor once copied a sequence each time it
-			// appended a reversal's last event to a frame's memo: 134
-			// allocations on lastzero-8 against 10 on lastzero-3.
+			// larger models (philosophers' deadlock: 31 and 53), and for a
+			// collection that empties the pool of explorers; odpor once
+			// copied a sequence each time it appended a reversal's last
+			// event to a frame's memo: 134 allocations on lastzero-8
+			// against 10 on lastzero-3.
 			if b > 2*a+30 {
 				t.Errorf("%s: %s allocates %.0f times for %d transitions (%s: %.0f for %d)", name, p.large.name, b, large.Transitions, p.small.name, a, small.Transitions)
 			}
