@@ -90,9 +90,9 @@ func Conformance[S any](t TB, sys ts.TransitionSystem[S], opt ConformanceOptions
 // finds, each a *ts.SystemError wrapping one of ts.ErrMutated,
 // ts.ErrNondeterministic, ts.ErrThreadRange, ts.ErrBadStep, ErrStepChanged,
 // ErrUnfinished, ErrIndependence, ErrFootprint, ErrInvariantReads,
-// ErrOutcome, ErrUnnamedWait or ErrPanic. It explores breadth first from the initial state,
-// taking every outcome of every transition, and checks at each state s
-// reached by a schedule:
+// ErrOutcome, ErrUnnamedWait or ErrPanic. It explores breadth first from the
+// initial state, taking every outcome of every transition, and checks at
+// each state s reached by a schedule:
 //   - Threads is constant and in 1..ts.MaxThreads; Init is deterministic.
 //   - Next, Apply, ApplyOutcome, Check, Invariant and Hash are
 //     deterministic: two calls agree.
