@@ -771,6 +771,11 @@ func (e *hbSearch[S]) leaf(v *ts.Violation, failed bool) {
 		e.mark(failed)
 	}
 	if v != nil {
+		if e.seen == nil && search.Count(&e.Outcome, e.sys, v, e.sched) {
+			// Only counted: neither the witness nor its trace is needed.
+			// (IterativePOR keys the violations it reports by their trace.)
+			return
+		}
 		e.memo.begin(e.cur, e.curH2)
 		last := ts.Move{Thread: -1}
 		if via >= 0 {

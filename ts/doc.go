@@ -117,6 +117,15 @@
 // [ExploreStateful] stores visited states and so handles cyclic systems.
 // [Replay] re-runs a schedule and reports where it ends.
 //
+// Every search replays a violation's schedule from the initial state before
+// it reports it ([ConfirmWith]), so that a system that does not reproduce
+// what the search saw is an error, never a bogus bug. A search that keeps
+// going counts the violations after the first it keeps: a [Reproducer]
+// confirms those without building their traces, from the states its last
+// replay reached where the state type holds no references, so that
+// counting a violation costs the transitions its schedule does not share
+// with the previous one's. A strategy of your own can do the same.
+//
 // # Parallel search
 //
 // With [Options].Workers above 1, ExploreStateful spreads the work of the

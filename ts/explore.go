@@ -155,12 +155,9 @@ type explorer[S any] struct {
 	sched      Schedule   // sched[i] is the move taken from stack[i]
 	frameBytes int64
 
-	// The replay that confirms violations that are only counted (flat
-	// states only): replayed[i] is the state sched's replay reached after
-	// replayedSched[:i], so that the next violation's replay goes on from
-	// the prefix the two schedules share.
-	replayed      []S
-	replayedSched Schedule
+	// reproducer confirms the violations that are only counted; made at
+	// the first.
+	reproducer *Reproducer[S]
 
 	stop bool
 	err  error
@@ -443,9 +440,9 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 	if enabled == 0 {
 		e.terminal(s, path)
 		if blocked > 0 && !e.opt.IgnoreDeadlocks {
-			v := e.deadlock(s, e.n)
-			v.Thread = last
-			e.violation(v, path)
+			// Its waiting steps are named by the replay that confirms it,
+			// if it is kept.
+			e.violation(&Violation{Kind: Deadlock, Thread: last}, path)
 			return
 		}
 		e.endExecution()
@@ -486,11 +483,10 @@ func (e *explorer[S]) violation(v *Violation, path Schedule) {
 		// Only counted: the replay that confirms it need not build a
 		// trace. (A panic's violation is built with its trace in any case.)
 		// An error is reported by the full confirmation below.
-		confirmed := e.flat && e.replays(v, path)
-		if !confirmed {
-			_, err := confirm(e.runner, v, path, e.opt, false)
-			confirmed = err == nil
+		if e.reproducer == nil {
+			e.reproducer = newReproducer(e.runner, e.opt)
 		}
+		confirmed := e.reproducer.Reproduces(v, path)
 		e.current = -1
 		if confirmed {
 			e.res.Violations++
@@ -524,50 +520,6 @@ func (e *explorer[S]) violation(v *Violation, path Schedule) {
 	if !e.opt.KeepGoing {
 		e.stop = true
 	}
-}
-
-// replays reports whether path, replayed, ends in violation v, as confirm
-// would; false means only that confirm must say. The replay starts from the
-// last one's states where the two schedules share a prefix: those states
-// were replayed from the initial state too, on states of their own (flat:
-// no Apply can modify them), so the shared part need not be replayed again.
-// In a depth-first search, successive violations share most of their path.
-func (e *explorer[S]) replays(v *Violation, path Schedule) (ok bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			e.replayed, e.replayedSched = e.replayed[:0], e.replayedSched[:0]
-			ok = false // confirm replays it again, panic included
-		}
-	}()
-	e.current = -1
-	if len(e.replayed) == 0 {
-		e.replayed = append(e.replayed, e.sys.Init())
-	}
-	k := 0
-	for k < len(path) && k < len(e.replayedSched) && path[k] == e.replayedSched[k] {
-		k++
-	}
-	e.replayed, e.replayedSched = e.replayed[:k+1], e.replayedSched[:k]
-	for _, m := range path[k:] {
-		s := e.replayed[len(e.replayed)-1]
-		if e.check(s) != nil {
-			return false
-		}
-		if step, st := e.sys.Next(s, m.Thread); st != Enabled || !step.Valid() || m.Outcome >= e.outcomes(s, m.Thread) {
-			return false
-		}
-		e.replayed = append(e.replayed, e.apply(s, m))
-		e.replayedSched = append(e.replayedSched, m)
-	}
-	end := e.replayed[len(e.replayed)-1]
-	rv := e.check(end)
-	if rv == nil && !e.opt.IgnoreDeadlocks {
-		rv = e.deadlock(end, e.n)
-	}
-	if rv == nil || rv.Kind != v.Kind {
-		return false
-	}
-	return v.Err == nil || rv.Err == nil || v.Kind == Deadlock || errText(v.Err) == errText(rv.Err)
 }
 
 func (e *explorer[S]) fail(err error) {

@@ -169,6 +169,25 @@ func (r *runner[S]) deadlock(s S, n int) *Violation {
 	return &Violation{Kind: Deadlock, Thread: -1, Err: &DeadlockError{Waiting: waiting}}
 }
 
+// deadlocked reports whether s is a deadlock, as deadlock finds one, without
+// naming the steps the threads wait for: for a violation that is only
+// counted.
+func (r *runner[S]) deadlocked(s S, n int) bool {
+	blocked := false
+	for t := range Tid(n) {
+		r.current = t
+		switch _, st := r.sys.Next(s, t); st {
+		case Enabled:
+			r.current = -1
+			return false
+		case Blocked:
+			blocked = true
+		}
+	}
+	r.current = -1
+	return blocked
+}
+
 func (r *runner[S]) panicViolation(p any, sched Schedule, t Tid) *Violation {
 	if t < 0 && len(sched) > 0 {
 		// Neither Next nor Apply: Check, Invariant or Hash panicked at the
@@ -302,8 +321,7 @@ func Reproduces[S any](sys TransitionSystem[S], v *Violation, sched Schedule, op
 	if v.Kind == Panic {
 		return false
 	}
-	_, err := confirm(newRunner(sys), v, sched, opt, false)
-	return err == nil
+	return NewReproducer(sys, opt).Reproduces(v, sched)
 }
 
 // confirm is ConfirmWith; without trace, the violation it returns has no

@@ -227,8 +227,9 @@ func ReplayWith[S any](sys TransitionSystem[S], sched Schedule, opt Options) (ru
 }
 
 // replay is ReplayWith; without trace, it builds no trace (no events,
-// descriptions, names or preemptions) and does not call Hash (which a
-// replay calls to reproduce a panic in it), for a search that confirms a
+// descriptions, names or preemptions), does not call Hash (which a replay
+// calls to reproduce a panic in it), and returns neither the enabled
+// threads nor a deadlock's waiting steps, for a search that confirms a
 // violation other than a panic that it will only count. It runs on r, whose
 // current thread and position it sets as it goes.
 func replay[S any](r *runner[S], sched Schedule, opt Options, trace bool) (run Run[S], err error) {
@@ -310,6 +311,14 @@ func replay[S any](r *runner[S], sched Schedule, opt Options, trace bool) (run R
 	if v := r.check(s); v != nil {
 		v.Trace, v.Thread = run.Trace, prev
 		run.Violation = v
+		return run, nil
+	}
+	if !trace {
+		// A confirmation that builds no trace wants the violation's kind
+		// only: the waiting steps are not named.
+		if !opt.IgnoreDeadlocks && r.deadlocked(s, n) {
+			run.Violation = &Violation{Kind: Deadlock, Thread: prev}
+		}
 		return run, nil
 	}
 	run.Enabled = r.enabled(s, n)

@@ -30,6 +30,10 @@ type Outcome struct {
 	// ErrNondeterministic.
 	Mutated func() error
 
+	// reproducer is the *ts.Reproducer[S] of Confirm's counted
+	// violations, made at the first.
+	reproducer any
+
 	watch *watch.Watch
 	// plain: no transition or execution limit and no progress callback,
 	// so that Spent has only the context to watch (set with watch).
@@ -77,17 +81,14 @@ func Terminal[S any](o *Outcome, state S, sched ts.Schedule) {
 // replay. It does not count an execution: the caller knows whether one
 // ended. A deadlock under IgnoreDeadlocks is dropped unreplayed. A
 // violation that is only counted (one was kept already, and there is no
-// OnViolation) is replayed without building its trace.
+// OnViolation) is replayed without building its trace, by a ts.Reproducer
+// the search keeps (from the prefix it shares with the last one's
+// schedule).
 func Confirm[S any](o *Outcome, sys ts.TransitionSystem[S], v *ts.Violation, sched ts.Schedule) {
 	if v.Kind == ts.Deadlock && o.Opt.IgnoreDeadlocks {
 		return
 	}
-	if o.Res.Violation != nil && o.Opt.OnViolation == nil && ts.Reproduces(sys, v, sched, *o.Opt) {
-		// Only counted: the replay that confirms it builds no trace.
-		o.Res.Violations++
-		if !o.Opt.KeepGoing {
-			o.Stop = true
-		}
+	if Count(o, sys, v, sched) {
 		return
 	}
 	rv, err := ts.ConfirmWith(sys, v, sched.Clone(), *o.Opt)
@@ -96,6 +97,32 @@ func Confirm[S any](o *Outcome, sys ts.TransitionSystem[S], v *ts.Violation, sch
 		return
 	}
 	o.Record(rv)
+}
+
+// Count counts violation v, and reports that it did, where it is only
+// counted (a violation was kept already, and there is no OnViolation) and
+// sched replays to it (ts.Reproducer, which builds no trace); false means
+// the caller must confirm it with ts.ConfirmWith and Record it.
+func Count[S any](o *Outcome, sys ts.TransitionSystem[S], v *ts.Violation, sched ts.Schedule) bool {
+	if o.Res.Violation == nil || o.Opt.OnViolation != nil || !reproducerOf(o, sys).Reproduces(v, sched) {
+		return false
+	}
+	o.Res.Violations++
+	if !o.Opt.KeepGoing {
+		o.Stop = true
+	}
+	return true
+}
+
+// reproducerOf returns o's reproducer of sys's violations. A search
+// confirms the violations of one system: the first call's.
+func reproducerOf[S any](o *Outcome, sys ts.TransitionSystem[S]) *ts.Reproducer[S] {
+	p, ok := o.reproducer.(*ts.Reproducer[S])
+	if !ok {
+		p = ts.NewReproducer(sys, *o.Opt)
+		o.reproducer = p
+	}
+	return p
 }
 
 // Explain returns the error of a violation's replay that disagrees with the
