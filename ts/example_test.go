@@ -193,3 +193,22 @@ func ExampleExplore_replaying() {
 	// no violation: 6 executions, 18 transitions
 	// map[1:true 2:true]
 }
+
+// A strategy of your own that keeps going confirms the violations it only
+// counts with a Reproducer: each replay starts from the prefix its schedule
+// shares with the last one's, and builds no trace.
+func ExampleReproducer() {
+	rep := ts.NewReproducer(counter{}, ts.Options{KeepGoing: true})
+	lost := &ts.Violation{Kind: ts.CheckFailure, Err: fmt.Errorf("counter is 1, want 2")}
+	for _, sched := range []ts.Schedule{
+		{{Thread: 0}, {Thread: 1}, {Thread: 0}, {Thread: 1}},
+		{{Thread: 0}, {Thread: 1}, {Thread: 1}, {Thread: 0}},
+		{{Thread: 0}, {Thread: 0}, {Thread: 1}, {Thread: 1}},
+	} {
+		fmt.Println(sched, rep.Reproduces(lost, sched))
+	}
+	// Output:
+	// [0 1 0 1] true
+	// [0 1 1 0] true
+	// [0 0 1 1] false
+}
