@@ -24,7 +24,7 @@ count() { # iterations -> "total walk"
   callgrind_annotate --inclusive=yes "$dir/cg.$1" 2>/dev/null | awk '
     /PROGRAM TOTALS/ && !t { gsub(",", "", $1); t = $1 }
     /bare\.\(\*Walker\[.*\]\)\.Walk/ && !w { gsub(",", "", $1); w = $1 }
-    END { print t, w + 0 }'
+    END { printf "%.0f %.0f\n", t, w }'
 }
 read -r t1 w1 < <(count 1)
 read -r tn wn < <(count "$n")
