@@ -2034,6 +2034,7 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	if j == nil && p.runner == nil {
 		p.misses++
 	}
+	p.dropPassed(u, j)
 	p.mu.Unlock()
 	if !onTrack && p.runner == nil && !p.opt.inline {
 		// The predictor guessed this unit wrong, or ended before it: what
@@ -2085,6 +2086,21 @@ func (p *parallel[S]) result(e *explorer[S], u *unit) (r *unitResult, onTrack bo
 	return r, onTrack
 }
 
+// dropPassed drops the finished jobs of units at u's root other than j (p.mu
+// held): guesses that missed, which the search, taking u there, will never
+// ask for again. Their memory goes back to the pool now rather than at the
+// end of the search, where a fresh process would otherwise take new pages
+// for the logs of later units.
+func (p *parallel[S]) dropPassed(u *unit, j *job) {
+	for k, x := range p.jobs {
+		if x != j && x.r != nil && slices.Equal(x.u.prefix, u.prefix) {
+			p.wasted += x.r.transitions
+			p.pool.put(x.r)
+			delete(p.jobs, k)
+		}
+	}
+}
+
 // remaining is what is left of limit after used (0: no limit).
 func remaining(limit, used int64) int64 {
 	if limit <= 0 {
@@ -2129,6 +2145,7 @@ func (p *parallel[S]) restart(e *explorer[S]) {
 			if j.gen == oldest && (j.r != nil || !j.running) {
 				if j.r != nil {
 					p.wasted += j.r.transitions
+					p.pool.put(j.r)
 				}
 				delete(p.jobs, k)
 			}

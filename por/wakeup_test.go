@@ -2,6 +2,7 @@ package por
 
 import (
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
@@ -210,5 +211,24 @@ func TestWakeupNodeHoldsNoPointer(t *testing.T) {
 	}
 	if n := unsafe.Sizeof(wnode{}); n != 32 {
 		t.Errorf("a wnode takes %d bytes, want 32", n)
+	}
+}
+
+// A wakeup-tree pool doubles when it is full: growing by append's quarter
+// steps allocated about five times the final pool on the way, new memory
+// each time (and a page fault the first time each page is written, which
+// a fresh process pays for all of it).
+func TestWakeupPoolGrowsByDoubling(t *testing.T) {
+	const nodes = 100_000
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var w wtree
+	for range nodes {
+		w.slot()
+	}
+	runtime.ReadMemStats(&after)
+	size := uint64(unsafe.Sizeof(wnode{}))
+	if got, most := after.TotalAlloc-before.TotalAlloc, 3*nodes*size; got > most {
+		t.Errorf("growing a pool to %d nodes allocated %d bytes, want at most %d (three times the nodes)", nodes, got, most)
 	}
 }
