@@ -181,15 +181,17 @@ type explorer[S any] struct {
 	plans     []plan
 	// A parallel search's recycled memory (see wevPool): where a worker
 	// copies the sequences it logs, and a coordinator its plans.
-	pool                  *wevPool
-	logChunks, planChunks [][]wev
-	planSched             ts.Schedule // the coordinator's schedule, copied once a commit
-	cands                 []cand
-	cut                   cutState // reversals that leave out several events (cut.go)
-	reinsert              [][]wev
-	replaySched           ts.Schedule // feasibility replays
-	replays               int64
-	infeasible            int64 // wakeup-tree branches found not enabled
+	pool        *wevPool
+	logChunks   [][]lev
+	logAlso     [][]ts.Access // the Also of the steps of logChunks' events
+	planChunks  [][]wev
+	planSched   ts.Schedule // the coordinator's schedule, copied once a commit
+	cands       []cand
+	cut         cutState // reversals that leave out several events (cut.go)
+	reinsert    [][]wev
+	replaySched ts.Schedule // feasibility replays
+	replays     int64
+	infeasible  int64 // wakeup-tree branches found not enabled
 	// waitingSleepers counts the wakeup sequences that a sleeping thread
 	// whose step may wait did not reject, being only a weak initial of
 	// them; waitingSleeper is set where weakInitialAt finds one.
@@ -251,8 +253,9 @@ type explorer[S any] struct {
 
 	// A coordinator's wevPool memory, kept from one parallel search to the
 	// next of the explorer pool.
-	spareChunks [][]wev
-	spareLogs   [][]logOp
+	spareChunks    [][]wev
+	spareLogChunks [][]lev
+	spareLogs      [][]logOp
 
 	// memCheck is the transition count at which the memory budget is
 	// checked next. mem, in a parallel search, is where every explorer of
@@ -418,7 +421,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE
-	e.spareChunks, e.spareLogs = old.spareChunks, old.spareLogs
+	e.spareChunks, e.spareLogChunks, e.spareLogs = old.spareChunks, old.spareLogChunks, old.spareLogs
 	// SDPOR's graph, emptied by its init.
 	e.graph = old.graph
 	e.ids = old.ids // ids stay unique across the pool's searches
@@ -1180,7 +1183,8 @@ func (e *explorer[S]) memoryUsed() int64 {
 	eventBytes := int64(unsafe.Sizeof(event{})) + 4*n + 16
 	used := int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
 		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) + int64(len(e.wt.spare)+len(e.wt.alsoSpare))*4 +
-		(chunkEvents(e.logChunks)+chunkEvents(e.planChunks))*int64(unsafe.Sizeof(wev{})) + int64(cap(e.log))*int64(unsafe.Sizeof(logOp{})) +
+		chunkEvents(e.logChunks)*int64(unsafe.Sizeof(lev{})) + int64(cap(e.logAlso))*int64(unsafe.Sizeof([]ts.Access{})) +
+		chunkEvents(e.planChunks)*int64(unsafe.Sizeof(wev{})) + int64(cap(e.log))*int64(unsafe.Sizeof(logOp{})) +
 		int64(len(e.visited))*mapEntryBytes + e.graph.bytes()
 	// The other accesses of the nodes' steps of several objects: an
 	// estimate of two each (walking them costs a check too much).

@@ -403,7 +403,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 			return
 		}
 		keep := e.logShared(i, w)
-		op := logOp{kind: opInsert, frame: int32(i), strict: e.strict, keep: int32(keep), w: e.pool.copyTo(&e.logChunks, w[keep:])}
+		op := logOp{kind: opInsert, frame: int32(i), strict: e.strict, keep: int32(keep), w: e.pool.logTo(&e.logChunks, &e.logAlso, w[keep:])}
 		if e.logRace {
 			e.logRaceOf(&op, int32(w[len(w)-1].out))
 		}

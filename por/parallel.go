@@ -93,7 +93,7 @@ type logOp struct {
 	// worker's reversals into one frame mostly start alike (notdep of one
 	// event, up to where executions part), so it copies only what is new.
 	keep int32
-	w    []wev
+	w    []lev
 	t    ts.Tid // opRootChild: the thread; opBacktrack: p
 	// opInsert of a race's reversal, kid is the id of the race's later
 	// event in the worker (0: another sequence), prev the log entry of the
@@ -103,6 +103,45 @@ type logOp struct {
 	prev, stable int32
 	inE          []uint64 // opBacktrack: E
 	init         []uint64 // opBacktrack: the initials of the reversing sequence
+}
+
+// lev is an event of a logged wakeup sequence: a wev packed as a wakeup
+// tree's node packs it, its step's other accesses (ts.Step.Also) kept in
+// the log's table (unitResult.also). A log holds nothing the collector
+// scans or write barriers guard, in 20 bytes an event rather than 48:
+// workers log the reversals of every race of their events for the
+// search's frames, hundreds of megabytes on lastzero-15, and a fresh
+// process pays a page fault for each new page of them.
+type lev struct {
+	t, out int32
+	obj    ts.Obj
+	also   int32 // 1 + the index of the step's Also in the table; 0: none
+	op     ts.Op
+	sync   bool
+}
+
+// wevOf returns the event x packs, whose step's Also is in also.
+func wevOf(x lev, also [][]ts.Access) wev {
+	st := ts.Step{Obj: x.obj, Op: x.op, Sync: x.sync}
+	if x.also != 0 {
+		st.Also = also[x.also-1]
+	}
+	return wev{t: ts.Tid(x.t), out: int(x.out), step: st}
+}
+
+// appendWevs appends to dst the events of w, whose steps' Also are in also.
+func appendWevs(dst []wev, w []lev, also [][]ts.Access) []wev {
+	n := len(dst)
+	dst = slices.Grow(dst, len(w))[:n+len(w)]
+	for i := range w {
+		x, d := &w[i], &dst[n+i]
+		d.t, d.out = ts.Tid(x.t), int(x.out)
+		d.step.Obj, d.step.Op, d.step.Sync, d.step.Also = x.obj, x.op, x.sync, nil
+		if x.also != 0 {
+			d.step.Also = also[x.also-1]
+		}
+	}
+	return dst
 }
 
 const (
@@ -179,7 +218,8 @@ type unitEvent struct {
 // unitResult is what exploring a unit gives.
 type unitResult struct {
 	log                      []logOp
-	chunks                   [][]wev // where log's sequences are (wevPool)
+	chunks                   [][]lev       // where log's sequences are (wevPool)
+	also                     [][]ts.Access // the Also of their events' steps
 	transitions, executions  int64
 	sleepBlocked, backtracks int64
 	replays, infeasible      int64
@@ -640,8 +680,8 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		e.blockObj(o)
 	}
 	err := e.Drive(func() { e.unitRoot(u) }, e.loop, e.panicked)
-	r.log, r.chunks = e.log, e.logChunks
-	e.log, e.logChunks = nil, nil
+	r.log, r.chunks, r.also = e.log, e.logChunks, e.logAlso
+	e.log, e.logChunks, e.logAlso = nil, nil, nil
 	r.rest, e.rest, e.handBackFrom = e.rest, nil, 0
 	r.transitions, r.executions = res.Transitions, res.Executions
 	if !everyViolation {
@@ -905,7 +945,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 			// there, into the same tree (only this frame's entries change
 			// it): it changes nothing again.
 			repeat := cs.same && cs.strict == op.strict && len(op.w) == 0 && int(op.keep) == len(cs.w)
-			cs.w = append(cs.w[:op.keep], op.w...)
+			cs.w = appendWevs(cs.w[:op.keep], op.w, r.also)
 			if repeat {
 				e.par.repeated++
 				continue
@@ -1611,8 +1651,8 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	e := newExplorer(ctx, sys, model, opt, m, res)
 	e.role = roleCoordinator
 	e.mem = &p.pool.mem
-	p.pool.chunks, p.pool.logs = e.spareChunks, e.spareLogs
-	e.spareChunks, e.spareLogs = nil, nil
+	p.pool.chunks, p.pool.logChunks, p.pool.logs = e.spareChunks, e.spareLogChunks, e.spareLogs
+	e.spareChunks, e.spareLogChunks, e.spareLogs = nil, nil, nil
 	p.split = opt.SplitDepth
 	if p.split <= 0 {
 		p.split = defaultSplit(m)
@@ -1631,7 +1671,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	p.close()
 	e.finish(err == nil)
 	err = e.Err
-	e.spareChunks, e.spareLogs = p.pool.chunks, p.pool.logs
+	e.spareChunks, e.spareLogChunks, e.spareLogs = p.pool.chunks, p.pool.logChunks, p.pool.logs
 	release(e)
 	res.Stats["parallel-units"] = p.units
 	res.Stats["parallel-reruns"] = p.reruns
@@ -2227,9 +2267,10 @@ func (p *parallel[S]) close() {
 // search did before) allocated most of its bytes, and the collector's
 // write barriers then slowed every goroutine. A nil pool allocates.
 type wevPool struct {
-	mu     sync.Mutex
-	chunks [][]wev
-	logs   [][]logOp
+	mu        sync.Mutex
+	chunks    [][]wev // the plans'
+	logChunks [][]lev // the logs'
+	logs      [][]logOp
 	// mem is what the explorers of the parallel search that owns the pool
 	// keep, for its memory budget (explorer.memoryOK).
 	mem memAcct
@@ -2244,7 +2285,7 @@ type memAcct struct {
 }
 
 // chunkEvents is the room, in events, of chunks.
-func chunkEvents(chunks [][]wev) int64 {
+func chunkEvents[E any](chunks [][]E) int64 {
 	var n int64
 	for _, c := range chunks {
 		n += int64(cap(c))
@@ -2255,7 +2296,8 @@ func chunkEvents(chunks [][]wev) int64 {
 // bytes estimates what a result keeps: its log with the sequences it
 // points into, and its events' schedules.
 func (r *unitResult) bytes() int64 {
-	b := int64(unsafe.Sizeof(*r)) + int64(cap(r.log))*int64(unsafe.Sizeof(logOp{})) + chunkEvents(r.chunks)*int64(unsafe.Sizeof(wev{}))
+	b := int64(unsafe.Sizeof(*r)) + int64(cap(r.log))*int64(unsafe.Sizeof(logOp{})) + chunkEvents(r.chunks)*int64(unsafe.Sizeof(lev{})) +
+		int64(cap(r.also))*int64(unsafe.Sizeof([]ts.Access{}))
 	for i := range r.log {
 		b += int64(cap(r.log[i].inE)+cap(r.log[i].init)) * 8
 	}
@@ -2315,18 +2357,65 @@ func (p *wevPool) copyTo(chunks *[][]wev, w []wev) []wev {
 }
 
 // chunk returns an empty chunk with room for n events at least.
-func (p *wevPool) chunk(n int) []wev {
+func (p *wevPool) chunk(n int) []wev { return takeChunk(p, &p.chunks, n) }
+
+// logTo appends w to the last of *chunks, packed (its steps' Also go to
+// *also), or to a new chunk if it has no room, and returns the copy.
+func (p *wevPool) logTo(chunks *[][]lev, also *[][]ts.Access, w []wev) []lev {
+	n := len(*chunks)
+	if n == 0 || cap((*chunks)[n-1])-len((*chunks)[n-1]) < len(w) {
+		var c []lev
+		if p != nil {
+			c = takeChunk(p, &p.logChunks, len(w))
+		} else {
+			c = make([]lev, 0, max(len(w), wevChunk))
+		}
+		*chunks = append(*chunks, c)
+		n++
+	}
+	c := (*chunks)[n-1]
+	k := len(c)
+	for i := range w {
+		x := &w[i]
+		l := lev{t: int32(x.t), out: int32(x.out), obj: x.step.Obj, op: x.step.Op, sync: x.step.Sync}
+		if x.step.Also != nil {
+			*also = append(*also, x.step.Also)
+			l.also = int32(len(*also))
+		}
+		c = append(c, l)
+	}
+	(*chunks)[n-1] = c
+	return c[k:len(c):len(c)]
+}
+
+// takeChunk returns an empty chunk with room for n events at least, one of
+// *spare if it has one (p may be nil: a chunk of its own).
+func takeChunk[E any](p *wevPool, spare *[][]E, n int) []E {
 	if p != nil {
 		p.mu.Lock()
-		if k := len(p.chunks); k > 0 && cap(p.chunks[k-1]) >= n {
-			c := p.chunks[k-1]
-			p.chunks = p.chunks[:k-1]
+		if k := len(*spare); k > 0 && cap((*spare)[k-1]) >= n {
+			c := (*spare)[k-1]
+			*spare = (*spare)[:k-1]
 			p.mu.Unlock()
 			return c
 		}
 		p.mu.Unlock()
 	}
-	return make([]wev, 0, max(n, wevChunk))
+	return make([]E, 0, max(n, wevChunk))
+}
+
+// giveChunks takes back *chunks into *spare, and empties *chunks.
+func giveChunks[E any](p *wevPool, spare *[][]E, chunks *[][]E) {
+	if p == nil || len(*chunks) == 0 {
+		return
+	}
+	p.mu.Lock()
+	for _, c := range *chunks {
+		*spare = append(*spare, c[:0])
+	}
+	p.mu.Unlock()
+	clear(*chunks)
+	*chunks = (*chunks)[:0]
 }
 
 // logOps returns an empty log.
@@ -2349,7 +2438,9 @@ func (p *wevPool) put(r *unitResult) {
 	if p == nil {
 		return
 	}
-	p.putChunks(&r.chunks)
+	giveChunks(p, &p.logChunks, &r.chunks)
+	clear(r.also)
+	r.also = nil
 	if cap(r.log) > 0 {
 		clear(r.log)
 		p.mu.Lock()
@@ -2361,15 +2452,4 @@ func (p *wevPool) put(r *unitResult) {
 
 // putChunks takes back *chunks, which nothing reads any more, and empties
 // it.
-func (p *wevPool) putChunks(chunks *[][]wev) {
-	if p == nil || len(*chunks) == 0 {
-		return
-	}
-	p.mu.Lock()
-	for _, c := range *chunks {
-		p.chunks = append(p.chunks, c[:0])
-	}
-	p.mu.Unlock()
-	clear(*chunks)
-	*chunks = (*chunks)[:0]
-}
+func (p *wevPool) putChunks(chunks *[][]wev) { giveChunks(p, &p.chunks, chunks) }

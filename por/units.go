@@ -380,7 +380,7 @@ func encodeResult(key string, r *unitResult) UnitResult {
 		c.num(int64(op.keep))
 		c.num(int64(len(op.w)))
 		for _, x := range op.w {
-			c.wev(x)
+			c.wev(wevOf(x, r.also))
 		}
 		c.num(int64(op.t))
 		c.words(op.inE)
@@ -496,10 +496,11 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 		op.frame = int32(d.small())
 		op.strict = d.num()&1 != 0
 		op.keep = int32(d.small())
-		op.w = make([]wev, d.count())
-		for j := range op.w {
-			op.w[j] = d.wevOf(n)
+		w := make([]wev, d.count())
+		for j := range w {
+			w[j] = d.wevOf(n)
 		}
+		op.w = (*wevPool)(nil).logTo(&r.chunks, &r.also, w)
 		op.t = d.tid(n)
 		op.inE = d.words()
 		op.init = d.words()

@@ -229,10 +229,15 @@ func TestRunnerBadInput(t *testing.T) {
 func TestResultSharedEvents(t *testing.T) {
 	x := wev{t: 1, step: ts.Step{Obj: 0, Op: ts.Write}}
 	y := wev{t: 0, step: ts.Step{Obj: 0, Op: ts.Read}}
+	lw := func(w ...wev) []lev {
+		var chunks [][]lev
+		var also [][]ts.Access
+		return (*wevPool)(nil).logTo(&chunks, &also, w)
+	}
 	ok := &unitResult{moves: 2, log: []logOp{
-		{kind: opInsert, frame: 1, w: []wev{x, y}},
-		{kind: opInsert, frame: 0, w: []wev{y}},
-		{kind: opInsert, frame: 1, keep: 2, w: []wev{x}},
+		{kind: opInsert, frame: 1, w: lw(x, y)},
+		{kind: opInsert, frame: 0, w: lw(y)},
+		{kind: opInsert, frame: 1, keep: 2, w: lw(x)},
 		{kind: opInsert, frame: 1, keep: 3},
 	}}
 	_, r, err := decodeResult(encodeResult("k", ok), 2)
@@ -246,9 +251,9 @@ func TestResultSharedEvents(t *testing.T) {
 	}
 	for name, keep := range map[string]int32{"more than the last": 3, "negative": -1} {
 		bad := &unitResult{moves: 2, log: []logOp{
-			{kind: opInsert, frame: 1, w: []wev{x, y}},
-			{kind: opInsert, frame: 0, w: []wev{y}},
-			{kind: opInsert, frame: 1, keep: keep, w: []wev{x}},
+			{kind: opInsert, frame: 1, w: lw(x, y)},
+			{kind: opInsert, frame: 0, w: lw(y)},
+			{kind: opInsert, frame: 1, keep: keep, w: lw(x)},
 		}}
 		if _, _, err := decodeResult(encodeResult("k", bad), 2); !errors.Is(err, ErrBadUnit) || !strings.Contains(err.Error(), "keeps events") {
 			t.Errorf("%s: %v, want ErrBadUnit", name, err)

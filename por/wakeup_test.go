@@ -232,3 +232,42 @@ func TestWakeupPoolGrowsByDoubling(t *testing.T) {
 		t.Errorf("growing a pool to %d nodes allocated %d bytes, want at most %d (three times the nodes)", nodes, got, most)
 	}
 }
+
+// A log's packed events unpack to what was logged, Also included, across
+// chunk boundaries and through a pool's recycled chunks.
+func TestLogEventsPacked(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		pool := &wevPool{}
+		var chunks [][]lev
+		var also [][]ts.Access
+		var logged [][]wev
+		var copies [][]lev
+		for i := range rapid.IntRange(1, 40).Draw(t, "sequences") {
+			w := make([]wev, rapid.IntRange(0, 700).Draw(t, "length"))
+			for j := range w {
+				w[j] = wev{t: ts.Tid(rapid.IntRange(0, 63).Draw(t, "t")), out: rapid.IntRange(0, 3).Draw(t, "out"),
+					step: ts.Step{Obj: ts.Obj(rapid.IntRange(0, 9).Draw(t, "obj")), Op: ts.Op(rapid.IntRange(0, 3).Draw(t, "op")), Sync: rapid.Bool().Draw(t, "sync")}}
+				if rapid.IntRange(0, 9).Draw(t, "wide") == 0 {
+					w[j].step.Also = []ts.Access{{Obj: ts.Obj(i), Op: ts.Write}}
+				}
+			}
+			logged = append(logged, w)
+			copies = append(copies, pool.logTo(&chunks, &also, w))
+			if rapid.IntRange(0, 9).Draw(t, "recycle") == 0 {
+				// The copies so far are read, then the chunks go back.
+				for k := range logged {
+					if got := appendWevs(nil, copies[k], also); !reflect.DeepEqual(got, logged[k]) && len(got)+len(logged[k]) > 0 {
+						t.Fatalf("sequence %d unpacks to %v, want %v", k, got, logged[k])
+					}
+				}
+				giveChunks(pool, &pool.logChunks, &chunks)
+				logged, copies, also = nil, nil, nil
+			}
+		}
+		for k := range logged {
+			if got := appendWevs(nil, copies[k], also); !reflect.DeepEqual(got, logged[k]) && len(got)+len(logged[k]) > 0 {
+				t.Fatalf("sequence %d unpacks to %v, want %v", k, got, logged[k])
+			}
+		}
+	})
+}
