@@ -251,13 +251,21 @@
 // default split depths, lastzero-12 and indexer-16 (ODPOR) would allow
 // 1.93-1.98x with 2 workers and no overhead (TestParallelTrace with
 // -por.units), if the predictor saw every unit it has copied. Measured
-// on 2 cores with 2 workers against one (BenchmarkParallel, medians of 5
-// runs in turn, on a shared host whose speed moves by 10% within minutes):
-// 1.62-1.73x on indexer-16 and 1.72x on casrot-10 with ODPOR, 1.80x on
-// indexer-16 with DPOR, 1.71x on lastzero-8 and 1.45x on bluetooth-4 with
-// Sleep, 1.63-1.66x on lastzero-12, a search of 0.06 s; the CPU time of
-// every goroutine is 1.11-1.2x the serial search's, which bounds what 2
-// cores can give. What is left is what a unit costs: its
+// on 2 cores with 2 workers against one (BenchmarkParallel, medians of 5,
+// in a quiet spell): 1.50x on indexer-16 and 1.31x on lastzero-12 with
+// ODPOR, whose workers log the reversal of every race of the search's
+// events for the search to insert (the CPU time of every goroutine is
+// 1.23x and 1.46x the serial search's, which bounds what 2 cores can
+// give), and 1.98x on indexer-16 with DPOR. (Before ODPOR analysed every
+// race of every execution: 1.62-1.73x on indexer-16 and 1.72x on
+// casrot-10 with ODPOR, 1.71x on lastzero-8 and 1.45x on bluetooth-4 with
+// Sleep, 1.63-1.66x on lastzero-12.) A search in a fresh process gains
+// less, or loses: it writes each page of its memory for the first time,
+// a page fault each, and the parallel search keeps several times the
+// serial search's memory (lastzero-15: 225 MB against 73). Logs hold
+// their events packed, without pointers, and the search takes back the
+// logs of guesses it has passed at once, for that reason. What is left
+// is what a unit costs: its
 // key, the replay of its prefix and its result (explored one after the
 // other on one goroutine, the benchmark's inline rows, lastzero-12's units
 // take about 3% more time than the serial search), and a new predictor
