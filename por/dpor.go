@@ -249,16 +249,16 @@ func (e *explorer[S]) backtrackAt(i int32, p ts.Tid, cp []uint32) rule {
 		// coordinator counts it).
 		if !e.aboveKnown {
 			init := e.initials(i, p, cp, e.pendingStep)
-			e.log = append(e.log, logOp{kind: opBacktrack, frame: i, t: p, inE: bitsOf(&e.inE), init: bitsOf(init)})
+			e.log = append(e.log, logOp{kind: opBacktrack, frame: i, t: int32(p), bt: &backtrackLog{inE: bitsOf(&e.inE), init: bitsOf(init)}})
 			return ruleOpen
 		}
 		before := e.backtracks
 		res := e.ruleAt(i, p, cp)
 		if e.backtracks != before {
 			e.backtracks = before
-			op := logOp{kind: opBacktrack, frame: i, t: p, inE: bitsOf(&e.inE)}
+			op := logOp{kind: opBacktrack, frame: i, t: int32(p), bt: &backtrackLog{inE: bitsOf(&e.inE)}}
 			if e.initUsed {
-				op.init = bitsOf(&e.init)
+				op.bt.init = bitsOf(&e.init)
 			}
 			e.log = append(e.log, op)
 		}

@@ -1227,7 +1227,7 @@ func (e *explorer[S]) pending(f *frame[S], ends, waiting bool) {
 // frame i is the coordinator's, logs the call for it.
 func (e *explorer[S]) rootChildAt(i int32, q ts.Tid) {
 	if int(i) < e.base {
-		e.log = append(e.log, logOp{kind: opRootChild, frame: i, t: q})
+		e.log = append(e.log, logOp{kind: opRootChild, frame: i, t: int32(q)})
 		return
 	}
 	e.addRootChild(i, q)

@@ -86,23 +86,30 @@ const (
 // logOp is something a unit's worker does to a frame of the coordinator.
 type logOp struct {
 	kind   uint8
-	frame  int32
 	strict bool // opInsert: the analysis' strict flag then
+	frame  int32
 	// opInsert: the wakeup sequence is the first keep events of the
 	// previous opInsert's into the same frame in the log, then w. A
 	// worker's reversals into one frame mostly start alike (notdep of one
 	// event, up to where executions part), so it copies only what is new.
 	keep int32
+	t    int32 // opRootChild: the thread; opBacktrack: p
 	w    []lev
-	t    ts.Tid // opRootChild: the thread; opBacktrack: p
 	// opInsert of a race's reversal, kid is the id of the race's later
 	// event in the worker (0: another sequence), prev the log entry of the
 	// race's previous reversal into the frame (-1: none) and stable how
 	// many first events the two share (see logRaceOf).
 	kid          uint64
 	prev, stable int32
-	inE          []uint64 // opBacktrack: E
-	init         []uint64 // opBacktrack: the initials of the reversing sequence
+	bt           *backtrackLog // opBacktrack
+}
+
+// backtrackLog is what DPOR's rule read of an execution, for an opBacktrack
+// entry: E and the initials of the reversing sequence. Such entries are
+// few (22 on indexer-16), and a pointer keeps the others, hundreds of
+// thousands of insertions, at 64 bytes each.
+type backtrackLog struct {
+	inE, init []uint64
 }
 
 // lev is an event of a logged wakeup sequence: a wev packed as a wakeup
@@ -960,13 +967,13 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 			cs.same, cs.strict = !changed, op.strict
 			e.descent, e.descentOK = nil, false
 		case opRootChild:
-			if e.addRootChild(op.frame, op.t) {
+			if e.addRootChild(op.frame, ts.Tid(op.t)) {
 				e.commitSeqAt(op.frame).same = false
 			}
 		case opBacktrack:
-			fromBits(&e.inE, op.inE)
-			if e.scanE(f, op.t, &e.inE) {
-				fromBits(&e.init, op.init)
+			fromBits(&e.inE, op.bt.inE)
+			if e.scanE(f, ts.Tid(op.t), &e.inE) {
+				fromBits(&e.init, op.bt.init)
 				e.backtrackInitials(f, &e.init)
 			}
 		}
@@ -2299,7 +2306,9 @@ func (r *unitResult) bytes() int64 {
 	b := int64(unsafe.Sizeof(*r)) + int64(cap(r.log))*int64(unsafe.Sizeof(logOp{})) + chunkEvents(r.chunks)*int64(unsafe.Sizeof(lev{})) +
 		int64(cap(r.also))*int64(unsafe.Sizeof([]ts.Access{}))
 	for i := range r.log {
-		b += int64(cap(r.log[i].inE)+cap(r.log[i].init)) * 8
+		if bt := r.log[i].bt; bt != nil {
+			b += int64(unsafe.Sizeof(*bt)) + int64(cap(bt.inE)+cap(bt.init))*8
+		}
 	}
 	for _, ev := range r.events {
 		b += int64(unsafe.Sizeof(ev)) + int64(cap(ev.sched))*int64(unsafe.Sizeof(ts.Move{}))

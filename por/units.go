@@ -383,8 +383,12 @@ func encodeResult(key string, r *unitResult) UnitResult {
 			c.wev(wevOf(x, r.also))
 		}
 		c.num(int64(op.t))
-		c.words(op.inE)
-		c.words(op.init)
+		var bt backtrackLog
+		if op.bt != nil {
+			bt = *op.bt
+		}
+		c.words(bt.inE)
+		c.words(bt.init)
 	}
 	c.num(int64(len(r.events)))
 	for _, ev := range r.events {
@@ -501,9 +505,10 @@ func decodeResult(b UnitResult, n int) (key string, r *unitResult, err error) {
 			w[j] = d.wevOf(n)
 		}
 		op.w = (*wevPool)(nil).logTo(&r.chunks, &r.also, w)
-		op.t = d.tid(n)
-		op.inE = d.words()
-		op.init = d.words()
+		op.t = int32(d.tid(n))
+		if inE, init := d.words(), d.words(); op.kind == opBacktrack {
+			op.bt = &backtrackLog{inE: inE, init: init}
+		}
 	}
 	r.events = make([]unitEvent, d.count())
 	for i := range r.events {
