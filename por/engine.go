@@ -184,7 +184,7 @@ type explorer[S any] struct {
 	pool        *wevPool
 	logChunks   [][]lev
 	logAlso     [][]ts.Access // the Also of the steps of logChunks' events
-	planChunks  [][]wev
+	planChunks  [][]lev
 	planSched   ts.Schedule // the coordinator's schedule, copied once a commit
 	cands       []cand
 	cut         cutState // reversals that leave out several events (cut.go)
@@ -253,7 +253,6 @@ type explorer[S any] struct {
 
 	// A coordinator's wevPool memory, kept from one parallel search to the
 	// next of the explorer pool.
-	spareChunks    [][]wev
 	spareLogChunks [][]lev
 	spareLogs      [][]logOp
 
@@ -421,7 +420,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE
-	e.spareChunks, e.spareLogChunks, e.spareLogs = old.spareChunks, old.spareLogChunks, old.spareLogs
+	e.spareLogChunks, e.spareLogs = old.spareLogChunks, old.spareLogs
 	// SDPOR's graph, emptied by its init.
 	e.graph = old.graph
 	e.ids = old.ids // ids stay unique across the pool's searches
@@ -1184,7 +1183,7 @@ func (e *explorer[S]) memoryUsed() int64 {
 	used := int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
 		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) + int64(len(e.wt.spare)+len(e.wt.alsoSpare))*4 +
 		chunkEvents(e.logChunks)*int64(unsafe.Sizeof(lev{})) + int64(cap(e.logAlso))*int64(unsafe.Sizeof([]ts.Access{})) +
-		chunkEvents(e.planChunks)*int64(unsafe.Sizeof(wev{})) + int64(cap(e.log))*int64(unsafe.Sizeof(logOp{})) +
+		chunkEvents(e.planChunks)*int64(unsafe.Sizeof(lev{})) + int64(cap(e.log))*int64(unsafe.Sizeof(logOp{})) +
 		int64(len(e.visited))*mapEntryBytes + e.graph.bytes()
 	// The other accesses of the nodes' steps of several objects: an
 	// estimate of two each (walking them costs a check too much).

@@ -1371,8 +1371,9 @@ type cloneStep struct {
 type plan struct {
 	frame  int
 	path   ts.Schedule
-	attach []wev
-	suffix []wev
+	attach []lev
+	suffix []lev
+	also   [][]ts.Access // the Also of attach's and suffix's steps
 	extra  bool
 }
 
@@ -1390,7 +1391,10 @@ func (e *explorer[S]) planned(i int, w []wev, extra bool) {
 	for _, n := range e.insPath {
 		e.planPath = append(e.planPath, e.wt.wev(n))
 	}
-	e.plans = append(e.plans, plan{frame: i, path: e.planSched[:i:i], attach: pool.copyTo(&e.planChunks, e.planPath), suffix: pool.copyTo(&e.planChunks, w), extra: extra})
+	x := plan{frame: i, path: e.planSched[:i:i], extra: extra}
+	x.attach = pool.logTo(&e.planChunks, &x.also, e.planPath)
+	x.suffix = pool.logTo(&e.planChunks, &x.also, w)
+	e.plans = append(e.plans, x)
 }
 
 // replan applies plan x to a predictor's frames, and reports whether it
@@ -1402,7 +1406,7 @@ func (e *explorer[S]) replan(x *plan) bool {
 		return false
 	}
 	for _, y := range x.suffix {
-		node = e.wt.addChild(node, y)
+		node = e.wt.addChild(node, wevOf(y, x.also))
 		e.wt.nodes[node].extra = x.extra
 	}
 	return true
@@ -1422,7 +1426,7 @@ func (e *explorer[S]) attachAt(x *plan) int32 {
 		delete(e.src, node)
 		e.materialize(node)
 		c := e.wt.nodes[node].first
-		for c >= 0 && (ts.Tid(e.wt.nodes[c].t) != a.t || int(e.wt.nodes[c].out) != a.out) {
+		for c >= 0 && (e.wt.nodes[c].t != a.t || e.wt.nodes[c].out != a.out) {
 			c = e.wt.nodes[c].next
 		}
 		if c < 0 {
@@ -1442,7 +1446,7 @@ func (e *explorer[S]) atFrame(x *plan) bool {
 
 // forward hands the plans of the result just taken to the predictor, and
 // reports false if there is none to take them (the search must start one).
-func (p *parallel[S]) forward(plans []plan, chunks *[][]wev) bool {
+func (p *parallel[S]) forward(plans []plan, chunks *[][]lev) bool {
 	// The predictor is suspended while predMu is held: if it has left a
 	// plan's frame already, it will fail to apply it, so the search starts
 	// a new one now rather than when it next takes a result (the workers
@@ -1559,7 +1563,7 @@ type parallel[S any] struct {
 	predEnded   bool            // the current predictor has walked all it saw
 	needRestart bool            // a predictor could not apply a plan
 	plans       []plan          // plans forwarded to the current predictor
-	planChunks  [][]wev         // where their sequences are (pool)
+	planChunks  [][]lev         // where their sequences are (pool)
 	pool        wevPool
 	done        bool
 	wg          sync.WaitGroup
@@ -1658,8 +1662,8 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	e := newExplorer(ctx, sys, model, opt, m, res)
 	e.role = roleCoordinator
 	e.mem = &p.pool.mem
-	p.pool.chunks, p.pool.logChunks, p.pool.logs = e.spareChunks, e.spareLogChunks, e.spareLogs
-	e.spareChunks, e.spareLogChunks, e.spareLogs = nil, nil, nil
+	p.pool.logChunks, p.pool.logs = e.spareLogChunks, e.spareLogs
+	e.spareLogChunks, e.spareLogs = nil, nil
 	p.split = opt.SplitDepth
 	if p.split <= 0 {
 		p.split = defaultSplit(m)
@@ -1678,7 +1682,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	p.close()
 	e.finish(err == nil)
 	err = e.Err
-	e.spareChunks, e.spareLogChunks, e.spareLogs = p.pool.chunks, p.pool.logChunks, p.pool.logs
+	e.spareLogChunks, e.spareLogs = p.pool.logChunks, p.pool.logs
 	release(e)
 	res.Stats["parallel-units"] = p.units
 	res.Stats["parallel-reruns"] = p.reruns
@@ -2275,8 +2279,7 @@ func (p *parallel[S]) close() {
 // write barriers then slowed every goroutine. A nil pool allocates.
 type wevPool struct {
 	mu        sync.Mutex
-	chunks    [][]wev // the plans'
-	logChunks [][]lev // the logs'
+	logChunks [][]lev // the logs' and the plans'
 	logs      [][]logOp
 	// mem is what the explorers of the parallel search that owns the pool
 	// keep, for its memory budget (explorer.memoryOK).
@@ -2329,7 +2332,7 @@ func (r *unitResult) bytes() int64 {
 func (p *parallel[S]) machineryBytes() int64 {
 	const perJob = int64(unsafe.Sizeof(job{})) + int64(unsafe.Sizeof(unit{})) + mapEntryBytes + 16
 	p.mu.Lock()
-	b := int64(cap(p.emitted))*16 + int64(cap(p.queue))*8 + chunkEvents(p.planChunks)*int64(unsafe.Sizeof(wev{})) +
+	b := int64(cap(p.emitted))*16 + int64(cap(p.queue))*8 + chunkEvents(p.planChunks)*int64(unsafe.Sizeof(lev{})) +
 		int64(cap(p.plans))*int64(unsafe.Sizeof(plan{}))
 	for k, j := range p.jobs {
 		b += perJob + 2*int64(len(k))
@@ -2349,24 +2352,6 @@ func (p *parallel[S]) machineryBytes() int64 {
 
 // wevChunk is the size of a chunk, in events.
 const wevChunk = 1024
-
-// copyTo appends a copy of w to the last of *chunks, or to a new chunk if
-// it has no room, and returns the copy.
-func (p *wevPool) copyTo(chunks *[][]wev, w []wev) []wev {
-	n := len(*chunks)
-	if n == 0 || cap((*chunks)[n-1])-len((*chunks)[n-1]) < len(w) {
-		*chunks = append(*chunks, p.chunk(len(w)))
-		n++
-	}
-	c := (*chunks)[n-1]
-	k := len(c)
-	c = append(c, w...)
-	(*chunks)[n-1] = c
-	return c[k:len(c):len(c)]
-}
-
-// chunk returns an empty chunk with room for n events at least.
-func (p *wevPool) chunk(n int) []wev { return takeChunk(p, &p.chunks, n) }
 
 // logTo appends w to the last of *chunks, packed (its steps' Also go to
 // *also), or to a new chunk if it has no room, and returns the copy.
@@ -2461,4 +2446,4 @@ func (p *wevPool) put(r *unitResult) {
 
 // putChunks takes back *chunks, which nothing reads any more, and empties
 // it.
-func (p *wevPool) putChunks(chunks *[][]wev) { giveChunks(p, &p.chunks, chunks) }
+func (p *wevPool) putChunks(chunks *[][]lev) { giveChunks(p, &p.logChunks, chunks) }

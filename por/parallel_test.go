@@ -514,7 +514,10 @@ func TestReplanLazySubtree(t *testing.T) {
 		for range rapid.IntRange(1, 4).Draw(rt, "suffix") {
 			suffix = append(suffix, event("suffix"))
 		}
-		x := &plan{frame: 0, attach: attach, suffix: suffix, extra: rapid.Bool().Draw(rt, "planExtra")}
+		x := &plan{frame: 0, extra: rapid.Bool().Draw(rt, "planExtra")}
+		var planChunks [][]lev
+		x.attach = (*wevPool)(nil).logTo(&planChunks, &x.also, attach)
+		x.suffix = (*wevPool)(nil).logTo(&planChunks, &x.also, suffix)
 
 		predictor := func(lazy bool) *explorer[models.LastzeroState] {
 			var res ts.Result
