@@ -253,8 +253,8 @@ type explorer[S any] struct {
 
 	// A coordinator's wevPool memory, kept from one parallel search to the
 	// next of the explorer pool.
-	spareLogChunks [][]lev
-	spareLogs      [][]logOp
+	spareChunks [][]lev
+	spareLogs   [][]logOp
 
 	// memCheck is the transition count at which the memory budget is
 	// checked next. mem, in a parallel search, is where every explorer of
@@ -420,7 +420,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE
-	e.spareLogChunks, e.spareLogs = old.spareLogChunks, old.spareLogs
+	e.spareChunks, e.spareLogs = old.spareChunks, old.spareLogs
 	// SDPOR's graph, emptied by its init.
 	e.graph = old.graph
 	e.ids = old.ids // ids stay unique across the pool's searches

@@ -1662,8 +1662,8 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	e := newExplorer(ctx, sys, model, opt, m, res)
 	e.role = roleCoordinator
 	e.mem = &p.pool.mem
-	p.pool.logChunks, p.pool.logs = e.spareLogChunks, e.spareLogs
-	e.spareLogChunks, e.spareLogs = nil, nil
+	p.pool.chunks, p.pool.logs = e.spareChunks, e.spareLogs
+	e.spareChunks, e.spareLogs = nil, nil
 	p.split = opt.SplitDepth
 	if p.split <= 0 {
 		p.split = defaultSplit(m)
@@ -1682,7 +1682,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	p.close()
 	e.finish(err == nil)
 	err = e.Err
-	e.spareLogChunks, e.spareLogs = p.pool.logChunks, p.pool.logs
+	e.spareChunks, e.spareLogs = p.pool.chunks, p.pool.logs
 	release(e)
 	res.Stats["parallel-units"] = p.units
 	res.Stats["parallel-reruns"] = p.reruns
@@ -2273,14 +2273,15 @@ func (p *parallel[S]) close() {
 // wevPool recycles the memory of the wakeup sequences a parallel ODPOR
 // search hands between goroutines: those a worker logs, read by the
 // coordinator when it takes the result, and the plans the coordinator
-// forwards to the predictor. Copied into chunks that come back once read,
-// they cost no allocation in a search's steady state; a copy each (what the
-// search did before) allocated most of its bytes, and the collector's
-// write barriers then slowed every goroutine. A nil pool allocates.
+// forwards to the predictor. Packed (lev) into chunks that come back once
+// read, they cost no allocation in a search's steady state; a copy each
+// (what the search did before) allocated most of its bytes, and the
+// collector's write barriers then slowed every goroutine. A nil pool
+// allocates.
 type wevPool struct {
-	mu        sync.Mutex
-	logChunks [][]lev // the logs' and the plans'
-	logs      [][]logOp
+	mu     sync.Mutex
+	chunks [][]lev // spare chunks, for logs and plans
+	logs   [][]logOp
 	// mem is what the explorers of the parallel search that owns the pool
 	// keep, for its memory budget (explorer.memoryOK).
 	mem memAcct
@@ -2295,7 +2296,7 @@ type memAcct struct {
 }
 
 // chunkEvents is the room, in events, of chunks.
-func chunkEvents[E any](chunks [][]E) int64 {
+func chunkEvents(chunks [][]lev) int64 {
 	var n int64
 	for _, c := range chunks {
 		n += int64(cap(c))
@@ -2358,13 +2359,7 @@ const wevChunk = 1024
 func (p *wevPool) logTo(chunks *[][]lev, also *[][]ts.Access, w []wev) []lev {
 	n := len(*chunks)
 	if n == 0 || cap((*chunks)[n-1])-len((*chunks)[n-1]) < len(w) {
-		var c []lev
-		if p != nil {
-			c = takeChunk(p, &p.logChunks, len(w))
-		} else {
-			c = make([]lev, 0, max(len(w), wevChunk))
-		}
-		*chunks = append(*chunks, c)
+		*chunks = append(*chunks, p.chunk(len(w)))
 		n++
 	}
 	c := (*chunks)[n-1]
@@ -2382,34 +2377,20 @@ func (p *wevPool) logTo(chunks *[][]lev, also *[][]ts.Access, w []wev) []lev {
 	return c[k:len(c):len(c)]
 }
 
-// takeChunk returns an empty chunk with room for n events at least, one of
-// *spare if it has one (p may be nil: a chunk of its own).
-func takeChunk[E any](p *wevPool, spare *[][]E, n int) []E {
+// chunk returns an empty chunk with room for n events at least: a spare
+// one if the pool has one (a nil pool allocates).
+func (p *wevPool) chunk(n int) []lev {
 	if p != nil {
 		p.mu.Lock()
-		if k := len(*spare); k > 0 && cap((*spare)[k-1]) >= n {
-			c := (*spare)[k-1]
-			*spare = (*spare)[:k-1]
+		if k := len(p.chunks); k > 0 && cap(p.chunks[k-1]) >= n {
+			c := p.chunks[k-1]
+			p.chunks = p.chunks[:k-1]
 			p.mu.Unlock()
 			return c
 		}
 		p.mu.Unlock()
 	}
-	return make([]E, 0, max(n, wevChunk))
-}
-
-// giveChunks takes back *chunks into *spare, and empties *chunks.
-func giveChunks[E any](p *wevPool, spare *[][]E, chunks *[][]E) {
-	if p == nil || len(*chunks) == 0 {
-		return
-	}
-	p.mu.Lock()
-	for _, c := range *chunks {
-		*spare = append(*spare, c[:0])
-	}
-	p.mu.Unlock()
-	clear(*chunks)
-	*chunks = (*chunks)[:0]
+	return make([]lev, 0, max(n, wevChunk))
 }
 
 // logOps returns an empty log.
@@ -2432,7 +2413,7 @@ func (p *wevPool) put(r *unitResult) {
 	if p == nil {
 		return
 	}
-	giveChunks(p, &p.logChunks, &r.chunks)
+	p.putChunks(&r.chunks)
 	clear(r.also)
 	r.also = nil
 	if cap(r.log) > 0 {
@@ -2446,4 +2427,15 @@ func (p *wevPool) put(r *unitResult) {
 
 // putChunks takes back *chunks, which nothing reads any more, and empties
 // it.
-func (p *wevPool) putChunks(chunks *[][]lev) { giveChunks(p, &p.logChunks, chunks) }
+func (p *wevPool) putChunks(chunks *[][]lev) {
+	if p == nil || len(*chunks) == 0 {
+		return
+	}
+	p.mu.Lock()
+	for _, c := range *chunks {
+		p.chunks = append(p.chunks, c[:0])
+	}
+	p.mu.Unlock()
+	clear(*chunks)
+	*chunks = (*chunks)[:0]
+}

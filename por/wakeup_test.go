@@ -257,21 +257,22 @@ func TestLogEventsPacked(t *testing.T) {
 			copies = append(copies, pool.logTo(&chunks, &also, w))
 			if rapid.IntRange(0, 9).Draw(t, "recycle") == 0 {
 				// The copies so far are read, then the chunks go back.
-				for k := range logged {
-					if got := appendWevs(nil, copies[k], also); !reflect.DeepEqual(got, logged[k]) && len(got)+len(logged[k]) > 0 {
-						t.Fatalf("sequence %d unpacks to %v, want %v", k, got, logged[k])
-					}
-				}
-				giveChunks(pool, &pool.logChunks, &chunks)
+				unpacksTo(t, copies, also, logged)
+				pool.putChunks(&chunks)
 				logged, copies, also = nil, nil, nil
 			}
 		}
-		for k := range logged {
-			if got := appendWevs(nil, copies[k], also); !reflect.DeepEqual(got, logged[k]) && len(got)+len(logged[k]) > 0 {
-				t.Fatalf("sequence %d unpacks to %v, want %v", k, got, logged[k])
-			}
-		}
+		unpacksTo(t, copies, also, logged)
 	})
+}
+
+// unpacksTo fails t unless each packed copy unpacks to its logged sequence.
+func unpacksTo(t *rapid.T, copies [][]lev, also [][]ts.Access, logged [][]wev) {
+	for k := range logged {
+		if got := appendWevs(nil, copies[k], also); !reflect.DeepEqual(got, logged[k]) && len(got)+len(logged[k]) > 0 {
+			t.Fatalf("sequence %d unpacks to %v, want %v", k, got, logged[k])
+		}
+	}
 }
 
 // A log entry and a logged event stay small: workers log hundreds of
