@@ -262,7 +262,7 @@
 // Sleep, 1.63-1.66x on lastzero-12.) A search in a fresh process gains
 // less, or loses: it writes each page of its memory for the first time,
 // a page fault each, and the parallel search keeps several times the
-// serial search's memory (lastzero-15: 225 MB against 73). Logs hold
+// serial search's memory (lastzero-15: about 230 MB against 73). Logs hold
 // their events packed, without pointers, and the search takes back the
 // logs of guesses it has passed at once, for that reason. What is left
 // is what a unit costs: its
