@@ -160,19 +160,15 @@ func (e *explorer[S]) logRaceOf(op *logOp, out int32) {
 		}
 	}
 	op.kid, op.prev = id, -1
+	keep := 0 // first events the sequence shares with lk's
 	if lk != nil {
 		// The first events that are still the execution's: a prefix
 		// (LIFO), found by bisection.
-		lo, hi := 0, min(len(lk.pos), len(e.seqPos))
-		for lo < hi {
-			mid := (lo + hi) / 2
-			if p := lk.pos[mid]; int(p) < len(e.ev) && e.ev[p].id == lk.ids[mid] {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
+		lo := e.stillThere(lk.pos, lk.ids, len(e.seqPos))
 		op.prev, op.stable = lk.entry, int32(lo)
+		if lo > 0 && lk.pos[lo-1] == e.seqPos[lo-1] {
+			keep = lo
+		}
 	} else {
 		if free < 0 {
 			list = append(list, logKey{})
@@ -183,9 +179,11 @@ func (e *explorer[S]) logRaceOf(op *logOp, out int32) {
 		lk.kid, lk.ci, lk.j, lk.out, lk.gen = id, int32(e.race.ci), op.frame, out, e.logGen
 	}
 	lk.entry = int32(len(e.log))
-	lk.pos = append(lk.pos[:0], e.seqPos...)
-	lk.ids = lk.ids[:0]
-	for _, p := range e.seqPos {
+	// The events shared are at the same positions, with the same ids: only
+	// the rest is written (a fifth of them on indexer-16).
+	lk.pos = append(lk.pos[:keep], e.seqPos[keep:]...)
+	lk.ids = lk.ids[:keep]
+	for _, p := range e.seqPos[keep:] {
 		lk.ids = append(lk.ids, e.ev[p].id)
 	}
 }

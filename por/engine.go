@@ -161,6 +161,7 @@ type explorer[S any] struct {
 	// (logShared); commitSeqs the coordinator's (commitSeqAt).
 	logLast    [][]wev
 	logLastGen []uint64
+	logLastIDs []logIDs
 	commitSeqs []commitSeq
 	sleepKnown bool // insertAt: the sleep set does not reject the sequence (known)
 	// Scratch of a parallel search: the units' encoded inputs, the walk of
@@ -431,7 +432,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.logKeys, e.logGen = old.logKeys, old.logGen             // by id too
 	e.commitDescs, e.recOf = old.commitDescs[:0], old.recOf   // recOf is all -1 between commits
 	// Stale under a new logGen; commit empties commitSeqs first.
-	e.logLast, e.logLastGen, e.commitSeqs = old.logLast, old.logLastGen, old.commitSeqs
+	e.logLast, e.logLastGen, e.logLastIDs, e.commitSeqs = old.logLast, old.logLastGen, old.logLastIDs, old.commitSeqs
 	if len(old.ruled) == e.n {
 		e.ruled = old.ruled
 		resetRuled(e.ruled)
@@ -1190,6 +1191,9 @@ func (e *explorer[S]) memoryUsed() int64 {
 	used += int64(len(e.wt.also)) * int64(unsafe.Sizeof([]ts.Access{})+2*unsafe.Sizeof(ts.Access{}))
 	for _, w := range e.logLast {
 		used += int64(cap(w)) * int64(unsafe.Sizeof(wev{}))
+	}
+	for _, l := range e.logLastIDs {
+		used += int64(cap(l.pos))*4 + int64(cap(l.ids))*8
 	}
 	for _, c := range e.commitSeqs {
 		used += int64(cap(c.w)) * int64(unsafe.Sizeof(wev{}))

@@ -1031,17 +1031,69 @@ func (e *explorer[S]) logShared(i int, w []wev) int {
 	for len(e.logLast) <= i {
 		e.logLast = append(e.logLast, nil)
 		e.logLastGen = append(e.logLastGen, 0)
+		e.logLastIDs = append(e.logLastIDs, logIDs{})
 	}
-	last := e.logLast[i]
-	n := 0
+	last, li := e.logLast[i], &e.logLastIDs[i]
+	n, same := 0, 0
 	if e.logLastGen[i] == e.logGen {
+		if e.logRace && li.ok {
+			// The first events that are still the same events of the
+			// execution are equal without comparing them.
+			same = e.stillShared(li.pos, li.ids, e.seqPos)
+			n = same
+		}
 		for n < len(w) && n < len(last) && sameWev(&w[n], &last[n]) {
 			n++
 		}
 	}
 	e.logLast[i] = append(last[:n], w[n:]...)
 	e.logLastGen[i] = e.logGen
+	li.ok = e.logRace
+	if li.ok {
+		li.pos = append(li.pos[:same], e.seqPos[same:]...)
+		li.ids = li.ids[:same]
+		for _, p := range e.seqPos[same:] {
+			li.ids = append(li.ids, e.ev[p].id)
+		}
+	}
 	return n
+}
+
+// logIDs is, for a coordinator's frame, the execution's events of the last
+// sequence a worker logged for it but its last event, by position and id,
+// where that sequence was a race's reversal built from them (logRace).
+type logIDs struct {
+	pos []int32
+	ids []uint64
+	ok  bool
+}
+
+// stillShared returns how many first events of the sequence of the
+// execution's events seq (positions) are those of an earlier one, pos with
+// ids: while an event stays, so do the events before it, so those still in
+// the execution are a prefix, found by bisection, and the sequences built
+// from the same events up to them are the same.
+func (e *explorer[S]) stillShared(pos []int32, ids []uint64, seq []int32) int {
+	lo := e.stillThere(pos, ids, len(seq))
+	if lo > 0 && pos[lo-1] != seq[lo-1] {
+		return 0
+	}
+	return lo
+}
+
+// stillThere returns how many of the first events pos (with ids), at most
+// n, are still the execution's.
+func (e *explorer[S]) stillThere(pos []int32, ids []uint64, n int) int {
+	lo, hi := 0, min(len(pos), n)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if p := pos[mid]; int(p) < len(e.ev) && e.ev[p].id == ids[mid] {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // commitSeq is, in a coordinator taking a log's entries in order, the last
