@@ -133,7 +133,6 @@ type explorer[S any] struct {
 	race     raceState // the race being reversed
 	seqBuf   []wev     // reused wakeup sequences
 	insBuf   []wev     // insert's copy of the sequence it adds
-	insMarks []insMark // the events insert took from its sequence
 	seqPos   []int32   // the execution's events of seqBuf (notdepAt)
 	// notdepAt's memos by event, how many events they hold, and seqBuf's
 	// and seqPos' own buffers while they are lent a memo's.
@@ -414,7 +413,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.nextSleep.ClearAll()
 	clear(old.wt.also)
 	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0], also: old.wt.also[:0], alsoSpare: old.wt.alsoSpare[:0]}
-	e.seqBuf, e.insBuf, e.insMarks, e.insPath, e.planPath = old.seqBuf[:0], old.insBuf[:0], old.insMarks[:0], old.insPath[:0], old.planPath[:0]
+	e.seqBuf, e.insBuf, e.insPath, e.planPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0], old.planPath[:0]
 	e.src, e.lazy, e.arena = old.src, old.lazy, old.arena[:0]
 	clear(e.src)
 	clear(e.lazy)

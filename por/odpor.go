@@ -596,26 +596,26 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 	// weakInitial) and puts them back after, so that the caller's
 	// sequence (insertReversal reuses it for the next outcome) stays
 	// whole: cheaper than a copy, as most sequences are covered.
-	e.insMarks = e.insMarks[:0]
 	changed := e.insertMarking(i, w)
-	for k := len(e.insMarks) - 1; k >= 0; k-- {
-		m := e.insMarks[k]
-		w[m.at].t = m.t
+	for j := range w {
+		if w[j].t < -takenBias/2 {
+			w[j].t += takenBias
+		}
 	}
 	return changed
 }
 
-// insMark is an event insertMarking took from its sequence: its index and
-// thread.
-type insMark struct {
-	at int32
-	t  ts.Tid
-}
+// takenBias is taken from the thread of an event insertMarking takes from
+// its sequence, which makes it negative (taken), and added back after: a
+// pass over the sequence puts every event back, with no record of which
+// were taken (which cost more, on indexer-16, than the pass).
+const takenBias = 1 << 30
 
 // takeEvent marks w's event a as taken, to be put back by insertAwake.
-func (e *explorer[S]) takeEvent(w []wev, a int) {
-	e.insMarks = append(e.insMarks, insMark{at: int32(a), t: w[a].t})
-	w[a].t = -1
+func takeEvent(w []wev, a int) {
+	if w[a].t >= 0 {
+		w[a].t -= takenBias
+	}
 }
 
 // insertMarking is insertAwake, marking the events it takes in w.
@@ -646,7 +646,7 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 				if a < 0 {
 					a = int32(last) // e', the last event whatever notdep(e) holds
 				}
-				e.takeEvent(w, int(a))
+				takeEvent(w, int(a))
 			}
 			for head < len(w) && w[head].t < 0 {
 				head++
@@ -678,14 +678,13 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 			if level == 0 && f.status[xt] != ts.Enabled {
 				continue // not enabled here: not an initial of anything
 			}
-			st := e.wt.step(x)
 			var ok bool
 			var jq int
 			if w[head].t == xt {
 				// xt's first event is the first left (three times in four
 				// on indexer-16): nothing comes before it.
 				ok, jq = w[head].out == int(x.out), head
-			} else if ok, jq = weakInitialIdx(xt, int(x.out), st, w[head:], e.strict); jq >= 0 {
+			} else if ok, jq = weakInitialIdx(xt, int(x.out), e.wt.step(x), w[head:], e.strict); jq >= 0 {
 				jq += head
 			}
 			if !ok {
@@ -694,7 +693,7 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 					case jq >= 0 && jq < last:
 						ref = max(ref, int32(jq))
 					case jq >= 0: // e' (see descent.go)
-					case level == 0 && c == f.cur && w[last].t >= 0 && w[last].t != xt && (e.strict || dependent(&st, &w[last].step)):
+					case level == 0 && c == f.cur && w[last].t >= 0 && w[last].t != xt && (e.strict || dependentNode(&e.wt, x, &w[last].step)):
 					default:
 						rec = false
 					}
@@ -702,7 +701,7 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 				continue
 			}
 			if jq >= 0 {
-				e.takeEvent(w, jq)
+				takeEvent(w, jq)
 				left--
 			}
 			for head < len(w) && w[head].t < 0 {

@@ -334,6 +334,15 @@ func dependent(a, b *ts.Step) bool {
 	return ts.Dependent(*a, *b)
 }
 
+// dependentNode is dependent for node n's step, without building it.
+func dependentNode(w *wtree, n *wnode, b *ts.Step) bool {
+	if n.also == 0 && len(b.Also) == 0 {
+		return n.obj == b.Obj && (n.op != ts.Read || b.Op != ts.Read)
+	}
+	st := w.step(n)
+	return dependent(&st, b)
+}
+
 // appendUntaken appends to dst the events of w not taken (thread -1), in
 // order.
 func appendUntaken(dst, w []wev) []wev {
