@@ -703,9 +703,10 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 			if jq >= 0 {
 				takeEvent(w, jq)
 				left--
-			}
-			for head < len(w) && w[head].t < 0 {
-				head++ // mostly the first event goes
+				if jq == head { // mostly the first event goes
+					for head++; head < len(w) && w[head].t < 0; head++ {
+					}
+				}
 			}
 			if level == 0 && c == f.cur {
 				return false // the branch being explored
