@@ -1673,6 +1673,9 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * opt.Workers, keep: 64 * opt.Workers, cloneUnits: cloneUnitsPerWorker * opt.Workers, cloneMin: 8 * opt.Workers}
 	p.cond = sync.NewCond(&p.mu)
 	local := opt.Workers - 1 // the coordinator explores too (wait)
+	if opt.inline {
+		local = 0 // every unit on the caller's goroutine
+	}
 	if opt.Runner != nil {
 		// No goroutines explore: a batch is a round trip, so the predictor
 		// walks as far as it can and every unit it hands out is kept.
@@ -1687,7 +1690,9 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		switch {
 		case opt.handBackAt > 0:
 			p.handBack = &handBackRule{from: opt.handBackAt, always: true}
-		case p.handBack == nil && p.runner == nil:
+		case p.handBack == nil && p.runner == nil && !opt.inline:
+			// Handed back when another goroutine waits: inline, none
+			// explores, and what a unit costs is what is measured.
 			p.handBack = &handBackRule{from: handBackAfter, hungry: &p.hungry}
 		}
 	}
