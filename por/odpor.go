@@ -667,13 +667,14 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 			m.forget(e.strict)
 		}
 	}
+	nodes := e.wt.nodes // again where materialize grows the pool
 	for {
 		if left == 0 {
 			return false // a prefix of a sequence in the tree
 		}
 		matched := false
-		for c := e.wt.nodes[node].first; c >= 0; c = e.wt.nodes[c].next {
-			x := &e.wt.nodes[c]
+		for c := nodes[node].first; c >= 0; c = nodes[c].next {
+			x := &nodes[c]
 			xt := ts.Tid(x.t)
 			if level == 0 && f.status[xt] != ts.Enabled {
 				continue // not enabled here: not an initial of anything
@@ -739,13 +740,15 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 				unitRoot = c
 				if e.lazy != nil {
 					e.materialize(c) // a predictor's, not copied yet
+					nodes = e.wt.nodes
 				}
 			}
 			break
 		}
 		// A leaf added only to take another outcome (see addRootChild)
 		// plans nothing: w is not covered by it.
-		if !matched || (e.wt.nodes[node].first < 0 && e.wt.nodes[node].extra) {
+		nd := &nodes[node]
+		if !matched || (nd.first < 0 && nd.extra) {
 			w = appendUntaken(e.insBuf[:0], w)
 			e.insBuf = w
 			e.planned(i, w, false)
@@ -760,7 +763,7 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 			e.backtracks++
 			return true
 		}
-		if e.wt.nodes[node].first < 0 {
+		if nd.first < 0 {
 			return false // a leaf: w is covered
 		}
 		level++
