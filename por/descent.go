@@ -389,7 +389,8 @@ func (e *explorer[S]) descendAgain(f *frame[S], w []wev, levels int) descent {
 			if level == 0 && f.status[xt] != ts.Enabled {
 				continue
 			}
-			ok, jq := weakInitialIdx(xt, int(x.out), e.wt.step(x), w, e.strict)
+			st := e.wt.step(x)
+			ok, jq := weakInitialIdx(xt, int(x.out), &st, w, e.strict)
 			if !ok {
 				continue
 			}

@@ -422,7 +422,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 func (e *explorer[S]) asleepIn(f *frame[S], w []wev) bool {
 	waiting := false
 	for u, ok := f.sleep.NextSet(0); ok; u, ok = f.sleep.NextSet(u + 1) {
-		if ok, j := weakInitialIdx(ts.Tid(u), anyOutcome, f.steps[u], w, e.strict); ok {
+		if ok, j := weakInitialIdx(ts.Tid(u), anyOutcome, &f.steps[u], w, e.strict); ok {
 			if j >= 0 || !e.mayBlock(f.steps[u]) {
 				return true
 			}
@@ -431,7 +431,7 @@ func (e *explorer[S]) asleepIn(f *frame[S], w []wev) bool {
 	}
 	for i := range f.psleep {
 		x := &f.psleep[i]
-		if ok, j := weakInitialIdx(x.t, x.out, x.step, w, e.strict); ok {
+		if ok, j := weakInitialIdx(x.t, x.out, &x.step, w, e.strict); ok {
 			if j >= 0 || !e.mayBlock(x.step) {
 				return true
 			}
@@ -685,8 +685,11 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 				// xt's first event is the first left (three times in four
 				// on indexer-16): nothing comes before it.
 				ok, jq = w[head].out == int(x.out), head
-			} else if ok, jq = weakInitialIdx(xt, int(x.out), e.wt.step(x), w[head:], e.strict); jq >= 0 {
-				jq += head
+			} else {
+				st := e.wt.step(x)
+				if ok, jq = weakInitialIdx(xt, int(x.out), &st, w[head:], e.strict); jq >= 0 {
+					jq += head
+				}
 			}
 			if !ok {
 				if rec {

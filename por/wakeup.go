@@ -278,13 +278,13 @@ const anyOutcome = -1
 // Events of w whose thread is negative have been removed (see insert) and
 // are skipped.
 func weakInitial(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) bool {
-	ok, _ := weakInitialIdx(q, out, st, w, initialsOnly)
+	ok, _ := weakInitialIdx(q, out, &st, w, initialsOnly)
 	return ok
 }
 
 // weakInitialIdx is weakInitial, which also returns the index in w of q's
 // first event (not removed), or -1 if w has none.
-func weakInitialIdx(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) (bool, int) {
+func weakInitialIdx(q ts.Tid, out int, st *ts.Step, w []wev, initialsOnly bool) (bool, int) {
 	// By index, and with dependent's single-access case inline: on the
 	// bundled models this runs a few times per transition. One pass: the
 	// events before q's first are tested against st on the way, for the
@@ -300,7 +300,7 @@ func weakInitialIdx(q ts.Tid, out int, st ts.Step, w []wev, initialsOnly bool) (
 				if len(y.Also)+len(st.Also) == 0 { // dependent, inline
 					stDep = y.Obj == st.Obj && (y.Op != ts.Read || st.Op != ts.Read)
 				} else {
-					stDep = ts.Dependent(st, *y)
+					stDep = ts.Dependent(*st, *y)
 				}
 			}
 			continue

@@ -99,7 +99,7 @@ func TestWeakInitialIdxDefinition(t *testing.T) {
 		case !initialsOnly:
 			wantOK = !slices.ContainsFunc(seq, func(y wev) bool { return y.t >= 0 && ts.Dependent(st, y.step) })
 		}
-		if ok, idx := weakInitialIdx(q, out, st, seq, initialsOnly); ok != wantOK || idx != wantIdx {
+		if ok, idx := weakInitialIdx(q, out, &st, seq, initialsOnly); ok != wantOK || idx != wantIdx {
 			rt.Fatalf("T%d/%d %v in %v (initials only %v): got %v, %d, want %v, %d", q, out, st, seq, initialsOnly, ok, idx, wantOK, wantIdx)
 		}
 	})
