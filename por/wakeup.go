@@ -292,13 +292,14 @@ func weakInitialIdx(q ts.Tid, out int, st *ts.Step, w []wev, initialsOnly bool) 
 	// is 46 events long; q's first event is mostly w's first, so the tests
 	// cost little where it has one).
 	stDep := false
+	single, obj, reads := len(st.Also) == 0, st.Obj, st.Op == ts.Read
 	for j := range w {
 		x := &w[j]
 		if x.t != q {
 			if x.t >= 0 && !stDep {
 				y := &x.step
-				if len(y.Also)+len(st.Also) == 0 { // dependent, inline
-					stDep = y.Obj == st.Obj && (y.Op != ts.Read || st.Op != ts.Read)
+				if single && len(y.Also) == 0 { // dependent, inline
+					stDep = y.Obj == obj && (y.Op != ts.Read || !reads)
 				} else {
 					stDep = ts.Dependent(*st, *y)
 				}
@@ -308,13 +309,14 @@ func weakInitialIdx(q ts.Tid, out int, st *ts.Step, w []wev, initialsOnly bool) 
 		if out != anyOutcome && x.out != out {
 			return false, j // another event of q
 		}
+		xs, xo, xr := len(x.step.Also) == 0, x.step.Obj, x.step.Op == ts.Read
 		for k := range j {
 			y := &w[k]
 			if y.t < 0 {
 				continue
 			}
-			if len(y.step.Also)+len(x.step.Also) == 0 { // dependent, inline
-				if y.step.Obj == x.step.Obj && (y.step.Op != ts.Read || x.step.Op != ts.Read) {
+			if xs && len(y.step.Also) == 0 { // dependent, inline
+				if y.step.Obj == xo && (y.step.Op != ts.Read || !xr) {
 					return false, j
 				}
 			} else if ts.Dependent(y.step, x.step) {
