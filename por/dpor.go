@@ -102,7 +102,7 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 		if r.madeAt > 0 && r.id == id && r.step.Equal(st) {
 			m = e.sharedPrefix(r.upTo, r.madeAt)
 		}
-		if m == r.upTo && len(r.open) == 0 && !e.touchedFrom(st, m) {
+		if m == r.upTo && len(r.open) == 0 && !e.touchedFrom(&st, m) {
 			continue // nothing new: the record stands as it is
 		}
 		cp, hp := e.clockOf(p), e.held[p]
@@ -112,7 +112,7 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 			if o.j >= m {
 				continue // undone
 			}
-			if o.checked >= 0 && !e.breaksSelf(o.j, st, min(o.checked, m), k) {
+			if o.checked >= 0 && !e.breaksSelf(o.j, &st, min(o.checked, m), k) {
 				o.checked = k
 				r.open[n] = o
 				n++
@@ -128,7 +128,7 @@ func (e *explorer[S]) backtrackAll(f *frame[S]) {
 			}
 		}
 		r.open = r.open[:n]
-		e.racesFrom(p, st, cp, hp, m, r)
+		e.racesFrom(p, &st, cp, hp, m, r)
 		r.id, r.madeAt, r.step, r.upTo = id, e.ids, st, k
 	}
 }
@@ -182,7 +182,7 @@ func (e *explorer[S]) sharedPrefix(upTo int32, madeAt uint64) int32 {
 
 // touchedFrom reports whether an object of step st has an event from event
 // m on.
-func (e *explorer[S]) touchedFrom(st ts.Step, m int32) bool {
+func (e *explorer[S]) touchedFrom(st *ts.Step, m int32) bool {
 	for a := range st.NumAccesses() {
 		if e.objLast.get(st.At(a).Obj) >= m {
 			return true
@@ -195,11 +195,11 @@ func (e *explorer[S]) touchedFrom(st ts.Step, m int32) bool {
 // events from to k, is dependent with step st of thread p, which moved
 // before from: p's pending step then stops being an initial of the
 // reversal (see initials).
-func (e *explorer[S]) breaksSelf(i int32, st ts.Step, from, k int32) bool {
+func (e *explorer[S]) breaksSelf(i int32, st *ts.Step, from, k int32) bool {
 	xi := &e.ev[i]
 	for j := from; j < k; j++ {
 		y := &e.ev[j]
-		if y.clock[xi.t] < xi.n && ts.Dependent(y.step, st) {
+		if y.clock[xi.t] < xi.n && dependent(&y.step, st) {
 			return true
 		}
 	}
@@ -436,8 +436,8 @@ func (e *explorer[S]) addBacktrack(f *frame[S], q ts.Tid) {
 // on the object does too. The transitions on which the rule is not settled
 // (see backtrackAt) are added to r's open events (r may be nil), and the
 // first of them is returned, or the length of the execution.
-func (e *explorer[S]) racesFrom(p ts.Tid, st ts.Step, cp []uint32, hp []ts.Obj, from int32, r *ruled) int32 {
-	e.pendingStep = st
+func (e *explorer[S]) racesFrom(p ts.Tid, st *ts.Step, cp []uint32, hp []ts.Obj, from int32, r *ruled) int32 {
+	e.pendingStep = *st
 	k := int32(len(e.ev))
 	first := k
 	for a := range st.NumAccesses() {

@@ -830,10 +830,10 @@ func (e *explorer[S]) covers(c hb.VC, j int32) bool {
 // the locks hp, may be co-enabled. Two steps made while their threads hold a
 // common lock never are, nor is an acquire of a lock with a step made while
 // another thread holds it.
-func (e *explorer[S]) coEnabled(j int32, st ts.Step, hp []ts.Obj) bool {
+func (e *explorer[S]) coEnabled(j int32, st *ts.Step, hp []ts.Obj) bool {
 	x := &e.ev[j]
 	for _, l := range x.held {
-		if slices.Contains(hp, l) || acquires(st, l) {
+		if slices.Contains(hp, l) || acquires(*st, l) {
 			return false
 		}
 	}

@@ -453,7 +453,7 @@ func (e *explorer[S]) ruleOn(i int32, at []int32, k int32, c *revisitCheck) {
 	}
 	if c != nil && from > 0 {
 		b := e.backtracks
-		e.racesFrom(t, op.step, cp, held, 0, nil)
+		e.racesFrom(t, &op.step, cp, held, 0, nil)
 		c.checks++
 		if e.backtracks != b {
 			c.misses++
@@ -498,7 +498,7 @@ func (e *explorer[S]) ruleRaces(t ts.Tid, st *ts.Step, cp hb.VC, hp []ts.Obj, fr
 			if op == ts.Read && acc.Op == ts.Read {
 				continue
 			}
-			if (len(hp) > 0 || len(x.held) > 0) && !e.coEnabled(j, *st, hp) {
+			if (len(hp) > 0 || len(x.held) > 0) && !e.coEnabled(j, st, hp) {
 				continue
 			}
 			if f := &e.stack[j]; f.status[t] == ts.Enabled && f.bt.Test(uint(t)) {
@@ -578,7 +578,7 @@ func (e *explorer[S]) checkClean(c *revisitCheck, at []int32) {
 			held = e.held[op.t]
 		}
 		b := e.backtracks
-		e.racesFrom(op.t, op.step, e.clockOf(op.t), held, 0, nil)
+		e.racesFrom(op.t, &op.step, e.clockOf(op.t), held, 0, nil)
 		c.checks++
 		if e.backtracks != b {
 			c.misses++
