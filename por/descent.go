@@ -341,6 +341,9 @@ type descentCheck struct {
 	// notdepAt's memos: sequences built, and those that differ from
 	// notdep's.
 	notdeps, notdepMisses atomic.Int64
+	// Insertions, and those that left their sequence with an event still
+	// marked taken (insertAwake puts them back for the caller's next use).
+	inserts, unrestored atomic.Int64
 }
 
 // sameWev reports whether x and y are the same event: thread, outcome and

@@ -68,6 +68,9 @@ func TestODPORDescents(t *testing.T) {
 	if chk.notdepMisses.Load() != 0 || chk.notdeps.Load() == 0 {
 		t.Fatalf("%d of %d sequences built from a memo differ from notdep's", chk.notdepMisses.Load(), chk.notdeps.Load())
 	}
+	if chk.unrestored.Load() != 0 || chk.inserts.Load() == 0 {
+		t.Fatalf("%d of %d insertions left an event of their sequence marked taken", chk.unrestored.Load(), chk.inserts.Load())
+	}
 	t.Logf("%d records taken, %d levels skipped; %d sequences built from memos", chk.uses.Load(), chk.levels.Load(), chk.notdeps.Load())
 }
 

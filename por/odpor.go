@@ -3,6 +3,7 @@ package por
 import (
 	"context"
 	"math/bits"
+	"slices"
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
@@ -600,6 +601,12 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 	for j := range w {
 		if w[j].t < -takenBias/2 {
 			w[j].t += takenBias
+		}
+	}
+	if chk := e.opt.checkDescent; chk != nil {
+		chk.inserts.Add(1)
+		if slices.ContainsFunc(w, func(x wev) bool { return x.t < 0 }) {
+			chk.unrestored.Add(1)
 		}
 	}
 	return changed

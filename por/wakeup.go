@@ -291,7 +291,7 @@ func weakInitialIdx(q ts.Tid, out int, st *ts.Step, w []wev, initialsOnly bool) 
 	// case where q has none (a fifth of the calls on indexer-16, where w
 	// is 46 events long; q's first event is mostly w's first, so the tests
 	// cost little where it has one).
-	stDep := false
+	stDep := initialsOnly // then only q's first event can be an initial
 	single, obj, reads := len(st.Also) == 0, st.Obj, st.Op == ts.Read
 	for j := range w {
 		x := &w[j]
@@ -345,8 +345,8 @@ func dependentNode(w *wtree, n *wnode, b *ts.Step) bool {
 	return dependent(&st, b)
 }
 
-// appendUntaken appends to dst the events of w not taken (thread -1), in
-// order.
+// appendUntaken appends to dst the events of w not taken (thread not
+// negative), in order.
 func appendUntaken(dst, w []wev) []wev {
 	for j := range w {
 		if w[j].t >= 0 {
