@@ -344,6 +344,10 @@ type descentCheck struct {
 	// Insertions, and those that left their sequence with an event still
 	// marked taken (insertAwake puts them back for the caller's next use).
 	inserts, unrestored atomic.Int64
+	// Weak-initial tests of a thread with no event left answered from the
+	// execution's chains (noEventLeft), and those that differ from
+	// weakInitialIdx's scan.
+	chainTests, chainMisses atomic.Int64
 }
 
 // sameWev reports whether x and y are the same event: thread, outcome and

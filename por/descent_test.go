@@ -3,6 +3,7 @@ package por
 import (
 	"context"
 	"flag"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -47,6 +48,7 @@ func TestODPORDescents(t *testing.T) {
 		var opt Options
 		opt.KeepGoing = rapid.Bool().Draw(t, "keepGoing")
 		opt.checkDescent = chk
+		opt.chainMin = -1 // every insertion reads the chains
 		misses := chk.misses.Load()
 		got, err := ODPOR[tstest.State](context.Background(), p, opt)
 		if err != nil {
@@ -55,13 +57,16 @@ func TestODPORDescents(t *testing.T) {
 		if n := chk.misses.Load() - misses; n > 0 {
 			t.Fatalf("%d records differ from a descent from the root", n)
 		}
-		opt.checkDescent, opt.noDescents = nil, true
+		opt.checkDescent, opt.noDescents, opt.chainMin = nil, true, math.MaxInt
 		want, err := ODPOR[tstest.State](context.Background(), p, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameSearch(t, got, want)
 	})
+	if chk.chainMisses.Load() != 0 || chk.chainTests.Load() == 0 {
+		t.Fatalf("%d of %d weak-initial tests answered from the chains differ from a scan", chk.chainMisses.Load(), chk.chainTests.Load())
+	}
 	if chk.uses.Load() == 0 || chk.levels.Load() == 0 {
 		t.Fatalf("no record taken (%d uses, %d levels)", chk.uses.Load(), chk.levels.Load())
 	}
@@ -93,6 +98,7 @@ func TestODPORDescentsParallel(t *testing.T) {
 		opt.SplitAfter = -1
 		opt.SplitDepth = rapid.IntRange(1, 4).Draw(t, "splitDepth")
 		opt.checkDescent = chk
+		opt.chainMin = -1
 		misses := chk.misses.Load()
 		got, err := ODPOR[tstest.State](context.Background(), p, opt)
 		if err != nil {
@@ -101,7 +107,7 @@ func TestODPORDescentsParallel(t *testing.T) {
 		if n := chk.misses.Load() - misses; n > 0 {
 			t.Fatalf("%d records differ from a descent from the root", n)
 		}
-		want, err := ODPOR[tstest.State](context.Background(), p, Options{Options: ts.Options{KeepGoing: opt.KeepGoing}, noDescents: true})
+		want, err := ODPOR[tstest.State](context.Background(), p, Options{Options: ts.Options{KeepGoing: opt.KeepGoing}, noDescents: true, chainMin: math.MaxInt})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,6 +123,9 @@ func TestODPORDescentsParallel(t *testing.T) {
 	})
 	if chk.notdepMisses.Load() != 0 {
 		t.Fatalf("%d of %d sequences built from a memo differ from notdep's", chk.notdepMisses.Load(), chk.notdeps.Load())
+	}
+	if chk.chainMisses.Load() != 0 || chk.chainTests.Load() == 0 {
+		t.Fatalf("%d of %d weak-initial tests answered from the chains differ from a scan", chk.chainMisses.Load(), chk.chainTests.Load())
 	}
 	if chk.commit.Load() == 0 {
 		t.Fatalf("the coordinator took no record (%d records taken in all)", chk.uses.Load())
@@ -168,12 +177,15 @@ func TestODPORDescentsModels(t *testing.T) {
 		}, 0, 0},
 	} {
 		chk := &descentCheck{}
-		opt := Options{Options: ts.Options{KeepGoing: true}, checkDescent: chk}
+		opt := Options{Options: ts.Options{KeepGoing: true}, checkDescent: chk, chainMin: -1}
 		got, err := c.run(opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt.checkDescent, opt.noDescents = nil, true
+		if n := chk.chainMisses.Load(); n != 0 {
+			t.Errorf("%s: %d of %d weak-initial tests answered from the chains differ from a scan", c.name, n, chk.chainTests.Load())
+		}
+		opt.checkDescent, opt.noDescents, opt.chainMin = nil, true, math.MaxInt
 		want, err := c.run(opt)
 		if err != nil {
 			t.Fatal(err)

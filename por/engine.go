@@ -146,7 +146,18 @@ type explorer[S any] struct {
 	descent     *descMemo
 	descentOK   bool // descent's levels can be taken (its caller checked)
 	memoDescent bool // insertReversal: a race's reversal, its descents recorded
-	logRace     bool // insertAt in a worker: log the race with the sequence
+	// insertMarking's sequence is notdepAt's (seqPos its events') up to
+	// the execution's event seqEnd, plus one event: the tests of a thread
+	// with no event left read the execution's chains (noEventLeft).
+	seqChains bool
+	seqEnd    int32
+	seqLeft   seqRef // the sequence's notdep part (chainInitial)
+	chains    bool   // insertMarking reads the chains (see insertAwake)
+	// The execution's events insertMarking took from such a sequence:
+	// takenAt[k] == takenEpoch, the insertion's number.
+	takenAt    []uint32
+	takenEpoch uint32
+	logRace    bool // insertAt in a worker: log the race with the sequence
 	// A coordinator's descent records, for the reversals a unit's log
 	// names the race of, and which record each log entry used (commit);
 	// a worker's memory of what it logged, by race event, and the unit's
@@ -427,6 +438,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	// ODPOR's descent records are for events by id: those of old's
 	// searches are never used again.
 	e.descents, e.seqPos = old.descents, old.seqPos[:0]
+	e.takenAt, e.takenEpoch = old.takenAt, old.takenEpoch     // epochs only grow
 	e.notdeps, e.notdepEvents = old.notdeps, old.notdepEvents // by id too
 	e.logKeys, e.logGen = old.logKeys, old.logGen             // by id too
 	e.commitDescs, e.recOf = old.commitDescs[:0], old.recOf   // recOf is all -1 between commits

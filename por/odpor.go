@@ -484,6 +484,9 @@ type seqRef struct {
 	p       ts.Tid
 	out     int
 	st      *ts.Step
+	// taken: the sequence is insertMarking's, whose events taken
+	// (takenAt) are not in it.
+	taken bool
 }
 
 // weakInitialAt is weakInitial(q, qout, sq, w, e.strict) for the sequence w
@@ -542,7 +545,7 @@ func (e *explorer[S]) dependsOn(r *seqRef, k, end int32, st *ts.Step) bool {
 		}
 		for z > r.j {
 			y := &e.ev[z]
-			if z < end && y.clock[tj] < nj {
+			if z < end && y.clock[tj] < nj && (!r.taken || e.takenAt[z] != e.takenEpoch) {
 				op := y.step.Op
 				if len(y.step.Also) > 0 {
 					op, _ = y.step.OpOn(o)
@@ -597,7 +600,26 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 	// weakInitial) and puts them back after, so that the caller's
 	// sequence (insertReversal reuses it for the next outcome) stays
 	// whole: cheaper than a copy, as most sequences are covered.
+	// Long sequences only: on shorter ones the scan costs less than the
+	// chains' walks (lastzero-12's, of 8 to 40 events, gain nothing).
+	minLen := chainMin
+	if e.opt.chainMin != 0 {
+		minLen = e.opt.chainMin
+	}
+	e.chains = e.seqChains && len(e.seqPos) == len(w)-1 && len(w) > minLen
+	if e.chains {
+		e.seqLeft = seqRef{xj: &e.ev[i], j: int32(i), upTo: e.seqEnd, taken: true}
+		e.takenEpoch++
+		if e.takenEpoch == 0 { // wrapped: older marks would read as new
+			clear(e.takenAt)
+			e.takenEpoch = 1
+		}
+		if n := int(e.seqEnd); len(e.takenAt) < n {
+			e.takenAt = slices.Grow(e.takenAt, n-len(e.takenAt))[:n]
+		}
+	}
 	changed := e.insertMarking(i, w)
+	e.chains, e.seqLeft.xj = false, nil
 	for j := range w {
 		if w[j].t < -takenBias/2 {
 			w[j].t += takenBias
@@ -618,11 +640,72 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 // were taken (which cost more, on indexer-16, than the pass).
 const takenBias = 1 << 30
 
-// takeEvent marks w's event a as taken, to be put back by insertAwake.
-func takeEvent(w []wev, a int) {
+// takeEvent marks w's event a as taken, to be put back by insertAwake,
+// and, where w's events are the execution's (chains), the execution's event
+// as taken too.
+func (e *explorer[S]) takeEvent(w []wev, a int) {
 	if w[a].t >= 0 {
 		w[a].t -= takenBias
+		if e.chains && a < len(e.seqPos) {
+			e.takenAt[e.seqPos[a]] = e.takenEpoch
+		}
 	}
+}
+
+// chainMin is the length of sequence above which insertMarking's tests
+// read the execution's chains (chainInitial).
+const chainMin = 40
+
+// chainInitial is weakInitialIdx(q, out, x's step, w[head:], e.strict) for
+// insertMarking's sequence w (its events but the last the execution's, see
+// seqChains) inserted at frame j, found from the execution's per-thread and
+// per-object chains (as weakInitialAt is) instead of a scan of w, which on
+// indexer-16 holds 46 events. q's events in notdep(j) are its first events
+// after j, and insertMarking takes them in order: its first event left is
+// the earliest of them not taken, found from the end of its chain, else the
+// last event if it is q's. The events dependent with a step are on its
+// objects.
+func (e *explorer[S]) chainInitial(q ts.Tid, out int, x *wnode, w []wev) (bool, int) {
+	last := len(w) - 1
+	r := &e.seqLeft
+	xj := r.xj
+	y := int32(-1) // q's first event left, if one of the execution's
+	for k := e.thrLast[q]; k > r.j; k = e.ev[k].prevThread {
+		if k < r.upTo && e.ev[k].clock[xj.t] < xj.n {
+			if e.takenAt[k] == e.takenEpoch {
+				break // and so were q's earlier events
+			}
+			y = k
+		}
+	}
+	if y >= 0 {
+		lo, hi := 0, len(e.seqPos)-1 // seqPos[hi] >= y: w holds y
+		for lo < hi {
+			if mid := int(uint(lo+hi) >> 1); e.seqPos[mid] < y {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		jq := lo
+		ey := &e.ev[y]
+		if out != anyOutcome && ey.out != out {
+			return false, jq
+		}
+		return !e.dependsOn(r, y, y, &ey.step), jq
+	}
+	if lx := &w[last]; lx.t == q {
+		if out != anyOutcome && lx.out != out {
+			return false, last
+		}
+		return !e.dependsOn(r, -1, r.upTo, &lx.step), last
+	}
+	if e.strict {
+		return false, -1
+	}
+	st := e.wt.step(x)
+	lx := &w[last]
+	return (lx.t < 0 || !dependent(&st, &lx.step)) && !e.dependsOn(r, -1, r.upTo, &st), -1
 }
 
 // insertMarking is insertAwake, marking the events it takes in w.
@@ -653,7 +736,7 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 				if a < 0 {
 					a = int32(last) // e', the last event whatever notdep(e) holds
 				}
-				takeEvent(w, int(a))
+				e.takeEvent(w, int(a))
 			}
 			for head < len(w) && w[head].t < 0 {
 				head++
@@ -692,6 +775,19 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 				// xt's first event is the first left (three times in four
 				// on indexer-16): nothing comes before it.
 				ok, jq = w[head].out == int(x.out), head
+			} else if e.chains {
+				ok, jq = e.chainInitial(xt, int(x.out), x, w)
+				if chk := e.opt.checkDescent; chk != nil {
+					st := e.wt.step(x)
+					want, wj := weakInitialIdx(xt, int(x.out), &st, w[head:], e.strict)
+					if wj >= 0 {
+						wj += head
+					}
+					chk.chainTests.Add(1)
+					if want != ok || wj != jq {
+						chk.chainMisses.Add(1)
+					}
+				}
 			} else {
 				st := e.wt.step(x)
 				if ok, jq = weakInitialIdx(xt, int(x.out), &st, w[head:], e.strict); jq >= 0 {
@@ -712,7 +808,7 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 				continue
 			}
 			if jq >= 0 {
-				takeEvent(w, jq)
+				e.takeEvent(w, jq)
 				left--
 				if jq == head { // mostly the first event goes
 					for head++; head < len(w) && w[head].t < 0; head++ {
@@ -1057,8 +1153,9 @@ func (e *explorer[S]) reverseFrom(c cand, p ts.Tid, out, outs int, st ts.Step, c
 			// With one outcome, sleepRejects' verdict is asleepIn's on
 			// the sequence (Options.checkSleep checks it).
 			e.sleepKnown = outs == 1
+			e.seqChains, e.seqEnd = true, end
 			e.insertReversal(j, p, out, outs, st)
-			e.memoDescent, e.sleepKnown, e.logRace = false, false, false
+			e.memoDescent, e.sleepKnown, e.logRace, e.seqChains = false, false, false, false
 			if memo {
 				e.restoreSeq()
 			}

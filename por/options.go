@@ -104,6 +104,9 @@ type Options struct {
 	checkDescent *descentCheck
 	// noDescents, in tests, makes ODPOR keep no record of descents.
 	noDescents bool
+	// chainMin, in tests and when not 0, replaces ODPOR's chainMin: -1
+	// has every insertion read the execution's chains, math.MaxInt none.
+	chainMin int
 	// cutBudget, in tests and when positive, replaces ODPOR's cutBudget.
 	cutBudget int
 }
