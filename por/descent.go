@@ -345,7 +345,7 @@ type descentCheck struct {
 	// marked taken (insertAwake puts them back for the caller's next use).
 	inserts, unrestored atomic.Int64
 	// Weak-initial tests of a thread with no event left answered from the
-	// execution's chains (noEventLeft), and those that differ from
+	// execution's chains (chainInitial), and those that differ from
 	// weakInitialIdx's scan.
 	chainTests, chainMisses atomic.Int64
 }

@@ -147,8 +147,8 @@ type explorer[S any] struct {
 	descentOK   bool // descent's levels can be taken (its caller checked)
 	memoDescent bool // insertReversal: a race's reversal, its descents recorded
 	// insertMarking's sequence is notdepAt's (seqPos its events') up to
-	// the execution's event seqEnd, plus one event: the tests of a thread
-	// with no event left read the execution's chains (noEventLeft).
+	// the execution's event seqEnd, plus one event: its weak-initial tests
+	// may read the execution's chains (chainInitial).
 	seqChains bool
 	seqEnd    int32
 	seqLeft   seqRef // the sequence's notdep part (chainInitial)

@@ -26,7 +26,7 @@ func strategies[S any]() []named[S] {
 	return []named[S]{
 		{"sleep", por.Sleep[S]},
 		{"dpor", por.DPOR[S]},
-		{"odpor", por.ODPOR[S]},
+		{"odpor", por.ODPORAllChains[S]}, // the default takes the scans on such short sequences (odpor_test.go tests them)
 		{"sdpor", por.SDPOR[S]},
 	}
 }
