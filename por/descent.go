@@ -344,9 +344,9 @@ type descentCheck struct {
 	// Insertions, and those that left their sequence with an event still
 	// marked taken (insertAwake puts them back for the caller's next use).
 	inserts, unrestored atomic.Int64
-	// Weak-initial tests of a thread with no event left answered from the
-	// execution's chains (chainInitial), and those that differ from
-	// weakInitialIdx's scan.
+	// Weak-initial tests answered from the execution's chains
+	// (chainInitial), and those whose answer differs from weakInitialIdx's
+	// scan.
 	chainTests, chainMisses atomic.Int64
 }
 

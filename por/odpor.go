@@ -596,12 +596,9 @@ func (e *explorer[S]) checkSleepRejects(c *sleepCheck, j int32, p ts.Tid, out, o
 // starts below the levels an earlier insertion of the race recorded, and
 // records those it can.
 func (e *explorer[S]) insertAwake(i int, w []wev) bool {
-	// The descent takes events from w in place (marking them, see
-	// weakInitial) and puts them back after, so that the caller's
-	// sequence (insertReversal reuses it for the next outcome) stays
-	// whole: cheaper than a copy, as most sequences are covered.
-	// Long sequences only: on shorter ones the scan costs less than the
-	// chains' walks (lastzero-12's, of 8 to 40 events, gain nothing).
+	// The chains, for long sequences only: on shorter ones the scans cost
+	// no more than the chains' walks (lastzero-12's, of 8 to 40 events,
+	// gain nothing in time).
 	minLen := chainMin
 	if e.opt.chainMin != 0 {
 		minLen = e.opt.chainMin
@@ -618,6 +615,10 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 			e.takenAt = slices.Grow(e.takenAt, n-len(e.takenAt))[:n]
 		}
 	}
+	// The descent takes events from w in place (marking them, see
+	// weakInitial) and puts them back after, so that the caller's
+	// sequence (insertReversal reuses it for the next outcome) stays
+	// whole: cheaper than a copy, as most sequences are covered.
 	changed := e.insertMarking(i, w)
 	e.chains, e.seqLeft.xj = false, nil
 	for j := range w {
@@ -663,8 +664,8 @@ const chainMin = 40
 // indexer-16 holds 46 events. q's events in notdep(j) are its first events
 // after j, and insertMarking takes them in order: its first event left is
 // the earliest of them not taken, found from the end of its chain, else the
-// last event if it is q's. The events dependent with a step are on its
-// objects.
+// sequence's last event if it is q's and not taken. The events dependent
+// with a step are on its objects' chains.
 func (e *explorer[S]) chainInitial(q ts.Tid, out int, x *wnode, w []wev) (bool, int) {
 	last := len(w) - 1
 	r := &e.seqLeft
