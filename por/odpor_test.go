@@ -151,3 +151,18 @@ func TestODPORReductionRandom(t *testing.T) {
 		tstest.CheckReduction(t, p, adapt(por.ODPOR[tstest.State]), tstest.ReductionOptions{Bound: ts.NoBound})
 	})
 }
+
+// With every wakeup-tree insertion answering its weak-initial tests from the
+// execution's chains (the default does so only for sequences longer than
+// these programs make), ODPOR reaches exactly the terminal states and
+// violations of ts.Explore on random programs with every feature, and on
+// programs without checks explores each trace ts.Explore reaches exactly
+// once.
+func TestODPORChainsAgainstExplore(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := tstest.Programs(genShape(t)).Draw(t, "program")
+		tstest.CheckReduction(t, p, adapt(por.ODPORAllChains[tstest.State]), tstest.ReductionOptions{Bound: ts.NoBound})
+		q := tstest.Programs(tstest.GenOptions{NoAsserts: true, NoDeadlocks: true}.Core()).Draw(t, "optimal")
+		tstest.CheckOptimal(t, q, adapt(por.ODPORAllChains[tstest.State]), tstest.ReductionOptions{Bound: ts.NoBound})
+	})
+}
