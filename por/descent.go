@@ -348,6 +348,8 @@ type descentCheck struct {
 	// (chainInitial), and those whose answer differs from weakInitialIdx's
 	// scan.
 	chainTests, chainMisses atomic.Int64
+	// The same for the tests answered from a commit's index (seqIndex).
+	indexTests, indexMisses atomic.Int64
 }
 
 // sameWev reports whether x and y are the same event: thread, outcome and

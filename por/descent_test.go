@@ -127,6 +127,9 @@ func TestODPORDescentsParallel(t *testing.T) {
 	if chk.chainMisses.Load() != 0 || chk.chainTests.Load() == 0 {
 		t.Fatalf("%d of %d weak-initial tests answered from the chains differ from a scan", chk.chainMisses.Load(), chk.chainTests.Load())
 	}
+	if chk.indexMisses.Load() != 0 || chk.indexTests.Load() == 0 {
+		t.Fatalf("%d of %d weak-initial tests answered from a commit's index differ from a scan", chk.indexMisses.Load(), chk.indexTests.Load())
+	}
 	if chk.commit.Load() == 0 {
 		t.Fatalf("the coordinator took no record (%d records taken in all)", chk.uses.Load())
 	}

@@ -153,6 +153,9 @@ type explorer[S any] struct {
 	seqEnd    int32
 	seqLeft   seqRef // the sequence's notdep part (chainInitial)
 	chains    bool   // insertMarking reads the chains (see insertAwake)
+	// seqIdx, if not nil, indexes insertMarking's whole sequence, which is
+	// not the execution's (a coordinator's commit): its tests read it.
+	seqIdx *seqIndex
 	// The execution's events insertMarking took from such a sequence:
 	// takenAt[k] == takenEpoch, the insertion's number.
 	takenAt    []uint32

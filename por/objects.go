@@ -46,6 +46,18 @@ func (t *lastTable) set(o ts.Obj, j int32) {
 	t.sparse[o] = j
 }
 
+// swap makes j the last event on o and returns the one before.
+func (t *lastTable) swap(o ts.Obj, j int32) int32 {
+	if uint32(o) < uint32(len(t.dense)) {
+		p := t.dense[o]
+		t.dense[o] = j
+		return p
+	}
+	p := t.get(o)
+	t.set(o, j)
+	return p
+}
+
 // reset forgets every object.
 func (t *lastTable) reset() {
 	t.dense = t.dense[:0]

@@ -599,11 +599,7 @@ func (e *explorer[S]) insertAwake(i int, w []wev) bool {
 	// The chains, for long sequences only: on shorter ones the scans cost
 	// no more than the chains' walks (lastzero-12's, of 8 to 40 events,
 	// gain nothing in time).
-	minLen := chainMin
-	if e.opt.chainMin != 0 {
-		minLen = e.opt.chainMin
-	}
-	e.chains = e.seqChains && len(e.seqPos) == len(w)-1 && len(w) > minLen
+	e.chains = e.seqChains && len(e.seqPos) == len(w)-1 && len(w) > e.chainLen(chainMin)
 	if e.chains {
 		e.seqLeft = seqRef{xj: &e.ev[i], j: int32(i), upTo: e.seqEnd, taken: true}
 		e.takenEpoch++
@@ -654,8 +650,20 @@ func (e *explorer[S]) takeEvent(w []wev, a int) {
 }
 
 // chainMin is the length of sequence above which insertMarking's tests
-// read the execution's chains (chainInitial).
+// read the execution's chains (chainInitial) or an index (seqIndex).
 const chainMin = 40
+
+// indexMin is the length of sequence above which a coordinator's commit
+// indexes it (seqIndex) for insertMarking's tests.
+const indexMin = 40
+
+// chainLen returns min, or the tests' replacement (Options.chainMin).
+func (e *explorer[S]) chainLen(min int) int {
+	if e.opt.chainMin != 0 {
+		return e.opt.chainMin
+	}
+	return min
+}
 
 // chainInitial is weakInitialIdx(q, out, x's step, w[head:], e.strict) for
 // insertMarking's sequence w (its events but the last the execution's, see
@@ -787,6 +795,19 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 					chk.chainTests.Add(1)
 					if want != ok || wj != jq {
 						chk.chainMisses.Add(1)
+					}
+				}
+			} else if e.seqIdx != nil {
+				ok, jq = e.indexInitial(e.seqIdx, xt, int(x.out), x, w)
+				if chk := e.opt.checkDescent; chk != nil {
+					st := e.wt.step(x)
+					want, wj := weakInitialIdx(xt, int(x.out), &st, w[head:], e.strict)
+					if wj >= 0 {
+						wj += head
+					}
+					chk.indexTests.Add(1)
+					if want != ok || wj != jq {
+						chk.indexMisses.Add(1)
 					}
 				}
 			} else {

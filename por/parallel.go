@@ -940,7 +940,9 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 	e.recording = e.mode == modeODPOR
 	defer func() { e.recording = false; e.endCommit(len(r.log)) }()
 	for k := range e.commitSeqs {
-		e.commitSeqs[k] = commitSeq{w: e.commitSeqs[k].w[:0]}
+		cs := &e.commitSeqs[k]
+		cs.ix.truncate(cs.w, 0)
+		cs.w, cs.same, cs.strict = cs.w[:0], false, false
 	}
 	for i := range r.log {
 		op := &r.log[i]
@@ -952,6 +954,7 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 			// there, into the same tree (only this frame's entries change
 			// it): it changes nothing again.
 			repeat := cs.same && cs.strict == op.strict && len(op.w) == 0 && int(op.keep) == len(cs.w)
+			cs.ix.truncate(cs.w, int(op.keep))
 			cs.w = appendWevs(cs.w[:op.keep], op.w, r.also)
 			if repeat {
 				e.par.repeated++
@@ -963,7 +966,14 @@ func (e *explorer[S]) commit(r *unitResult) (changed, planOnly bool) {
 			if !e.opt.noDescents {
 				e.commitDescent(r.log, i)
 			}
+			if len(cs.w) > e.chainLen(indexMin) {
+				// Its tests read the index (seqIndex), extended to the
+				// whole sequence.
+				cs.ix.extend(cs.w, e.n)
+				e.seqIdx = &cs.ix
+			}
 			changed := e.insertAwake(int(op.frame), cs.w)
+			e.seqIdx = nil
 			cs.same, cs.strict = !changed, op.strict
 			e.descent, e.descentOK = nil, false
 		case opRootChild:
@@ -1103,6 +1113,7 @@ func (e *explorer[S]) stillThere(pos []int32, ids []uint64, n int) int {
 type commitSeq struct {
 	w            []wev
 	same, strict bool
+	ix           seqIndex // w's first events indexed, for insertMarking's tests
 }
 
 // commitSeqAt returns frame i's commitSeq.
