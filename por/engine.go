@@ -1210,7 +1210,7 @@ func (e *explorer[S]) memoryUsed() int64 {
 		used += int64(cap(l.pos))*4 + int64(cap(l.ids))*8
 	}
 	for _, c := range e.commitSeqs {
-		used += int64(cap(c.w)) * int64(unsafe.Sizeof(wev{}))
+		used += int64(cap(c.w))*int64(unsafe.Sizeof(wev{})) + c.ix.memoryUsed()
 	}
 	for _, w := range e.reinsert {
 		used += int64(unsafe.Sizeof(w)) + int64(cap(w))*int64(unsafe.Sizeof(wev{}))

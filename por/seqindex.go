@@ -1,6 +1,10 @@
 package por
 
-import "github.com/weftlab/weft/ts"
+import (
+	"unsafe"
+
+	"github.com/weftlab/weft/ts"
+)
 
 // seqIndex indexes a wakeup sequence by thread and by object, for the
 // weak-initial tests of insertMarking where the sequence is not the
@@ -23,6 +27,12 @@ type idxEvent struct {
 	prevT, next int32 // its thread's previous and next indexed event, or -1
 	prev        int32 // the previous indexed event on its step's object, or -1
 	also        int32 // where the links of its step's Also start in alsoPrev
+}
+
+// memoryUsed returns the bytes ix holds, for the memory budget.
+func (ix *seqIndex) memoryUsed() int64 {
+	return int64(cap(ix.first)+cap(ix.last)+cap(ix.alsoPrev))*4 + int64(cap(ix.ev))*int64(unsafe.Sizeof(idxEvent{})) +
+		int64(cap(ix.objLast.dense))*4 + int64(len(ix.objLast.sparse))*16
 }
 
 // extend indexes w's events from ix.n on; threads are below n.
