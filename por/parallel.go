@@ -115,17 +115,23 @@ type backtrackLog struct {
 // lev is an event of a logged wakeup sequence: a wev packed as a wakeup
 // tree's node packs it, its step's other accesses (ts.Step.Also) kept in
 // the log's table (unitResult.also). A log holds nothing the collector
-// scans or write barriers guard, in 20 bytes an event rather than 48:
+// scans or write barriers guard, in 16 bytes an event rather than 48:
 // workers log the reversals of every race of their events for the
-// search's frames, hundreds of megabytes on lastzero-15, and a fresh
-// process pays a page fault for each new page of them.
+// search's frames, hundreds of megabytes on lastzero-15 (28 MB a search of
+// indexer-16, which the search's goroutine reads back from another core),
+// and a fresh process pays a page fault for each new page of them. A
+// thread fits 16 bits (ts.MaxThreads).
 type lev struct {
-	t, out int32
-	obj    ts.Obj
-	also   int32 // 1 + the index of the step's Also in the table; 0: none
-	op     ts.Op
-	sync   bool
+	t    uint16
+	op   ts.Op
+	sync bool
+	out  int32
+	obj  ts.Obj
+	also int32 // 1 + the index of the step's Also in the table; 0: none
 }
+
+// lev.t holds every thread (the conversion does not compile otherwise).
+const _ = uint16(ts.MaxThreads - 1)
 
 // wevOf returns the event x packs, whose step's Also is in also.
 func wevOf(x lev, also [][]ts.Access) wev {
@@ -1489,7 +1495,7 @@ func (e *explorer[S]) attachAt(x *plan) int32 {
 		delete(e.src, node)
 		e.materialize(node)
 		c := e.wt.nodes[node].first
-		for c >= 0 && (e.wt.nodes[c].t != a.t || e.wt.nodes[c].out != a.out) {
+		for c >= 0 && (e.wt.nodes[c].t != int32(a.t) || e.wt.nodes[c].out != a.out) {
 			c = e.wt.nodes[c].next
 		}
 		if c < 0 {
@@ -2434,7 +2440,7 @@ func (p *wevPool) logTo(chunks *[][]lev, also *[][]ts.Access, w []wev) []lev {
 	k := len(c)
 	for i := range w {
 		x := &w[i]
-		l := lev{t: int32(x.t), out: int32(x.out), obj: x.step.Obj, op: x.step.Op, sync: x.step.Sync}
+		l := lev{t: uint16(x.t), out: int32(x.out), obj: x.step.Obj, op: x.step.Op, sync: x.step.Sync}
 		if x.step.Also != nil {
 			*also = append(*also, x.step.Also)
 			l.also = int32(len(*also))

@@ -282,7 +282,7 @@ func TestLogEntrySizes(t *testing.T) {
 	if got := unsafe.Sizeof(logOp{}); got > 64 {
 		t.Errorf("a log entry takes %d bytes, want at most 64", got)
 	}
-	if got := unsafe.Sizeof(lev{}); got > 20 {
-		t.Errorf("a logged event takes %d bytes, want at most 20", got)
+	if got := unsafe.Sizeof(lev{}); got > 16 {
+		t.Errorf("a logged event takes %d bytes, want at most 16", got)
 	}
 }
