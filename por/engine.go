@@ -312,7 +312,7 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 		}
 		return runParallel(ctx, sys, model, opt, m, &res)
 	}
-	e := pooled[S]()
+	e := pooled[S](false)
 	e.start(ctx, sys, model, opt, m, &res)
 	addSystemStats := search.SystemStats(sys)
 	err = e.Drive(e.root, e.loop, e.panicked)
@@ -323,43 +323,65 @@ func run[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, m 
 	return res, err
 }
 
-// explorers keeps the explorers of finished serial searches, one sync.Pool
-// per state type (keyed by a nil *S), so that the next search takes over
-// their frames, events, clocks, wakeup-tree pool and scratch buffers: a
-// search of a few hundred transitions otherwise spends much of its time
-// growing them (and the garbage collector, collecting them).
+// explorers keeps the explorers of finished searches, pools per state type
+// (keyed by a nil *S), so that the next search takes over their frames,
+// events, clocks, wakeup-tree pool and scratch buffers: a search of a few
+// hundred transitions otherwise spends much of its time growing them (and
+// the garbage collector, collecting them).
 var explorers sync.Map
 
-func pooled[S any]() *explorer[S] {
+// explorerPools are a state type's pools: one for the explorers of whole
+// searches (serial searches, a parallel search's coordinator and
+// predictor), whose wakeup trees hold the whole top of the search, and one
+// for those of units, whose trees are a unit's. Taken from one pool, a
+// coordinator got a unit's explorer as often as not and grew its tree
+// again: 270,000 nodes a search of indexer-16, 2.5% of a parallel search's
+// CPU time.
+type explorerPools struct{ search, unit sync.Pool }
+
+// pooled returns an explorer from the pool of units' explorers (unit) or
+// of whole searches', or a new one.
+func pooled[S any](unit bool) *explorer[S] {
 	var key any = (*S)(nil)
-	p, ok := explorers.Load(key)
+	v, ok := explorers.Load(key)
 	if !ok {
-		p, _ = explorers.LoadOrStore(key, new(sync.Pool))
+		v, _ = explorers.LoadOrStore(key, new(explorerPools))
 	}
-	if e, ok := p.(*sync.Pool).Get().(*explorer[S]); ok {
+	p := &v.(*explorerPools).search
+	if unit {
+		p = &v.(*explorerPools).unit
+	}
+	if e, ok := p.Get().(*explorer[S]); ok {
 		return e
 	}
 	return new(explorer[S])
 }
 
-// release hands e, whose search is over, back to the pool, without what
-// belongs to the caller: the states, the system, the context and options.
+// release hands e, whose search is over, back to its pool (a unit's
+// explorer, a worker, to the units' pool), without what belongs to the
+// caller: the states, the system, the context and options.
 func release[S any](e *explorer[S]) {
 	var zero S
 	for i := range e.stack {
 		e.stack[i].state = zero
 	}
+	unit := e.role == roleWorker
 	old := *e
 	*e = explorer[S]{}
 	e.keep(&old)
-	p, _ := explorers.Load(any((*S)(nil)))
-	p.(*sync.Pool).Put(e)
+	v, _ := explorers.Load(any((*S)(nil)))
+	if unit {
+		v.(*explorerPools).unit.Put(e)
+	} else {
+		v.(*explorerPools).search.Put(e)
+	}
 }
 
 // newExplorer returns an explorer of sys in mode m that fills res, from
-// the pool (release it when done).
-func newExplorer[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) *explorer[S] {
-	e := pooled[S]()
+// the pool of units' explorers (unit) or of whole searches' (release it
+// when done).
+func newExplorer[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result, unit bool) *explorer[S] {
+	e := pooled[S](unit)
 	e.start(ctx, sys, model, opt, m, res)
 	return e
 }

@@ -676,7 +676,7 @@ func exploreUnit[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		pub = e.memPub
 		e.recycle(ctx, opt, &res)
 	} else {
-		e = newExplorer(ctx, sys, model, opt, m, &res)
+		e = newExplorer(ctx, sys, model, opt, m, &res, true)
 		*ex = e
 	}
 	e.role = roleWorker
@@ -1168,7 +1168,7 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	res := &ts.Result{}
 	pub := int64(0) // what a previous predictor has counted of its buffers
 	if c == nil {
-		c = newExplorer(ctx, sys, model, opt, e.mode, res)
+		c = newExplorer(ctx, sys, model, opt, e.mode, res, false)
 	} else {
 		pub = c.memPub
 		c.recycle(ctx, opt, res)
@@ -1733,7 +1733,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 		workers = append(workers, worker{w, wm})
 	}
 	p.predSys, p.predModel, p.copied = workers[0].sys, workers[0].model, len(p.forks) > 0
-	e := newExplorer(ctx, sys, model, opt, m, res)
+	e := newExplorer(ctx, sys, model, opt, m, res, false)
 	e.role = roleCoordinator
 	e.mem = &p.pool.mem
 	p.pool.chunks, p.pool.logs = e.spareChunks, e.spareLogs

@@ -408,7 +408,7 @@ func traceEmits[S any](t interface{ Fatal(...any) }, sys ts.TransitionSystem[S],
 	}
 	opt.Workers = 2
 	log := &emitLog{}
-	e := newExplorer(context.Background(), sys, model, opt, modeODPOR, &res)
+	e := newExplorer(context.Background(), sys, model, opt, modeODPOR, &res, false)
 	e.role = roleCoordinator
 	p := &parallel[S]{ctx: context.Background(), cancel: func() {}, sys: sys, model: model, opt: opt, mode: modeODPOR,
 		jobs: map[string]*job{}, skip: map[string]bool{}, window: 1 << 30, trace: log, predSys: sys, predModel: model,
@@ -527,7 +527,7 @@ func TestReplanLazySubtree(t *testing.T) {
 
 		predictor := func(lazy bool) *explorer[models.LastzeroState] {
 			var res ts.Result
-			e := newExplorer(context.Background(), sys, model, Options{}, modeODPOR, &res)
+			e := newExplorer(context.Background(), sys, model, Options{}, modeODPOR, &res, false)
 			e.role, e.split = rolePredictor, 1
 			for len(e.stack) < 1 {
 				e.growStack()

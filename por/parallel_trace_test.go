@@ -105,7 +105,7 @@ func traceUnits[S any](t *testing.T, name string, sys ts.TransitionSystem[S], m 
 	var opt Options
 	opt.Workers, opt.SplitDepth = 2, split
 	tr := &unitTrace{since: map[string]int{}}
-	e := newExplorer(context.Background(), sys, model, opt, m, &res)
+	e := newExplorer(context.Background(), sys, model, opt, m, &res, false)
 	e.role, e.split = roleCoordinator, split
 	p := &parallel[S]{ctx: context.Background(), cancel: func() {}, sys: sys, model: model, opt: opt, mode: m, jobs: map[string]*job{}, skip: map[string]bool{}, window: 1 << 30, trace: tr, predSys: sys, predModel: model, cloneUnits: 1 << 30, cloneMin: 1 << 30}
 	p.cond = sync.NewCond(&p.mu)
@@ -189,7 +189,7 @@ func TestSplitDeepHandsOutWhatFollows(t *testing.T) {
 	var opt Options
 	opt.Workers, opt.SplitDepth, opt.SplitAfter = 2, 8, 1000
 	tr := &firstRestart{unitTrace: &unitTrace{since: map[string]int{}}, res: &res, at: -1}
-	e := newExplorer(context.Background(), sys, model, opt, modeODPOR, &res)
+	e := newExplorer(context.Background(), sys, model, opt, modeODPOR, &res, false)
 	e.role = roleCoordinator
 	p := &parallel[models.LastzeroState]{ctx: context.Background(), cancel: func() {}, sys: sys, model: model, opt: opt, mode: modeODPOR, jobs: map[string]*job{}, skip: map[string]bool{}, window: 1 << 30, trace: tr, predSys: sys, predModel: model, cloneUnits: 1 << 30, cloneMin: 1 << 30, split: 8, after: 1000}
 	p.cond = sync.NewCond(&p.mu)
