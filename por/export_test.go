@@ -15,8 +15,9 @@ func WithCutBudget(opt Options, n int) Options {
 }
 
 // ODPORAllChains is ODPOR with every insertion reading the execution's
-// chains (chainInitial), which the random programs of the tests, whose
-// sequences are short, would otherwise never reach.
+// chains (chainInitial), and with workers every commit's reading its index
+// (seqIndex), which the random programs of the tests, whose sequences are
+// short, would otherwise never reach.
 func ODPORAllChains[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options) (ts.Result, error) {
 	opt.chainMin = -1
 	return ODPOR(ctx, sys, opt)
