@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/ts"
@@ -717,6 +718,21 @@ func (e *explorer[S]) chainInitial(q ts.Tid, out int, x *wnode, w []wev) (bool, 
 	return (lx.t < 0 || !dependent(&st, &lx.step)) && !e.dependsOn(r, -1, r.upTo, &st), -1
 }
 
+// checkInitial counts, for tests, a weak-initial test of child x against
+// w[head:] answered without a scan (ok, jq), in tests, and in misses if the
+// scan's answer differs.
+func (e *explorer[S]) checkInitial(tests, misses *atomic.Int64, x *wnode, w []wev, head int, ok bool, jq int) {
+	st := e.wt.step(x)
+	want, wj := weakInitialIdx(ts.Tid(x.t), int(x.out), &st, w[head:], e.strict)
+	if wj >= 0 {
+		wj += head
+	}
+	tests.Add(1)
+	if want != ok || wj != jq {
+		misses.Add(1)
+	}
+}
+
 // insertMarking is insertAwake, marking the events it takes in w.
 func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 	f := &e.stack[i]
@@ -787,28 +803,12 @@ func (e *explorer[S]) insertMarking(i int, w []wev) bool {
 			} else if e.chains {
 				ok, jq = e.chainInitial(xt, int(x.out), x, w)
 				if chk := e.opt.checkDescent; chk != nil {
-					st := e.wt.step(x)
-					want, wj := weakInitialIdx(xt, int(x.out), &st, w[head:], e.strict)
-					if wj >= 0 {
-						wj += head
-					}
-					chk.chainTests.Add(1)
-					if want != ok || wj != jq {
-						chk.chainMisses.Add(1)
-					}
+					e.checkInitial(&chk.chainTests, &chk.chainMisses, x, w, head, ok, jq)
 				}
 			} else if e.seqIdx != nil {
 				ok, jq = e.indexInitial(e.seqIdx, xt, int(x.out), x, w)
 				if chk := e.opt.checkDescent; chk != nil {
-					st := e.wt.step(x)
-					want, wj := weakInitialIdx(xt, int(x.out), &st, w[head:], e.strict)
-					if wj >= 0 {
-						wj += head
-					}
-					chk.indexTests.Add(1)
-					if want != ok || wj != jq {
-						chk.indexMisses.Add(1)
-					}
+					e.checkInitial(&chk.indexTests, &chk.indexMisses, x, w, head, ok, jq)
 				}
 			} else {
 				st := e.wt.step(x)
