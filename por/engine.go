@@ -200,6 +200,7 @@ type explorer[S any] struct {
 	logAlso     [][]ts.Access // the Also of the steps of logChunks' events
 	planChunks  [][]lev
 	planSched   ts.Schedule // the coordinator's schedule, copied once a commit
+	remap       []int32     // clone's map of the coordinator's nodes to a predictor's
 	cands       []cand
 	cut         cutState // reversals that leave out several events (cut.go)
 	reinsert    [][]wev
@@ -453,7 +454,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.src, e.lazy, e.arena = old.src, old.lazy, old.arena[:0]
 	clear(e.src)
 	clear(e.lazy)
-	e.keyBuf, e.walkBuf, e.treeIDs = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0]
+	e.keyBuf, e.walkBuf, e.treeIDs, e.remap = old.keyBuf[:0], old.walkBuf[:0], old.treeIDs[:0], old.remap
 	e.cands, e.reinsert, e.replaySched = old.cands[:0], old.reinsert[:0], old.replaySched[:0]
 	e.init, e.inE = old.init, old.inE
 	e.spareChunks, e.spareLogs = old.spareChunks, old.spareLogs
@@ -1224,7 +1225,7 @@ func (e *explorer[S]) memoryUsed() int64 {
 		int64(len(e.visited))*mapEntryBytes + e.graph.bytes()
 	// The other accesses of the nodes' steps of several objects: an
 	// estimate of two each (walking them costs a check too much).
-	used += int64(len(e.wt.also)) * int64(unsafe.Sizeof([]ts.Access{})+2*unsafe.Sizeof(ts.Access{}))
+	used += int64(len(e.wt.also))*int64(unsafe.Sizeof([]ts.Access{})+2*unsafe.Sizeof(ts.Access{})) + int64(cap(e.remap))*4
 	for _, w := range e.logLast {
 		used += int64(cap(w)) * int64(unsafe.Sizeof(wev{}))
 	}

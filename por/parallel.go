@@ -1190,8 +1190,14 @@ func (e *explorer[S]) clone(sys ts.TransitionSystem[S], model *search.Model[S], 
 	if e.mode == modeODPOR && e.depth > 0 {
 		// Only the frames' roots and current branches are looked up, all
 		// on the path copied first: the other entries need no reset.
-		remap = slices.Grow(e.par.remap[:0], len(e.wt.nodes))[:len(e.wt.nodes)]
-		e.par.remap = remap
+		if n := len(e.wt.nodes); cap(e.remap) < n {
+			// By doubling, and kept with the coordinator's explorer for
+			// the next search: grown to each new size of the pool, and
+			// again in each search, it was a quarter of what a parallel
+			// search of indexer-16 allocated.
+			e.remap = make([]int32, max(n, 2*cap(e.remap)))
+		}
+		remap = e.remap[:len(e.wt.nodes)]
 		// The budget counts units (moves into the split depth), whose
 		// subtrees can hold thousands of nodes each: up to cloneUnits of
 		// them, or cloneNodes nodes once it has cloneMin.
@@ -1651,8 +1657,7 @@ type parallel[S any] struct {
 	forks     []ts.TransitionSystem[S]
 	inlineEx  *explorer[S] // the coordinator's, for the units it explores itself
 	predEx    *explorer[S] // the last predictor, stopped before the next reuses it
-	remap     []int32      // clone's buffers
-	cloneWalk []cloneStep
+	cloneWalk []cloneStep  // clone's buffers
 	clonePend []subtreeStep
 	// trees holds the encodings of the coordinator's unit subtrees that
 	// predictors wrote, by node (see unitHere); spareTrees is the map
