@@ -201,3 +201,32 @@ func TestODPORDescentsModels(t *testing.T) {
 		}
 	}
 }
+
+// With the default bounds, a coordinator's commits on indexer-13 (units in
+// turn on one goroutine: deterministic) answer their weak-initial tests of
+// long sequences from the frames' indexes (seqIndex), each as a scan would,
+// and the search is the serial one. The count is this release's: a change
+// in it is a change in which insertions read the index.
+func TestODPORCommitIndex(t *testing.T) {
+	chk := &descentCheck{}
+	sys := models.NewIndexer(13)
+	opt := Options{Options: ts.Options{Workers: 2}, SplitAfter: -1, inline: true, checkDescent: chk}
+	got, err := ODPOR(context.Background(), sys, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ODPOR(context.Background(), sys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range got.Stats {
+		if strings.HasPrefix(k, "parallel-") || k == "feasibility-replays" {
+			delete(got.Stats, k)
+			delete(want.Stats, k)
+		}
+	}
+	sameSearch(t, got, want)
+	if tests, misses := chk.indexTests.Load(), chk.indexMisses.Load(); tests != 498 || misses != 0 {
+		t.Errorf("%d weak-initial tests answered from the commits' indexes, %d differ from a scan; want 498, none", tests, misses)
+	}
+}
