@@ -2445,6 +2445,9 @@ func (p *wevPool) logTo(chunks *[][]lev, also *[][]ts.Access, w []wev) []lev {
 	k := len(c)
 	for i := range w {
 		x := &w[i]
+		if uint(x.t) >= ts.MaxThreads {
+			panic("por: a logged event of no thread") // a marked or placeholder event: lev.t would wrap
+		}
 		l := lev{t: uint16(x.t), out: int32(x.out), obj: x.step.Obj, op: x.step.Op, sync: x.step.Sync}
 		if x.step.Also != nil {
 			*also = append(*also, x.step.Also)
