@@ -251,12 +251,17 @@
 // default split depths, lastzero-12 and indexer-16 (ODPOR) would allow
 // 1.93-1.98x with 2 workers and no overhead (TestParallelTrace with
 // -por.units), if the predictor saw every unit it has copied. Measured
-// on 2 cores with 2 workers against one (BenchmarkParallel, medians of 5,
-// in a quiet spell): 1.50x on indexer-16 and 1.31x on lastzero-12 with
-// ODPOR, whose workers log the reversal of every race of the search's
-// events for the search to insert (the CPU time of every goroutine is
-// 1.23x and 1.46x the serial search's, which bounds what 2 cores can
-// give), and 1.98x on indexer-16 with DPOR. (Before ODPOR analysed every
+// on 2 cores with 2 workers against one (BenchmarkParallel, medians of 8,
+// in a spell when two serial searches at once ran as fast as one): 1.47x
+// on indexer-16 and 1.10x on lastzero-12 with ODPOR, whose workers log the
+// reversal of every race of the search's events for the search to insert
+// (the CPU time of every goroutine is 1.22x and 1.70x the serial search's,
+// which bounds what 2 cores can give), and 1.78x on indexer-16 with DPOR.
+// The search inserts those reversals from an index of each frame's logged
+// sequence (the tests a scan would make, answered along a thread's or an
+// object's events). The host moves these figures from day to day: an
+// earlier release measured 1.50x, 1.31x and 1.98x, the previous release
+// 1.23x and 0.99x for ODPOR on the same day as these. (Before ODPOR analysed every
 // race of every execution: 1.62-1.73x on indexer-16 and 1.72x on
 // casrot-10 with ODPOR, 1.71x on lastzero-8 and 1.45x on bluetooth-4 with
 // Sleep, 1.63-1.66x on lastzero-12.) A search in a fresh process gains
