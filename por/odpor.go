@@ -651,19 +651,20 @@ func (e *explorer[S]) takeEvent(w []wev, a int) {
 }
 
 // chainMin is the length of sequence above which insertMarking's tests
-// read the execution's chains (chainInitial) or an index (seqIndex).
+// read the execution's chains (chainInitial).
 const chainMin = 40
 
 // indexMin is the length of sequence above which a coordinator's commit
 // indexes it (seqIndex) for insertMarking's tests.
 const indexMin = 40
 
-// chainLen returns min, or the tests' replacement (Options.chainMin).
-func (e *explorer[S]) chainLen(min int) int {
+// chainLen returns bound (chainMin or indexMin), or the tests'
+// replacement (Options.chainMin).
+func (e *explorer[S]) chainLen(bound int) int {
 	if e.opt.chainMin != 0 {
 		return e.opt.chainMin
 	}
-	return min
+	return bound
 }
 
 // chainInitial is weakInitialIdx(q, out, x's step, w[head:], e.strict) for

@@ -157,12 +157,21 @@ func TestODPORReductionRandom(t *testing.T) {
 // these programs make), ODPOR reaches exactly the terminal states and
 // violations of ts.Explore on random programs with every feature, and on
 // programs without checks explores each trace ts.Explore reaches exactly
-// once.
+// once; split into units on 2 workers, with every commit answering from its
+// index (seqIndex), it does the same.
 func TestODPORChainsAgainstExplore(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		p := tstest.Programs(genShape(t)).Draw(t, "program")
 		tstest.CheckReduction(t, p, adapt(por.ODPORAllChains[tstest.State]), tstest.ReductionOptions{Bound: ts.NoBound})
+		// Split into units, so that the commits read their indexes too.
+		depth := rapid.IntRange(1, 4).Draw(t, "splitDepth")
+		split := func(ctx context.Context, sys ts.TransitionSystem[tstest.State], opt por.Options) (ts.Result, error) {
+			opt.Workers, opt.SplitAfter, opt.SplitDepth = 2, -1, depth
+			return por.ODPORAllChains(ctx, sys, opt)
+		}
+		tstest.CheckReduction(t, p, adapt(split), tstest.ReductionOptions{Bound: ts.NoBound})
 		q := tstest.Programs(tstest.GenOptions{NoAsserts: true, NoDeadlocks: true}.Core()).Draw(t, "optimal")
 		tstest.CheckOptimal(t, q, adapt(por.ODPORAllChains[tstest.State]), tstest.ReductionOptions{Bound: ts.NoBound})
+		tstest.CheckOptimal(t, q, adapt(split), tstest.ReductionOptions{Bound: ts.NoBound})
 	})
 }

@@ -1,6 +1,7 @@
 package por
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/weftlab/weft/ts"
@@ -32,7 +33,7 @@ type idxEvent struct {
 // memoryUsed returns the bytes ix holds, for the memory budget.
 func (ix *seqIndex) memoryUsed() int64 {
 	return int64(cap(ix.first)+cap(ix.last)+cap(ix.alsoPrev))*4 + int64(cap(ix.ev))*int64(unsafe.Sizeof(idxEvent{})) +
-		int64(cap(ix.objLast.dense))*4 + int64(len(ix.objLast.sparse))*16
+		int64(cap(ix.objLast.dense))*4 + int64(len(ix.objLast.sparse))*mapEntryBytes
 }
 
 // extend indexes w's events from ix.n on; threads are below n.
@@ -41,10 +42,7 @@ func (ix *seqIndex) extend(w []wev, n int) {
 		ix.first = append(ix.first, -1)
 		ix.last = append(ix.last, -1)
 	}
-	if cap(ix.ev) < len(w) {
-		ix.ev = append(ix.ev[:cap(ix.ev)], make([]idxEvent, len(w)-cap(ix.ev))...)
-	}
-	ev := ix.ev[:len(w)]
+	ev := slices.Grow(ix.ev[:ix.n], len(w)-ix.n)[:len(w)]
 	for k := ix.n; k < len(w); k++ {
 		x := &w[k]
 		y := &ev[k]
