@@ -83,6 +83,20 @@ func (s slowApply) Apply(st models.LastzeroState, t ts.Tid) models.LastzeroState
 	return s.Lastzero.Apply(st, t)
 }
 
+// firstSlow is slowApply whose first transition takes 50 ms.
+type firstSlow struct {
+	slowApply
+	done *bool
+}
+
+func (s firstSlow) Apply(st models.LastzeroState, t ts.Tid) models.LastzeroState {
+	if !*s.done {
+		*s.done = true
+		time.Sleep(50 * time.Millisecond)
+	}
+	return s.slowApply.Apply(st, t)
+}
+
 func TestICBCancellationIsPrompt(t *testing.T) {
 	for name, f := range icbStrategies[models.LastzeroState]() {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -106,7 +120,10 @@ func TestICBMemoryBudgetAndProgress(t *testing.T) {
 			t.Errorf("%s: %v, want ErrMemory", name, err)
 		}
 		calls := 0
-		_, err = f(context.Background(), slowApply{models.NewLastzero(4)}, ts.Options{
+		// The first transition outlasts the interval many times over: a
+		// sync-only search ends after 9 transitions, which a loaded
+		// machine can run before the progress timer's goroutine does.
+		_, err = f(context.Background(), firstSlow{slowApply{models.NewLastzero(4)}, new(bool)}, ts.Options{
 			ProgressEvery: time.Millisecond, Progress: func(ts.Result) { calls++ },
 			Limits: ts.Limits{Transitions: 100}})
 		if err != nil || calls == 0 {
