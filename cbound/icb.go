@@ -3,6 +3,7 @@ package cbound
 import (
 	"context"
 	"fmt"
+	"github.com/weftlab/weft/internal/grow"
 	"slices"
 	"unsafe"
 
@@ -609,12 +610,12 @@ func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
 		}
 		if node == unsetNode {
 			node = e.nodeOf(e.depth - 1)
-			e.nextFrom = append(e.nextFrom, icbOrigin[S]{state: top.state, hash: top.hash, hashed: top.hashed})
+			e.nextFrom = grow.Append(e.nextFrom, icbOrigin[S]{state: top.state, hash: top.hash, hashed: top.hashed})
 			origin = int32(len(e.nextFrom) - 1)
 		}
 		step := e.pack(top.steps[u])
 		for c := range top.outs[u] {
-			e.next = append(e.next, icbItem{origin: origin, node: node, thread: int32(u), out: int32(c), step: step})
+			e.next = grow.Append(e.next, icbItem{origin: origin, node: node, thread: int32(u), out: int32(c), step: step})
 		}
 	}
 }
@@ -702,9 +703,9 @@ func (e *icb[S]) nodeOf(i int) int32 {
 	if i > 0 {
 		parent = e.nodeOf(i - 1)
 	}
-	e.nodes = append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1]})
+	e.nodes = grow.Append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1]})
 	if e.opt.SyncOnly {
-		e.nodeSteps = append(e.nodeSteps, f.in)
+		e.nodeSteps = grow.Append(e.nodeSteps, f.in)
 	}
 	f.node = int32(len(e.nodes) - 1)
 	return f.node

@@ -2,6 +2,7 @@ package hb
 
 import (
 	"fmt"
+	"github.com/weftlab/weft/internal/grow"
 	"slices"
 	"unsafe"
 
@@ -203,7 +204,11 @@ func (tb *Table) insertFull(s *State) int {
 	for n > 0 && len(s.seqs[n-1]) == 0 {
 		n--
 	}
-	tb.words = append(tb.words, word(n))
+	k := 1 + n
+	for _, seq := range s.seqs[:n] {
+		k += len(seq)
+	}
+	tb.words = append(grow.Slice(tb.words, k), word(n))
 	for _, seq := range s.seqs[:n] {
 		tb.words = append(tb.words, word(len(seq)))
 	}
@@ -232,7 +237,7 @@ func (tb *Table) InsertAdded(s *State, ref int, t ts.Tid) (id int, added bool) {
 	ws := seq[lastStart(seq):]
 	tb.checkRef(ref, s.hash^s.keys.event(eventOf(t, n, ws)))
 	off := len(tb.words)
-	tb.words = append(tb.words, ws...)
+	tb.words = append(grow.Slice(tb.words, len(ws)), ws...)
 	return tb.add(s, tableEntry{w: span(off, len(ws)), ref: int32(ref), t: int32(t), kind: entryAdded, multi: true}), true
 }
 
@@ -339,7 +344,7 @@ func (tb *Table) add(s *State, x tableEntry) int {
 		}
 	}
 	id := len(tb.entries)
-	tb.entries = append(tb.entries, x)
+	tb.entries = grow.Append(tb.entries, x)
 	if 2*len(tb.entries) > len(tb.slots) {
 		tb.rehash()
 	} else {

@@ -2,6 +2,7 @@ package por
 
 import (
 	"context"
+	"github.com/weftlab/weft/internal/grow"
 	"math/bits"
 	"slices"
 	"sync/atomic"
@@ -409,7 +410,7 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 		if e.logRace {
 			e.logRaceOf(&op, int32(w[len(w)-1].out))
 		}
-		e.log = append(e.log, op)
+		e.log = grow.Append(e.log, op)
 		return
 	}
 	if !e.sleepKnown && e.asleepIn(&e.stack[i], w) {

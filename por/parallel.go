@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/weftlab/weft/internal/grow"
 	"iter"
 	"math"
 	"slices"
@@ -533,6 +534,7 @@ func appendSubtree(b []byte, w *wtree, r int32, walk *[]int32) ([]byte, int) {
 		}
 		n := &w.nodes[ch]
 		stack[k+1] = n.next
+		c.b = grow.Slice(c.b, 9) // a packed node: keys of large subtrees grow to megabytes
 		if x, ok := packNode(n, i-parent); ok {
 			c.b = binary.LittleEndian.AppendUint64(c.b, x)
 		} else if x, last, ok := packNode2(n, i-parent); ok {
@@ -550,7 +552,7 @@ func appendSubtree(b []byte, w *wtree, r int32, walk *[]int32) ([]byte, int) {
 // keyString returns u's key as a string, making it from u.keyb once.
 func (u *unit) keyString() string {
 	if u.key == "" {
-		u.key = string(u.keyb)
+		u.key = grow.String(u.keyb)
 	}
 	return u.key
 }
@@ -1469,7 +1471,7 @@ func (e *explorer[S]) planned(i int, w []wev, extra bool) {
 	x := plan{frame: i, path: e.planSched[:i:i], extra: extra}
 	x.attach = pool.logTo(&e.planChunks, &x.also, e.planPath)
 	x.suffix = pool.logTo(&e.planChunks, &x.also, w)
-	e.plans = append(e.plans, x)
+	e.plans = grow.Append(e.plans, x)
 }
 
 // replan applies plan x to a predictor's frames, and reports whether it
@@ -2053,7 +2055,7 @@ func (p *parallel[S]) emit(u *unit, gen int) bool {
 	if j, ok := p.jobs[string(u.keyb)]; ok {
 		u.key = j.u.key
 	} else {
-		u.key = string(u.keyb)
+		u.key = grow.String(u.keyb)
 	}
 	u.keyb = nil
 	if u.newSubtree {

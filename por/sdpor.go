@@ -2,6 +2,7 @@ package por
 
 import (
 	"context"
+	"github.com/weftlab/weft/internal/grow"
 	"math/bits"
 
 	"github.com/bits-and-blooms/bitset"
@@ -280,7 +281,7 @@ func (g *opGraph) keepOps(at []int32) uint32 {
 	if i >= 1<<30 {
 		return 0
 	}
-	g.stateAt, g.n = append(g.stateAt, at...), len(at)
+	g.stateAt, g.n = append(grow.Slice(g.stateAt, len(at)), at...), len(at)
 	return uint32(i) << 2
 }
 

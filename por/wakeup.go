@@ -1,8 +1,7 @@
 package por
 
 import (
-	"slices"
-
+	"github.com/weftlab/weft/internal/grow"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -141,7 +140,7 @@ const minNodes = 1024
 // written, some 13 microseconds each in a virtual machine.
 func (w *wtree) room() {
 	if len(w.nodes) == cap(w.nodes) {
-		w.nodes = slices.Grow(w.nodes, max(cap(w.nodes), minNodes))
+		w.nodes = grow.Slice(w.nodes, max(cap(w.nodes), minNodes))
 	}
 }
 
@@ -242,7 +241,7 @@ func (w *wtree) free1(c int32) {
 		w.also[a-1] = nil
 		w.alsoSpare = append(w.alsoSpare, a)
 	}
-	w.spare = append(w.spare, c)
+	w.spare = grow.Append(w.spare, c)
 }
 
 // leaves appends to dst the sequences from below node c to each leaf of its
