@@ -45,6 +45,7 @@ func Slice[E any](s []E, n int) []E {
 		copy(t, s)
 		return t
 	}
+	//lint:ignore S1001 copy is the one memmove this package avoids
 	for i := range s {
 		t[i] = s[i]
 	}
