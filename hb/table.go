@@ -204,16 +204,12 @@ func (tb *Table) insertFull(s *State) int {
 	for n > 0 && len(s.seqs[n-1]) == 0 {
 		n--
 	}
-	k := 1 + n
+	tb.words = grow.Append(tb.words, word(n))
 	for _, seq := range s.seqs[:n] {
-		k += len(seq)
-	}
-	tb.words = append(grow.Slice(tb.words, k), word(n))
-	for _, seq := range s.seqs[:n] {
-		tb.words = append(tb.words, word(len(seq)))
+		tb.words = grow.Append(tb.words, word(len(seq)))
 	}
 	for _, seq := range s.seqs[:n] {
-		tb.words = append(tb.words, seq...)
+		tb.words = append(grow.Slice(tb.words, len(seq)), seq...)
 	}
 	return tb.add(s, tableEntry{ref: int32(off), kind: entryFull})
 }

@@ -20,19 +20,22 @@
 package grow
 
 import (
+	"slices"
 	"strings"
 	"unsafe"
 )
 
-// loopBytes is the size above which Slice copies in a loop rather than with
-// copy: below it, the copy is over before a collection would notice.
+// loopBytes is the size above which Slice copies in a loop, and String in
+// steps.
 const loopBytes = 64 << 10
 
 // Slice returns s with room for n more elements (n >= 0), as slices.Grow
 // does: s itself if it has the room, else a copy of s in an array of the
 // capacity append would give it (twice the old one for a small slice, a
 // quarter more for a large one, at least what is asked), so that the
-// memory a table of states holds beyond its contents stays as it was.
+// memory a table of states holds beyond its contents stays as it was. A
+// slice that stays small grows by slices.Grow itself: its copy is over
+// before a collection would notice.
 func Slice[E any](s []E, n int) []E {
 	if n < 0 {
 		panic("grow.Slice: negative count")
@@ -40,11 +43,10 @@ func Slice[E any](s []E, n int) []E {
 	if cap(s)-len(s) >= n {
 		return s
 	}
-	t := make([]E, len(s), nextCap(cap(s), len(s)+n))
-	if len(s)*int(unsafe.Sizeof(*new(E))) <= loopBytes {
-		copy(t, s)
-		return t
+	if (len(s)+n)*int(unsafe.Sizeof(*new(E))) <= loopBytes {
+		return slices.Grow(s, n)
 	}
+	t := make([]E, len(s), nextCap(cap(s), len(s)+n))
 	//lint:ignore S1001 copy is the one memmove this package avoids
 	for i := range s {
 		t[i] = s[i]
