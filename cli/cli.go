@@ -181,7 +181,7 @@ func parse(args []string, stderr io.Writer, systems []System) (*command, int) {
 	fs.Int64Var(&c.runs, "runs", weft.DefaultRuns, "runs a sampler (random, pct, urw) takes; 0: until -timeout or a limit (0 when one is given and -runs is not)")
 	fs.Uint64Var(&c.seed, "seed", 0, "`seed` of a sampler's runs and of -estimate's probes: the same seed samples the same runs")
 	fs.IntVar(&c.pctDepth, "pct-depth", 0, fmt.Sprintf("bug depth `d` pct looks for (-depth is the longest execution); 0: %d", random.DefaultDepth))
-	fs.IntVar(&c.workers, "workers", 0, "explore with `n` goroutines (odpor, dpor, sleep, dfs-stateful, which keeps them only where it measures a gain; the result is the same as with one)")
+	fs.IntVar(&c.workers, "workers", 0, "explore with `n` goroutines (odpor, dpor, sleep: no more than GOMAXPROCS; dfs-stateful keeps them only where it measures a gain; the result is the same as with one)")
 	fs.BoolVar(&c.estimate, "estimate", false, "estimate the size of the search first (dfs, sleep, dpor, odpor; a sampler's runs), print it, and add the share done and the time left to progress reports")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usageHead)

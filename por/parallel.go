@@ -8,6 +8,7 @@ import (
 	"github.com/weftlab/weft/internal/grow"
 	"iter"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -1602,7 +1603,9 @@ type parallel[S any] struct {
 	opt    Options
 	mode   mode
 	window int
-	split  int // the split depth, once the search splits
+	// workers is how many goroutines explore (exploring).
+	workers int
+	split   int // the split depth, once the search splits
 	// deepest is the deepest frame the search has reached before it
 	// splits; fixed, whether split is fixed (see splitHere).
 	deepest int
@@ -1690,13 +1693,26 @@ type parallel[S any] struct {
 	repeated                     int64 // of those, insertions of the frame's last sequence, skipped
 }
 
+// exploring returns how many goroutines a search asked for workers runs:
+// workers, but no more than the scheduler runs at once (GOMAXPROCS), and
+// at least 2. The search's own goroutine is on the critical path (it
+// commits the units' results in order and explores those no guess had);
+// sharing the cores with more explorers than there are slowed it in
+// proportion: 8 workers on 2 cores took 2.6 times as long as 1 worker on
+// indexer-17, 8.8 times on lastzero-16.
+func exploring(workers int) int {
+	return min(workers, max(runtime.GOMAXPROCS(0), 2))
+}
+
 // runParallel runs the search of runParallel's caller with opt.Workers
-// workers (see the top of this file).
+// workers (see the top of this file), as many of them exploring as
+// exploring allows.
 func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *search.Model[S], opt Options, m mode, res *ts.Result) (ts.Result, error) {
 	pctx, cancel := context.WithCancel(ctx)
-	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * opt.Workers, keep: 64 * opt.Workers, cloneUnits: cloneUnitsPerWorker * opt.Workers, cloneMin: 8 * opt.Workers}
+	n := exploring(opt.Workers)
+	p := &parallel[S]{ctx: pctx, cancel: cancel, sys: sys, model: model, opt: opt, mode: m, jobs: make(map[string]*job), skip: make(map[string]bool), window: 4 * n, keep: 64 * n, cloneUnits: cloneUnitsPerWorker * n, cloneMin: 8 * n, workers: n}
 	p.cond = sync.NewCond(&p.mu)
-	local := opt.Workers - 1 // the coordinator explores too (wait)
+	local := n - 1 // the coordinator explores too (wait)
 	if opt.inline {
 		local = 0 // every unit on the caller's goroutine
 	}
@@ -1765,6 +1781,7 @@ func runParallel[S any](ctx context.Context, sys ts.TransitionSystem[S], model *
 	err = e.Err
 	e.spareChunks, e.spareLogs = p.pool.chunks, p.pool.logs
 	release(e)
+	res.Stats["parallel-workers"] = int64(p.workers)
 	res.Stats["parallel-units"] = p.units
 	res.Stats["parallel-reruns"] = p.reruns
 	res.Stats["parallel-misses"] = p.misses

@@ -270,6 +270,38 @@ func TestParallelGoroutines(t *testing.T) {
 	}
 }
 
+// A search asked for more workers than the scheduler runs at once explores
+// on as many goroutines as it does (at least 2), with the serial search's
+// result: its own goroutine commits every unit in order, and more explorers
+// than cores only took cores from it (8 workers on 2 cores: 2.6 times the
+// time of 1 worker on indexer-17, 8.8 times on lastzero-16).
+func TestParallelWorkersAtMostCores(t *testing.T) {
+	want := min(64, max(runtime.GOMAXPROCS(0), 2))
+	if got := exploring(64); got != want {
+		t.Errorf("exploring(64) = %d with GOMAXPROCS %d, want %d", got, runtime.GOMAXPROCS(0), want)
+	}
+	if got := exploring(2); got != 2 {
+		t.Errorf("exploring(2) = %d, want 2", got)
+	}
+	lz := models.NewLastzero(8)
+	serial, err := ODPOR(context.Background(), lz, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var opt Options
+	opt.Workers, opt.SplitDepth, opt.SplitAfter = 64, 6, -1
+	res, err := ODPOR(context.Background(), lz, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Stats["parallel-workers"]; got != int64(want) || res.Stats["parallel-units"] == 0 {
+		t.Errorf("64 workers: %d exploring, %d units; want %d exploring", got, res.Stats["parallel-units"], want)
+	}
+	if res.Executions != serial.Executions || res.Transitions != serial.Transitions || !res.Complete {
+		t.Errorf("64 workers: %d executions, %d transitions; serial %d, %d", res.Executions, res.Transitions, serial.Executions, serial.Transitions)
+	}
+}
+
 // A parallel ODPOR search allocates per unit, not per logged insertion: the
 // sequences its workers log and the plans the coordinator forwards go into
 // recycled chunks. On lastzero-12 split from the start at depth 12 (352

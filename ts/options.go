@@ -109,6 +109,10 @@ type Options struct {
 	// that implements Forker (see the package documentation, "Parallel
 	// search"). ExploreStateful measures at its start whether its workers
 	// pay, and where they do not goes on on the caller's goroutine alone.
+	// The por strategies explore on at most as many goroutines as
+	// GOMAXPROCS (but 2 at least): their search's own goroutine orders
+	// every unit's result, and more explorers than cores only slow it
+	// (Result.Stats["parallel-workers"] says how many explored).
 	Workers int
 
 	// probe, in tests, changes when the workers start and how it is
