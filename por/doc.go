@@ -223,7 +223,7 @@
 // ones while it waits for a result. It is on every unit's critical path,
 // so no more goroutines explore than the scheduler runs at once
 // (GOMAXPROCS, but 2 at least; Stats["parallel-workers"]): with 8 on 2
-// cores, indexer-17 took 2.6 times as long as with 1 worker, lastzero-16
+// cores, indexer-17 took 2.2 times as long as with 1 worker, lastzero-16
 // 8.8 times, where now 8 workers are 2. So the result is the
 // serial search's whatever the worker count: the same executions in the
 // same order, the same figures (but ODPOR's feasibility-replays and

@@ -1698,7 +1698,7 @@ type parallel[S any] struct {
 // at least 2. The search's own goroutine is on the critical path (it
 // commits the units' results in order and explores those no guess had);
 // sharing the cores with more explorers than there are slowed it in
-// proportion: 8 workers on 2 cores took 2.6 times as long as 1 worker on
+// proportion: 8 workers on 2 cores took 2.2 times as long as 1 worker on
 // indexer-17, 8.8 times on lastzero-16.
 func exploring(workers int) int {
 	return min(workers, max(runtime.GOMAXPROCS(0), 2))

@@ -273,7 +273,7 @@ func TestParallelGoroutines(t *testing.T) {
 // A search asked for more workers than the scheduler runs at once explores
 // on as many goroutines as it does (at least 2), with the serial search's
 // result: its own goroutine commits every unit in order, and more explorers
-// than cores only took cores from it (8 workers on 2 cores: 2.6 times the
+// than cores only took cores from it (8 workers on 2 cores: 2.2 times the
 // time of 1 worker on indexer-17, 8.8 times on lastzero-16).
 func TestParallelWorkersAtMostCores(t *testing.T) {
 	want := min(64, max(runtime.GOMAXPROCS(0), 2))
