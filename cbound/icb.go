@@ -3,12 +3,12 @@ package cbound
 import (
 	"context"
 	"fmt"
-	"github.com/weftlab/weft/internal/grow"
 	"slices"
 	"unsafe"
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/internal/flat"
+	"github.com/weftlab/weft/internal/grow"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )

@@ -2,10 +2,10 @@ package hb
 
 import (
 	"fmt"
-	"github.com/weftlab/weft/internal/grow"
 	"slices"
 	"unsafe"
 
+	"github.com/weftlab/weft/internal/grow"
 	"github.com/weftlab/weft/ts"
 )
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/weftlab/weft/internal/grow"
 	"iter"
 	"math"
 	"runtime"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/bits-and-blooms/bitset"
 
+	"github.com/weftlab/weft/internal/grow"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )

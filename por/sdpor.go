@@ -2,12 +2,12 @@ package por
 
 import (
 	"context"
-	"github.com/weftlab/weft/internal/grow"
 	"math/bits"
 
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/grow"
 	"github.com/weftlab/weft/ts"
 )
 

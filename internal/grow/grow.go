@@ -1,22 +1,3 @@
-// Package grow grows slices that get large (pools of millions of nodes,
-// tables of millions of states) in code the Go scheduler can stop at any
-// instruction.
-//
-// append and slices.Grow move a slice to its larger array with one call of
-// the runtime's memmove, and clear the rest with one call of its memclr:
-// assembly, in which a goroutine cannot be preempted. Moving tens of
-// megabytes to pages the program has never touched takes tens of
-// milliseconds where a page fault is slow (some 14 microseconds each in a
-// virtual machine), and a garbage collection that starts meanwhile cannot
-// scan the goroutine's stack until the call returns: it signals the
-// goroutine again and again, each signal delivered during a page fault,
-// while its worker spins on another core. An ODPOR search of lastzero-15
-// in a test binary spent a quarter of its time so (1.75 s against 1.33 s
-// with the growth below, the same as with asynchronous preemption off).
-//
-// Slice allocates the new array with make, which leaves fresh memory as
-// the system gives it (zero) and clears reused memory in steps the
-// scheduler can stop between, and copies a large slice in a Go loop.
 package grow
 
 import (
@@ -37,11 +18,16 @@ const loopBytes = 64 << 10
 // slice that stays small grows by slices.Grow itself: its copy is over
 // before a collection would notice.
 func Slice[E any](s []E, n int) []E {
+	if cap(s)-len(s) >= n && n >= 0 {
+		return s // inlined: the usual case costs a comparison
+	}
+	return larger(s, n)
+}
+
+// larger is Slice where s has not the room.
+func larger[E any](s []E, n int) []E {
 	if n < 0 {
 		panic("grow.Slice: negative count")
-	}
-	if cap(s)-len(s) >= n {
-		return s
 	}
 	if (len(s)+n)*int(unsafe.Sizeof(*new(E))) <= loopBytes {
 		return slices.Grow(s, n)
@@ -75,7 +61,7 @@ func nextCap(old, want int) int {
 // Append appends x to s, as append does, growing s with Slice.
 func Append[E any](s []E, x E) []E {
 	if len(s) == cap(s) {
-		s = Slice(s, 1)
+		s = larger(s, 1)
 	}
 	return append(s, x)
 }
