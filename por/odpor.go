@@ -2,12 +2,13 @@ package por
 
 import (
 	"context"
-	"github.com/weftlab/weft/internal/grow"
 	"math/bits"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/grow"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -414,6 +415,15 @@ func (e *explorer[S]) insertAt(i int, w []wev) {
 		return
 	}
 	if !e.sleepKnown && e.asleepIn(&e.stack[i], w) {
+		return
+	}
+	if t := e.opt.insertTimes; t != nil {
+		start := time.Now()
+		e.insertAwake(i, w)
+		if len(*t) <= i {
+			*t = append(*t, make([]time.Duration, i+1-len(*t))...)
+		}
+		(*t)[i] += time.Since(start)
 		return
 	}
 	e.insertAwake(i, w)

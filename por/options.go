@@ -3,6 +3,7 @@ package por
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/weftlab/weft/ts"
 )
@@ -109,6 +110,13 @@ type Options struct {
 	chainMin int
 	// cutBudget, in tests and when positive, replaces ODPOR's cutBudget.
 	cutBudget int
+	// insertTimes, in tests, makes a serial ODPOR search add the time of
+	// each insertion into a frame's wakeup tree to the entry of the
+	// frame's depth (grown as needed): a parallel search's coordinator
+	// makes the insertions into the frames above the split depth itself,
+	// in order, so that their share of a serial search's time bounds what
+	// splitting can gain (TestParallelTrace).
+	insertTimes *[]time.Duration
 }
 
 func (o Options) validate() error {

@@ -3,8 +3,10 @@ package por
 import (
 	"context"
 	"flag"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/internal/search"
@@ -121,8 +123,36 @@ func traceUnits[S any](t *testing.T, name string, sys ts.TransitionSystem[S], m 
 			early++
 		}
 	}
-	t.Logf("| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %d |", name, split, len(tr.units),
-		float64(total)/float64(tr.makespan(2)), float64(total)/float64(tr.makespan(4)), float64(total)/float64(tr.makespan(8)), float64(total)/float64(tr.makespan(64)), early)
+	t.Logf("| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %d | %s |", name, split, len(tr.units),
+		float64(total)/float64(tr.makespan(2)), float64(total)/float64(tr.makespan(4)), float64(total)/float64(tr.makespan(8)), float64(total)/float64(tr.makespan(64)), early,
+		insertShare(t, sys, m, split))
+}
+
+// insertShare returns, for ODPOR, the share of a serial search's time spent
+// inserting into the wakeup trees of the frames above split (the best of 3
+// searches), which a parallel search's coordinator does itself, in order;
+// "-" for the other modes, whose coordinator's own work is small.
+func insertShare[S any](t *testing.T, sys ts.TransitionSystem[S], m mode, split int) string {
+	if m != modeODPOR {
+		return "-"
+	}
+	best := 1.0
+	for range 3 {
+		var times []time.Duration
+		var opt Options
+		opt.insertTimes = &times
+		start := time.Now()
+		if _, err := run(context.Background(), sys, opt, m); err != nil {
+			t.Fatal(err)
+		}
+		all := time.Since(start)
+		var above time.Duration
+		for _, d := range times[:min(split, len(times))] {
+			above += d
+		}
+		best = min(best, float64(above)/float64(all))
+	}
+	return fmt.Sprintf("%.0f%%", 100*best)
 }
 
 var traceUnitsFlag = flag.Bool("por.units", false, "log what speculation could gain on the models the parallel search is measured on (TestParallelTrace)")
@@ -138,8 +168,8 @@ func TestParallelTrace(t *testing.T) {
 	if !*traceUnitsFlag {
 		t.Skip("-por.units logs the units' dependencies")
 	}
-	t.Log("| model, strategy | split depth | units | 2 workers | 4 | 8 | 64 | known 4 units early |")
-	t.Log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	t.Log("| model, strategy | split depth | units | 2 workers | 4 | 8 | 64 | known 4 units early | serial time inserting above the split |")
+	t.Log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	// At each mode's default split depth, and at 12 for comparison.
 	for _, split := range []int{0, 12} {
 		at := func(m mode) int {
