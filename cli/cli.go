@@ -45,7 +45,8 @@
 // # Memory
 //
 // Main leaves the collector as the program set it. cmd/weft keeps a 64 MB
-// ballast unless GOGC or GOMEMLIMIT is set (see its documentation): without
+// ballast, from the first collection on, unless GOGC or GOMEMLIMIT is set
+// (see its documentation): without
 // it, a short search with -workers collected its small, growing heap over
 // and over on the cores it kept busy (lastzero-12 with 2 workers: 1.19x
 // the speed of one, 1.54x with the ballast). A program of your own can do
