@@ -449,7 +449,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 	e.nextSleep, e.nextPsleep = old.nextSleep, old.nextPsleep[:0]
 	e.nextSleep.ClearAll()
 	clear(old.wt.also)
-	e.wt = wtree{nodes: old.wt.nodes[:0], spare: old.wt.spare[:0], also: old.wt.also[:0], alsoSpare: old.wt.alsoSpare[:0]}
+	e.wt = wtree{nodes: old.wt.nodes[:0], mem: old.wt.mem, spare: old.wt.spare[:0], also: old.wt.also[:0], alsoSpare: old.wt.alsoSpare[:0]}
 	e.seqBuf, e.insBuf, e.insPath, e.planPath = old.seqBuf[:0], old.insBuf[:0], old.insPath[:0], old.planPath[:0]
 	e.src, e.lazy, e.arena = old.src, old.lazy, old.arena[:0]
 	clear(e.src)

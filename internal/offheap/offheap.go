@@ -1,0 +1,128 @@
+package offheap
+
+import (
+	"reflect"
+	"runtime"
+	"unsafe"
+
+	"github.com/weftlab/weft/internal/grow"
+)
+
+// MinBytes is the size from which a slice moves to a region: below it, a
+// huge page would be mostly empty.
+const MinBytes = 2 << 20
+
+// reserveFactor is how many times the room asked for a region reserves.
+const reserveFactor = 8
+
+// Region is the mapped memory a slice of Grow's is in.
+type Region struct {
+	mem     []byte // the whole mapping
+	base    unsafe.Pointer
+	size    int // bytes usable from base
+	cleanup runtime.Cleanup
+}
+
+// Grow returns s, whose memory is in r if r is not nil, with room for n
+// more elements (n >= 0), and the region it is in then (nil: the Go heap):
+// s and r themselves if s has the room.
+func Grow[E any](s []E, r *Region, n int) ([]E, *Region) {
+	if cap(s)-len(s) >= n && n >= 0 {
+		return s, r // inlined: the usual case costs a comparison
+	}
+	return larger(s, r, n)
+}
+
+// larger is Grow where s has not the room.
+func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
+	if n < 0 {
+		panic("offheap.Grow: negative count")
+	}
+	size := int(unsafe.Sizeof(*new(E)))
+	want := nextCap(cap(s), len(s)+n)
+	if size == 0 || want*size < MinBytes {
+		if r != nil {
+			// Only a slice that shrank below a region's threshold: back
+			// to the heap.
+			t := grow.Slice(s[:len(s):len(s)], n)
+			r.free()
+			return t, nil
+		}
+		return grow.Slice(s, n), nil
+	}
+	if r != nil && unsafe.Pointer(unsafe.SliceData(s)) == r.base && want*size <= r.size {
+		// Room in the region: the same memory, a larger capacity.
+		return unsafe.Slice((*E)(r.base), want)[:len(s)], r
+	}
+	if hasPointers(reflect.TypeFor[E]()) {
+		panic("offheap.Grow: the element type holds pointers, which the collector would not see")
+	}
+	nr := newRegion(want * size * reserveFactor)
+	if nr == nil {
+		t := grow.Slice(s, n)
+		if r != nil {
+			r.free()
+		}
+		return t, nil
+	}
+	t := unsafe.Slice((*E)(nr.base), want)[:len(s)]
+	// In a Go loop, as grow.Slice copies: a large copy in one memmove
+	// cannot be preempted.
+	//lint:ignore S1001 copy is the one memmove this package avoids
+	for i := range s {
+		t[i] = s[i]
+	}
+	if r != nil {
+		r.free()
+	}
+	return t, nr
+}
+
+// nextCap is the capacity a slice of capacity old that must hold want
+// elements grows to: twice old, or want if more.
+func nextCap(old, want int) int {
+	return max(2*old, want)
+}
+
+// free unmaps r now, whose slice nothing reads any more.
+func (r *Region) free() {
+	r.cleanup.Stop()
+	unmap(r.mem)
+	r.mem, r.base, r.size = nil, nil, 0
+}
+
+// newRegion maps a region of at least size bytes, or returns nil.
+func newRegion(size int) *Region {
+	const huge = 2 << 20
+	size = (size + huge - 1) &^ (huge - 1)
+	mem := mapMemory(size + huge)
+	if mem == nil {
+		return nil
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
+	off := int((start+huge-1)&^(huge-1) - start)
+	r := &Region{mem: mem, base: unsafe.Pointer(&mem[off]), size: size}
+	adviseHuge(mem[off : off+size])
+	r.cleanup = runtime.AddCleanup(r, unmap, mem)
+	return r
+}
+
+// hasPointers reports whether a value of type t holds pointers.
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return false
+	case reflect.Array:
+		return t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if hasPointers(t.Field(i).Type) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
