@@ -32,7 +32,7 @@ func larger[E any](s []E, n int) []E {
 	if (len(s)+n)*int(unsafe.Sizeof(*new(E))) <= loopBytes {
 		return slices.Grow(s, n)
 	}
-	t := make([]E, len(s), nextCap(cap(s), len(s)+n))
+	t := make([]E, len(s), Cap(cap(s), len(s)+n))
 	//lint:ignore S1001 copy is the one memmove this package avoids
 	for i := range s {
 		t[i] = s[i]
@@ -40,10 +40,10 @@ func larger[E any](s []E, n int) []E {
 	return t
 }
 
-// nextCap is the capacity append's growth gives a slice of capacity old
-// that must hold want elements (the runtime's rule, before its rounding to
-// a size class).
-func nextCap(old, want int) int {
+// Cap is the capacity append's growth gives a slice of capacity old that
+// must hold want elements (the runtime's rule, before its rounding to a
+// size class): the capacity Slice gives a large slice.
+func Cap(old, want int) int {
 	if want > 2*old {
 		return want
 	}

@@ -39,7 +39,7 @@ func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
 		panic("offheap.Grow: negative count")
 	}
 	size := int(unsafe.Sizeof(*new(E)))
-	want := nextCap(cap(s), len(s)+n)
+	want := grow.Cap(cap(s), len(s)+n)
 	if size == 0 || want*size < MinBytes {
 		if r != nil {
 			// Only a slice that shrank below a region's threshold: back
@@ -76,12 +76,6 @@ func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
 		r.free()
 	}
 	return t, nr
-}
-
-// nextCap is the capacity a slice of capacity old that must hold want
-// elements grows to: twice old, or want if more.
-func nextCap(old, want int) int {
-	return max(2*old, want)
 }
 
 // free unmaps r now, whose slice nothing reads any more.
