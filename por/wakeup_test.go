@@ -1,13 +1,16 @@
 package por
 
 import (
+	"context"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 	"unsafe"
 
 	"pgregory.net/rapid"
 
+	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -284,5 +287,32 @@ func TestLogEntrySizes(t *testing.T) {
 	}
 	if got := unsafe.Sizeof(lev{}); got > 16 {
 		t.Errorf("a logged event takes %d bytes, want at most 16", got)
+	}
+}
+
+// An ODPOR search whose wakeup-tree pool grows to 766,100 nodes moves it to
+// memory of its own past 2 MB, and to a larger region when it outgrows that
+// one (internal/offheap); its figures are those of the search with the pool
+// in the heap.
+func TestWakeupPoolInRegions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a search of 2 million transitions")
+	}
+	sys := models.NewLastzero(15)
+	var res ts.Result
+	model, err := searchModel(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newExplorer(context.Background(), sys, model, Options{}, modeODPOR, &res, false)
+	defer release(e)
+	if err := e.Drive(e.root, e.loop, e.panicked); err != nil {
+		t.Fatal(err)
+	}
+	if res.Executions != 147456 || res.Transitions != 2076671 {
+		t.Errorf("%d executions, %d transitions; want 147,456 and 2,076,671", res.Executions, res.Transitions)
+	}
+	if size := cap(e.wt.nodes) * int(unsafe.Sizeof(wnode{})); size > 16<<20 && e.wt.mem == nil && runtime.GOOS == "linux" {
+		t.Errorf("a pool of %d bytes in the heap", size)
 	}
 }
