@@ -45,7 +45,8 @@ func bare[S any](sys ts.TransitionSystem[S], n int64) {
 // the replayed transitions over those taken (replayed/taken), and the bytes
 // the search keeps per stored HB state: live heap measured by
 // runtime.MemStats after a GC at the search's last terminal state, minus the
-// heap before it (live-B/state).
+// heap before it, plus the table's memory outside the heap
+// (hb.table_offheap_bytes) (live-B/state).
 func benchSpeed[S any](b *testing.B, sys ts.TransitionSystem[S], c int, f benchStrategy[S]) {
 	b.ReportAllocs()
 	opt := Options{Bound: AtMost(c), Options: ts.Options{KeepGoing: true}}
@@ -71,9 +72,11 @@ func benchSpeed[S any](b *testing.B, sys ts.TransitionSystem[S], c int, f benchS
 			}
 		}
 	}
-	if _, err := f(context.Background(), sys, o); err != nil {
+	measured, err := f(context.Background(), sys, o)
+	if err != nil {
 		b.Fatal(err)
 	}
+	live += uint64(measured.Stats["hb.table_offheap_bytes"])
 	var search, bareT time.Duration
 	var trans, replayed int64
 	var res ts.Result

@@ -250,6 +250,9 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 	e.memo.stats(res.Stats)
 	res.Stats["hb.states"] = int64(e.table.Len())
 	res.Stats["hb.table_bytes"] = e.table.Bytes()
+	if b := e.table.OffHeapBytes(); b > 0 {
+		res.Stats["hb.table_offheap_bytes"] = b // of those
+	}
 	if alg2 {
 		res.Stats["mark.calls"] = e.marks
 		if opt.timeMark {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/weftlab/weft/internal/grow"
+	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -38,9 +38,13 @@ type Table struct {
 	slots   []int32 // open addressing by hash: id+1, 0 for empty
 	entries []tableEntry
 	words   []word // full copies: thread count, each thread's length, the events
-	seed    uint64
-	undo    []undoStep // Lookup scratch
-	drop    []int32    // Lookup scratch (equalRemoved)
+	// Where entries and words are once large (offheap: memory mapped for
+	// them, grown without copies, in huge pages where the system has
+	// them); kept with them.
+	entriesMem, wordsMem *offheap.Region
+	seed                 uint64
+	undo                 []undoStep // Lookup scratch
+	drop                 []int32    // Lookup scratch (equalRemoved)
 }
 
 // entry kinds
@@ -98,6 +102,20 @@ const EntryBytes = int(unsafe.Sizeof(tableEntry{})) + 2*4*2
 
 // Len returns the number of states in the table.
 func (tb *Table) Len() int { return len(tb.entries) }
+
+// OffHeapBytes returns what of Bytes is outside the Go heap, which
+// runtime.MemStats does not count: the states and their events once they
+// pass 2 MB (see the Table type).
+func (tb *Table) OffHeapBytes() int64 {
+	var b int64
+	if tb.entriesMem != nil {
+		b += int64(cap(tb.entries)) * int64(unsafe.Sizeof(tableEntry{}))
+	}
+	if tb.wordsMem != nil {
+		b += int64(cap(tb.words)) * 8
+	}
+	return b
+}
 
 // Bytes returns the memory the table keeps, in bytes.
 func (tb *Table) Bytes() int64 {
@@ -204,12 +222,12 @@ func (tb *Table) insertFull(s *State) int {
 	for n > 0 && len(s.seqs[n-1]) == 0 {
 		n--
 	}
-	tb.words = grow.Append(tb.words, word(n))
+	tb.appendWords(word(n))
 	for _, seq := range s.seqs[:n] {
-		tb.words = grow.Append(tb.words, word(len(seq)))
+		tb.appendWords(word(len(seq)))
 	}
 	for _, seq := range s.seqs[:n] {
-		tb.words = append(grow.Slice(tb.words, len(seq)), seq...)
+		tb.appendWords(seq...)
 	}
 	return tb.add(s, tableEntry{ref: int32(off), kind: entryFull})
 }
@@ -233,7 +251,7 @@ func (tb *Table) InsertAdded(s *State, ref int, t ts.Tid) (id int, added bool) {
 	ws := seq[lastStart(seq):]
 	tb.checkRef(ref, s.hash^s.keys.event(eventOf(t, n, ws)))
 	off := len(tb.words)
-	tb.words = append(grow.Slice(tb.words, len(ws)), ws...)
+	tb.appendWords(ws...)
 	return tb.add(s, tableEntry{w: span(off, len(ws)), ref: int32(ref), t: int32(t), kind: entryAdded, multi: true}), true
 }
 
@@ -340,7 +358,8 @@ func (tb *Table) add(s *State, x tableEntry) int {
 		}
 	}
 	id := len(tb.entries)
-	tb.entries = grow.Append(tb.entries, x)
+	tb.entries, tb.entriesMem = offheap.Grow(tb.entries, tb.entriesMem, 1)
+	tb.entries = append(tb.entries, x)
 	if 2*len(tb.entries) > len(tb.slots) {
 		tb.rehash()
 	} else {
@@ -593,6 +612,12 @@ func (tb *Table) Load(id int, dst *State) {
 			dst.addWord(ts.Tid(e.t), e.w)
 		}
 	}
+}
+
+// appendWords appends ws to tb.words.
+func (tb *Table) appendWords(ws ...word) {
+	tb.words, tb.wordsMem = offheap.Grow(tb.words, tb.wordsMem, len(ws))
+	tb.words = append(tb.words, ws...)
 }
 
 // Reset empties the table, keeping its memory.

@@ -1,6 +1,7 @@
 package hb
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/bits-and-blooms/bitset"
@@ -188,6 +189,42 @@ func TestTableLookupNextCollision(t *testing.T) {
 		}
 		if s.String() != before {
 			t.Errorf("%s: the probe changed from %v to %v", tc.name, before, s)
+		}
+	}
+}
+
+// TestTableInRegions: a table of 100,000 states, its entries and events past
+// 2 MB and so in mapped memory (internal/offheap), finds and loads the
+// states it stored as it did in the heap.
+func TestTableInRegions(t *testing.T) {
+	var tb Table
+	s := New(3)
+	prev, _ := tb.Insert(s)
+	const n = 100000
+	var kept []*State
+	var ids []int
+	for i := range n {
+		s.Add(ts.Tid(i%3), wr(ts.Obj(i%11)))
+		if i%5000 == 0 {
+			prev, _ = tb.Insert(s) // a full copy now and then: words grow too
+		} else {
+			prev, _ = tb.InsertAdded(s, prev, ts.Tid(i%3))
+		}
+		if i%997 == 0 {
+			kept, ids = append(kept, s.Clone()), append(ids, prev)
+		}
+	}
+	if runtime.GOOS == "linux" && tb.OffHeapBytes() == 0 {
+		t.Fatalf("a table of %d bytes, none of it mapped", tb.Bytes())
+	}
+	got := New(3)
+	for i, k := range kept {
+		if id, ok := tb.Lookup(k); !ok || id != ids[i] {
+			t.Fatalf("state %d: Lookup %d %v, want %d", i, id, ok, ids[i])
+		}
+		tb.Load(ids[i], got)
+		if !got.Equal(k) {
+			t.Fatalf("state %d loaded differs", i)
 		}
 	}
 }
