@@ -7,7 +7,7 @@ import (
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/weftlab/weft/hb"
-	"github.com/weftlab/weft/internal/grow"
+	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -129,6 +129,9 @@ type opGraph struct {
 	// asking the system for them. n is the thread count.
 	stateAt []int32
 	n       int
+	// stateMem is where stateAt is once large (offheap: memory mapped for
+	// it, grown without copies); kept with it.
+	stateMem *offheap.Region
 	// at[d*n+t] is the operation of thread t's next step at the frame of
 	// depth d (-1: finished), for the frames on the stack: a thread that
 	// did not move keeps its step, and its operation is found by comparing
@@ -153,7 +156,7 @@ func (g *opGraph) init() map[uint64]uint32 {
 	clear(g.visited)
 	clear(g.onSparse)
 	clear(g.ops) // the systems' steps
-	stateAt := g.stateAt
+	stateAt, stateMem := g.stateAt, g.stateMem
 	*g = opGraph{
 		ids: g.ids, visited: g.visited, onSparse: g.onSparse,
 		ops: g.ops[:0], ruled: g.ruled[:0], reach: g.reach[:0], reached: g.reached[:0],
@@ -161,7 +164,7 @@ func (g *opGraph) init() map[uint64]uint32 {
 		lastOf: g.lastOf[:0], at: g.at[:0],
 	}
 	if cap(stateAt) <= keptStates {
-		g.stateAt = stateAt[:0]
+		g.stateAt, g.stateMem = stateAt[:0], stateMem
 	}
 	return g.visited
 }
@@ -281,7 +284,8 @@ func (g *opGraph) keepOps(at []int32) uint32 {
 	if i >= 1<<30 {
 		return 0
 	}
-	g.stateAt, g.n = append(grow.Slice(g.stateAt, len(at)), at...), len(at)
+	g.stateAt, g.stateMem = offheap.Grow(g.stateAt, g.stateMem, len(at))
+	g.stateAt, g.n = append(g.stateAt, at...), len(at)
 	return uint32(i) << 2
 }
 

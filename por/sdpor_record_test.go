@@ -2,10 +2,13 @@ package por
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
 
@@ -28,4 +31,30 @@ func TestSDPORRevisitRecords(t *testing.T) {
 		t.Fatal("no revisit used a record")
 	}
 	t.Logf("%d rulings shortened by a record", chk.checks)
+}
+
+// An SDPOR search that keeps the next operations of 325,820 states keeps
+// them, past 2 MB, in memory mapped for them (internal/offheap); its figures
+// are those of the search with them in the heap.
+func TestSDPORStatesInRegions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a search of a million transitions")
+	}
+	sys := models.NewLastzero(9)
+	var res ts.Result
+	model, err := searchModel(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newExplorer(context.Background(), sys, model, Options{}, modeSDPOR, &res, false)
+	defer release(e)
+	if err := e.Drive(e.root, e.loop, e.panicked); err != nil {
+		t.Fatal(err)
+	}
+	if res.Executions != 945997 || res.Transitions != 1270280 || len(e.visited) != 325820 {
+		t.Errorf("%d executions, %d transitions, %d states; want 945,997, 1,270,280 and 325,820", res.Executions, res.Transitions, len(e.visited))
+	}
+	if runtime.GOOS == "linux" && e.graph.stateMem == nil {
+		t.Errorf("%d bytes of stored operations in the heap", 4*cap(e.graph.stateAt))
+	}
 }
