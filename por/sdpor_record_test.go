@@ -8,7 +8,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/weftlab/weft/internal/models"
-	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
 
@@ -40,17 +39,8 @@ func TestSDPORStatesInRegions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a search of a million transitions")
 	}
-	sys := models.NewLastzero(9)
-	var res ts.Result
-	model, err := searchModel(sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newExplorer(context.Background(), sys, model, Options{}, modeSDPOR, &res, false)
+	e, res := searchAlone(t, models.NewLastzero(9), modeSDPOR)
 	defer release(e)
-	if err := e.Drive(e.root, e.loop, e.panicked); err != nil {
-		t.Fatal(err)
-	}
 	if res.Executions != 945997 || res.Transitions != 1270280 || len(e.visited) != 325820 {
 		t.Errorf("%d executions, %d transitions, %d states; want 945,997, 1,270,280 and 325,820", res.Executions, res.Transitions, len(e.visited))
 	}

@@ -290,6 +290,23 @@ func TestLogEntrySizes(t *testing.T) {
 	}
 }
 
+// searchAlone runs a serial search of sys in mode m on an explorer of its
+// own, which it returns (to be released) with the result so far (the
+// explorer's, before the search's end sets its states).
+func searchAlone[S any](t *testing.T, sys ts.TransitionSystem[S], m mode) (*explorer[S], *ts.Result) {
+	t.Helper()
+	model, err := searchModel(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := new(ts.Result)
+	e := newExplorer(context.Background(), sys, model, Options{}, m, res, false)
+	if err := e.Drive(e.root, e.loop, e.panicked); err != nil {
+		t.Fatal(err)
+	}
+	return e, res
+}
+
 // An ODPOR search whose wakeup-tree pool grows to 766,100 nodes moves it to
 // memory of its own past 2 MB, and to a larger region when it outgrows that
 // one (internal/offheap); its figures are those of the search with the pool
@@ -298,17 +315,8 @@ func TestWakeupPoolInRegions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a search of 2 million transitions")
 	}
-	sys := models.NewLastzero(15)
-	var res ts.Result
-	model, err := searchModel(sys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := newExplorer(context.Background(), sys, model, Options{}, modeODPOR, &res, false)
+	e, res := searchAlone(t, models.NewLastzero(15), modeODPOR)
 	defer release(e)
-	if err := e.Drive(e.root, e.loop, e.panicked); err != nil {
-		t.Fatal(err)
-	}
 	if res.Executions != 147456 || res.Transitions != 2076671 {
 		t.Errorf("%d executions, %d transitions; want 147,456 and 2,076,671", res.Executions, res.Transitions)
 	}
