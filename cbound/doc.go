@@ -184,10 +184,11 @@
 // thread per transition of depth, plus a bit per thread per transition of
 // depth per frame for the dependency sets (derive.go reads statuses off the
 // stack only while a frame's sets fit in 2 KiB, some 1,600 transitions of
-// depth for 10 threads, and replays beyond). BenchmarkCBPORSpeed measures the live heap per
-// stored state, with the table's memory mapped outside the heap (past 2 MB):
-// about 100 bytes on lastzero-8 at bound 2, table and memo included. Past Limits.Memory the search stops with an error wrapping
-// ts.ErrMemory that says what it kept. The budget is checked between
+// depth for 10 threads, and replays beyond). BenchmarkCBPORSpeed measures
+// the live heap per stored state, with the table's memory mapped outside
+// the heap (past 2 MB): about 100 bytes on lastzero-8 at bound 2, table and
+// memo included. Past Limits.Memory the search stops with an error
+// wrapping ts.ErrMemory that says what it kept. The budget is checked between
 // transitions and inside the operations that keep without taking one: every
 // 4096 CB subproblems, Mark calls, stored states and transitions, and
 // before the memo's table doubles; so one CB query or one Mark (which, for

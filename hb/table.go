@@ -33,7 +33,10 @@ import (
 // strategy can keep what it knows about a state in a slice indexed by id.
 // All states given to one table must share a seed. The zero Table is empty
 // and ready to use. A Table is not safe for concurrent use: Lookup changes
-// the state it is given while it compares, and restores it.
+// the state it is given while it compares, and restores it. Nor may it be
+// copied once it holds states: past 2 MB its states and events are in
+// memory it maps for them and unmaps when it moves them, which a copy would
+// go on reading.
 type Table struct {
 	slots   []int32 // open addressing by hash: id+1, 0 for empty
 	entries []tableEntry

@@ -18,9 +18,10 @@
 // is first written), aligned to 2 MB and advised for transparent huge
 // pages, so that the system may fault 2 MB at a time; the slice then grows
 // in its region without a copy until it outgrows it. The capacities are
-// grow.Slice's, so what a search counts of its memory is unchanged. A region is unmapped when its Region
-// is unreachable (a cleanup) or when the slice moves to a larger one. On
-// systems without mmap, or where mapping fails, Grow is grow.Slice.
+// grow.Slice's, so what a search counts of its memory is unchanged. A
+// region is unmapped when its Region is unreachable (a cleanup) or when the
+// slice moves to a larger one. On systems without mmap, or where mapping
+// fails, Grow is grow.Slice.
 //
 // The element type must hold no pointers: the collector does not see this
 // memory, and Grow panics on a type with pointers. The slice is valid only
