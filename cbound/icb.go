@@ -9,6 +9,7 @@ import (
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/internal/flat"
 	"github.com/weftlab/weft/internal/grow"
+	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -108,11 +109,19 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	addSystemStats := search.SystemStats(sys)
 	err = e.run()
 	res.States = int64(e.cache.len())
+	mapped := e.mappedBytes()
+	e.free()
 	if err == nil {
 		err = m.ThreadsAgain()
 	}
 	if opt.SyncOnly {
 		res.Stats = map[string]int64{"sync-objects": int64(len(e.syncObjs) - 1), "restarts": e.restarts, "restart-transitions": e.wasted}
+	}
+	if mapped > 0 {
+		if res.Stats == nil {
+			res.Stats = make(map[string]int64)
+		}
+		res.Stats["icb.offheap_bytes"] = mapped
 	}
 	addSystemStats(&res)
 	return res, err
@@ -216,10 +225,13 @@ type icb[S any] struct {
 	// The states the items of queue and next start from.
 	queueFrom, nextFrom []icbOrigin[S]
 	nodes               []schedNode
-	nodeSteps           []ts.Step      // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
-	wideSteps           []ts.Step      // the steps of several accesses that queued items hold
-	cache               *itemCache     // nil: no cache
-	terminals           map[uint64]int // terminal state hash -> the fewest preemptions it was reached with
+	// The mapped memory the slices above are in once they outgrow 2 MB
+	// (offheap; nil: the Go heap), which swaps with its slice.
+	queueMem, nextMem, queueFromMem, nextFromMem, nodesMem *offheap.Region
+	nodeSteps                                              []ts.Step      // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
+	wideSteps                                              []ts.Step      // the steps of several accesses that queued items hold
+	cache                                                  *itemCache     // nil: no cache
+	terminals                                              map[uint64]int // terminal state hash -> the fewest preemptions it was reached with
 
 	stack []icbFrame[S]
 	depth int
@@ -318,7 +330,9 @@ func (e *icb[S]) iterate() {
 			return // Drive marks the search complete
 		}
 		e.queue, e.next, e.queueAt = e.next, e.queue[:0], 0
+		e.queueMem, e.nextMem = e.nextMem, e.queueMem
 		e.queueFrom, e.nextFrom = e.nextFrom, e.queueFrom[:0]
+		e.queueFromMem, e.nextFromMem = e.nextFromMem, e.queueFromMem
 		e.c++
 	}
 }
@@ -596,6 +610,42 @@ func (e *icb[S]) flatUnchanged(top *icbFrame[S]) error {
 		Detail: fmt.Sprintf("two calls of Next on one state returned %v %v and %v %v", top.steps[u], top.status[u], step, st)}
 }
 
+// mappedBytes is the memory of the queues, schedule nodes and cache that is
+// in mapped memory (offheap), which the Go heap's figures do not count.
+func (e *icb[S]) mappedBytes() int64 {
+	var b int64
+	if e.queueMem != nil {
+		b += int64(cap(e.queue)) * int64(unsafe.Sizeof(icbItem{}))
+	}
+	if e.nextMem != nil {
+		b += int64(cap(e.next)) * int64(unsafe.Sizeof(icbItem{}))
+	}
+	if e.queueFromMem != nil {
+		b += int64(cap(e.queueFrom)) * int64(unsafe.Sizeof(icbOrigin[S]{}))
+	}
+	if e.nextFromMem != nil {
+		b += int64(cap(e.nextFrom)) * int64(unsafe.Sizeof(icbOrigin[S]{}))
+	}
+	if e.nodesMem != nil {
+		b += int64(cap(e.nodes)) * int64(unsafe.Sizeof(schedNode{}))
+	}
+	if e.cache != nil && e.cache.mem != nil {
+		b += e.cache.bytes()
+	}
+	return b
+}
+
+// free unmaps what the search kept in mapped memory, at its end, rather
+// than when the collector finds it unreachable: a program that runs many
+// searches and allocates little would otherwise hold them all.
+func (e *icb[S]) free() {
+	for _, r := range []*offheap.Region{e.queueMem, e.nextMem, e.queueFromMem, e.nextFromMem, e.nodesMem} {
+		r.Free()
+	}
+	e.queue, e.next, e.queueFrom, e.nextFrom, e.nodes = nil, nil, nil, nil, nil
+	e.cache.free()
+}
+
 // queuePreemptions queues, for the next iteration, every move of another
 // enabled thread taking over from top's running thread.
 func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
@@ -610,12 +660,14 @@ func (e *icb[S]) queuePreemptions(top *icbFrame[S]) {
 		}
 		if node == unsetNode {
 			node = e.nodeOf(e.depth - 1)
-			e.nextFrom = grow.Append(e.nextFrom, icbOrigin[S]{state: top.state, hash: top.hash, hashed: top.hashed})
+			e.nextFrom, e.nextFromMem = offheap.Grow(e.nextFrom, e.nextFromMem, 1)
+			e.nextFrom = append(e.nextFrom, icbOrigin[S]{state: top.state, hash: top.hash, hashed: top.hashed})
 			origin = int32(len(e.nextFrom) - 1)
 		}
 		step := e.pack(top.steps[u])
+		e.next, e.nextMem = offheap.Grow(e.next, e.nextMem, top.outs[u])
 		for c := range top.outs[u] {
-			e.next = grow.Append(e.next, icbItem{origin: origin, node: node, thread: int32(u), out: int32(c), step: step})
+			e.next = append(e.next, icbItem{origin: origin, node: node, thread: int32(u), out: int32(c), step: step})
 		}
 	}
 }
@@ -703,7 +755,8 @@ func (e *icb[S]) nodeOf(i int) int32 {
 	if i > 0 {
 		parent = e.nodeOf(i - 1)
 	}
-	e.nodes = grow.Append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1]})
+	e.nodes, e.nodesMem = offheap.Grow(e.nodes, e.nodesMem, 1)
+	e.nodes = append(e.nodes, schedNode{parent: parent, depth: int32(f.pathLen), mv: e.sched[f.pathLen-1]})
 	if e.opt.SyncOnly {
 		e.nodeSteps = grow.Append(e.nodeSteps, f.in)
 	}

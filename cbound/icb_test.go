@@ -8,6 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/weftlab/weft/cbound"
+	"github.com/weftlab/weft/internal/models"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
@@ -189,5 +190,30 @@ func TestDefaultBound(t *testing.T) {
 	}
 	if cbound.AtMost(0) != cbound.NoPreemption || cbound.AtMost(3) != 3 || cbound.AtMost(-1) != cbound.Unbounded {
 		t.Error("AtMost")
+	}
+}
+
+// ICB's queues, schedule nodes and cache outgrow 2 MB on lastzero-9 and move
+// to mapped memory (offheap), which the search unmaps at its end: the
+// figures are those the search had with them in the Go heap.
+func TestICBInRegions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a search of 2.9 million transitions")
+	}
+	res, err := cbound.ICB(context.Background(), models.NewLastzero(9), cbound.Options{Bound: 2, Options: ts.Options{KeepGoing: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Executions != 4352 || res.Transitions != 2892470 || res.States != 930341 {
+		t.Errorf("%d executions, %d transitions, %d states; want 4352, 2892470, 930341", res.Executions, res.Transitions, res.States)
+	}
+	want := []ts.Coverage{{Bound: 0, Executions: 2656, TerminalStates: 1536, States: 82024},
+		{Bound: 1, Executions: 4352, TerminalStates: 1536, States: 402742},
+		{Bound: 2, Executions: 4352, TerminalStates: 1536, States: 930341}}
+	if fmt.Sprint(res.Coverage) != fmt.Sprint(want) {
+		t.Errorf("coverage %v, want %v", res.Coverage, want)
+	}
+	if b := res.Stats["icb.offheap_bytes"]; b < 32<<20 {
+		t.Errorf("%d bytes in mapped memory; want the cache's 32 MB and more", b)
 	}
 }

@@ -3,6 +3,7 @@ package cbound
 import (
 	"math/bits"
 
+	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -13,7 +14,10 @@ import (
 // two lookups.
 type itemCache struct {
 	slots []itemSlot // a power of two long; tag 0 is an empty slot
-	shift uint       // 64 - log2(len(slots))
+	// The mapped memory slots is in from 2 MB (nil: the Go heap): a table
+	// of millions of items probed at random gains most from huge pages.
+	mem   *offheap.Region
+	shift uint // 64 - log2(len(slots))
 	n     int
 }
 
@@ -66,8 +70,8 @@ func (c *itemCache) insert(slot int, h uint64, last ts.Tid) {
 }
 
 func (c *itemCache) grow() {
-	old := c.slots
-	c.slots = make([]itemSlot, 2*len(old))
+	old, oldMem := c.slots, c.mem
+	c.slots, c.mem = offheap.Make[itemSlot](2 * len(old))
 	c.shift--
 	mask := len(c.slots) - 1
 	for _, s := range old {
@@ -79,6 +83,15 @@ func (c *itemCache) grow() {
 			i = (i + 1) & mask
 		}
 		c.slots[i] = s
+	}
+	oldMem.Free()
+}
+
+// free unmaps the table's memory, for a search that is over.
+func (c *itemCache) free() {
+	if c != nil {
+		c.mem.Free()
+		c.slots, c.mem = nil, nil
 	}
 }
 

@@ -23,7 +23,9 @@
 // slice moves to a larger one. On systems without mmap, or where mapping
 // fails, Grow is grow.Slice.
 //
-// The element type must hold no pointers: the collector does not see this
-// memory, and Grow panics on a type with pointers. The slice is valid only
-// while its Region is reachable: keep the two together.
+// The collector does not see this memory, so only slices of types that hold
+// no pointers move there; Grow leaves any other in the Go heap, which lets a
+// generic caller use it whatever its element type. The slice is valid only
+// while its Region is reachable, or until Region.Free: keep the two
+// together.
 package offheap

@@ -25,12 +25,29 @@ type Region struct {
 
 // Grow returns s, whose memory is in r if r is not nil, with room for n
 // more elements (n >= 0), and the region it is in then (nil: the Go heap):
-// s and r themselves if s has the room.
+// s and r themselves if s has the room. A slice of a type that holds
+// pointers stays in the Go heap, which the collector scans.
 func Grow[E any](s []E, r *Region, n int) ([]E, *Region) {
 	if cap(s)-len(s) >= n && n >= 0 {
 		return s, r // inlined: the usual case costs a comparison
 	}
 	return larger(s, r, n)
+}
+
+// Make returns a slice of n zero elements and the region it is in (nil: the
+// Go heap), for a table that is rebuilt larger rather than grown, such as
+// an open-addressing hash table: its region is n elements long, reserving
+// no room to grow.
+func Make[E any](n int) ([]E, *Region) {
+	size := int(unsafe.Sizeof(*new(E)))
+	if size == 0 || n*size < MinBytes || hasPointers(reflect.TypeFor[E]()) {
+		return make([]E, n), nil
+	}
+	r := newRegion(n * size)
+	if r == nil {
+		return make([]E, n), nil
+	}
+	return unsafe.Slice((*E)(r.base), n), r
 }
 
 // larger is Grow where s has not the room.
@@ -40,7 +57,7 @@ func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
 	}
 	size := int(unsafe.Sizeof(*new(E)))
 	want := grow.Cap(cap(s), len(s)+n)
-	if size == 0 || want*size < MinBytes {
+	if size == 0 || want*size < MinBytes || hasPointers(reflect.TypeFor[E]()) {
 		if r != nil {
 			// Only a slice that shrank below a region's threshold: back
 			// to the heap.
@@ -53,9 +70,6 @@ func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
 	if r != nil && unsafe.Pointer(unsafe.SliceData(s)) == r.base && want*size <= r.size {
 		// Room in the region: the same memory, a larger capacity.
 		return unsafe.Slice((*E)(r.base), want)[:len(s)], r
-	}
-	if hasPointers(reflect.TypeFor[E]()) {
-		panic("offheap.Grow: the element type holds pointers, which the collector would not see")
 	}
 	nr := newRegion(want * size * reserveFactor)
 	if nr == nil {
@@ -76,6 +90,15 @@ func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
 		r.free()
 	}
 	return t, nr
+}
+
+// Free unmaps r now rather than when r is collected, for a slice whose
+// search is over: nothing may read the slice in r afterwards. Free of nil
+// does nothing.
+func (r *Region) Free() {
+	if r != nil && r.mem != nil {
+		r.free()
+	}
 }
 
 // free unmaps r now, whose slice nothing reads any more.

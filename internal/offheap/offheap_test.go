@@ -61,13 +61,38 @@ func TestGrowKeepsElements(t *testing.T) {
 	})
 }
 
-func TestGrowRefusesPointers(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Fatal("no panic for a type with pointers")
-		}
-	}()
-	Grow[*int](nil, nil, MinBytes)
+func TestGrowKeepsPointersInHeap(t *testing.T) {
+	s, r := Grow[*int](nil, nil, MinBytes)
+	if r != nil {
+		t.Fatal("a slice of pointers moved to a region")
+	}
+	if cap(s) < MinBytes {
+		t.Fatalf("room for %d, want %d", cap(s), MinBytes)
+	}
+	s = s[:1]
+	s[0] = new(int)
+	*s[0] = 7
+	runtime.GC() // the collector sees the pointer: its target stays
+	if *s[0] != 7 {
+		t.Fatal("lost the value")
+	}
+}
+
+func TestFree(t *testing.T) {
+	s, r := Grow[int64](nil, nil, MinBytes)
+	if r == nil {
+		t.Skip("no mapping here")
+	}
+	addr := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	if !mapped(t, addr) {
+		t.Fatal("the region is not mapped")
+	}
+	r.Free()
+	if mapped(t, addr) {
+		t.Fatal("the region is still mapped after Free")
+	}
+	r.Free() // twice: nothing
+	(*Region)(nil).Free()
 }
 
 // mapped reports whether addr is in one of this process's mappings.
@@ -123,4 +148,32 @@ func TestRegionsUnmapped(t *testing.T) {
 		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}
+}
+
+func TestMake(t *testing.T) {
+	small, r := Make[node](10)
+	if r != nil || len(small) != 10 {
+		t.Fatalf("10 nodes: %d long, region %v", len(small), r)
+	}
+	n := MinBytes/int(unsafe.Sizeof(node{})) + 1
+	s, r := Make[node](n)
+	if len(s) != n || cap(s) != n {
+		t.Fatalf("%d nodes: %d long, room for %d", n, len(s), cap(s))
+	}
+	if r == nil {
+		t.Skip("no mapping here")
+	}
+	for i := range s {
+		if s[i] != (node{}) {
+			t.Fatalf("element %d is not zero: %v", i, s[i])
+		}
+		s[i].c = uint64(i)
+	}
+	if s[n-1].c != uint64(n-1) {
+		t.Fatal("lost a write")
+	}
+	if p, r := Make[*node](n); r != nil || len(p) != n {
+		t.Fatalf("pointers: %d long, region %v", len(p), r)
+	}
+	r.Free()
 }
