@@ -115,6 +115,12 @@
 //
 // [Explore] visits every interleaving, depth first, with no reduction;
 // [ExploreStateful] stores visited states and so handles cyclic systems.
+// It keeps their hashes in an open-addressing table, 8 bytes a slot and at
+// most three quarters full, which moves past 2 MB to memory mapped outside
+// the Go heap and advised for huge pages, and which it unmaps when it
+// returns: on lastzero-10's 1.4 million states a process took 1.24 s and
+// 34 MB where a Go map took 2.04 s and 133 MB (the map's growth faulted in
+// 32,000 pages).
 // [Replay] re-runs a schedule and reports where it ends.
 //
 // Every search replays a violation's schedule from the initial state before
@@ -168,8 +174,8 @@
 //
 // What it costs: each state computed ahead is kept, with its threads'
 // steps and its successors, until the search has passed it (at most 4096
-// per worker ahead), and the hashes the workers claimed take about as much memory as
-// the visited table. Limits.Memory is checked on the serial search's own
+// per worker ahead), and the hashes the workers claimed, in a Go map, take up
+// to five times the visited table's memory. Limits.Memory is checked on the serial search's own
 // figures, so the search fails where the serial search does; the workers
 // keep what they compute ahead within what the cap leaves, and when the
 // whole would pass the cap the workers stop and the search goes on alone.

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/weftlab/weft/internal/flat"
+	"github.com/weftlab/weft/internal/hashset"
 	"github.com/weftlab/weft/internal/watch"
 )
 
@@ -86,9 +87,6 @@ func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, s
 	}
 	e := &explorer[S]{runner: r, ctx: ctx, opt: opt, n: n, stateful: stateful, flat: flat.Is[S](),
 		maxDepth: opt.Limits.MaxDepth(), maxMemory: opt.Limits.MaxMemory()}
-	if stateful {
-		e.visited = make(map[uint64]struct{})
-	}
 	e.frameBytes = int64(unsafe.Sizeof(frame[S]{})) + int64(n)*int64(unsafe.Sizeof(Step{})+1) + int64(unsafe.Sizeof(Move{}))
 	e.res = &res
 	e.par = newParallel(e, opt.Workers)
@@ -101,7 +99,8 @@ func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, s
 	}
 	err = e.run()
 	e.watch.Stop()
-	res.States = int64(len(e.visited))
+	res.States = int64(e.visited.Len())
+	e.visited.Free()
 	if reporter != nil {
 		res.Stats = make(map[string]int64)
 		for k, v := range reporter.SearchStats() {
@@ -117,7 +116,8 @@ func explore[S any](ctx context.Context, sys TransitionSystem[S], opt Options, s
 // visitedEntryBytes is what one entry of a Go map[uint64]struct{} costs at
 // most: the key, its share of the table's control bytes and the growth
 // slack (measured with Go 1.26: 24 to 32 bytes, the most just after the
-// map grows; counted at 24, the live heap passed the budget by 15%).
+// map grows; counted at 24, the live heap passed the budget by 15%). The
+// parallel search's table of claims is such a map.
 const visitedEntryBytes = 40
 
 // frame is a state on the depth-first search stack.
@@ -146,7 +146,7 @@ type explorer[S any] struct {
 	flat      bool // S holds no references: Apply cannot modify the states kept
 	maxDepth  int
 	maxMemory int64
-	visited   map[uint64]struct{}
+	visited   hashset.Set // stateful: the hashes of the states visited
 	watch     *watch.Watch
 	par       *parallel[S] // the workers of a parallel stateful search, or nil
 
@@ -383,13 +383,11 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		} else {
 			h = e.hasher.Hash(s)
 		}
-		n := len(e.visited)
-		e.visited[h] = struct{}{} // one probe: a state seen before leaves the count as it was
-		if len(e.visited) == n {
+		if !e.visited.Add(h) {
 			e.endExecution()
 			return
 		}
-		if len(e.visited)&1023 == 0 && !e.memoryOK() {
+		if e.visited.Len()&1023 == 0 && !e.memoryOK() {
 			return
 		}
 	}
@@ -547,10 +545,10 @@ func (e *explorer[S]) memoryOK() bool {
 	if e.maxMemory < 0 {
 		return true
 	}
-	used := int64(len(e.stack))*e.frameBytes + int64(len(e.visited))*visitedEntryBytes
+	used := int64(len(e.stack))*e.frameBytes + e.visited.Bytes()
 	if used > e.maxMemory {
 		e.fail(fmt.Errorf("%w: %d bytes kept (%d stack frames, %d visited states), budget %d (Limits.Memory)",
-			ErrMemory, used, len(e.stack), len(e.visited), e.maxMemory))
+			ErrMemory, used, len(e.stack), e.visited.Len(), e.maxMemory))
 		return false
 	}
 	return true
@@ -586,7 +584,7 @@ func (e *explorer[S]) progress() {
 		return
 	}
 	r := *e.res
-	r.States = int64(len(e.visited))
+	r.States = int64(e.visited.Len())
 	callback("Progress", func() { e.opt.Progress(r) })
 }
 

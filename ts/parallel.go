@@ -629,7 +629,7 @@ func (p *parallel[S]) flush() {
 	clear(p.seen)
 	p.seen = p.seen[:0]
 	if e := p.e; p.budget >= 0 {
-		p.budget = e.maxMemory - int64(len(e.stack))*e.frameBytes - int64(len(e.visited))*visitedEntryBytes -
+		p.budget = e.maxMemory - int64(len(e.stack))*e.frameBytes - e.visited.Bytes() -
 			int64(len(p.claims))*visitedEntryBytes
 	}
 }
