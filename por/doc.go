@@ -189,7 +189,8 @@
 // so that a search of a few hundred transitions allocates a few times, not
 // per transition; Limits.Memory counts what the search itself uses: its
 // frames and events by the chunks it used, the wakeup-tree nodes, SDPOR's
-// visited table (a Go map, at 40 bytes an entry, the most it takes) and
+// visited table (an open-addressing table of 16-byte slots, in memory
+// mapped outside the Go heap past 2 MB, by its slots) and
 // the operations it keeps per state, estimated every 4096 transitions and
 // when the stack grows; past the budget the search stops with an error
 // wrapping ts.ErrMemory that says what it kept. In a parallel search every

@@ -12,6 +12,7 @@ import (
 
 	"github.com/weftlab/weft/hb"
 	"github.com/weftlab/weft/internal/flat"
+	"github.com/weftlab/weft/internal/hashset"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -222,7 +223,7 @@ type explorer[S any] struct {
 	// visited holds, by hash, the state's status (bits 0-1: 1 on the stack,
 	// 2 explored, 3 explored and failing) and its operations in the graph
 	// (the rest: see opGraph.stateOps).
-	visited map[uint64]uint32
+	visited *hashset.Map // nil: not SDPOR
 	graph   opGraph
 
 	init        bitset.BitSet // initials, reused
@@ -422,7 +423,7 @@ func (e *explorer[S]) start(ctx context.Context, sys ts.TransitionSystem[S], mod
 	}
 	if m == modeSDPOR {
 		e.visited = e.graph.init()
-		e.States = func() int64 { return int64(len(e.visited)) }
+		e.States = func() int64 { return int64(e.visited.Len()) }
 	}
 }
 
@@ -481,7 +482,7 @@ func (e *explorer[S]) keep(old *explorer[S]) {
 func (e *explorer[S]) finish(ok bool) {
 	res := e.res
 	if e.visited != nil {
-		res.States = int64(len(e.visited))
+		res.States = int64(e.visited.Len())
 	}
 	if ok {
 		if err := e.m.ThreadsAgain(); err != nil {
@@ -695,8 +696,8 @@ func (e *explorer[S]) pop() {
 		e.expanded = e.expanded[:n-1]
 	}
 	if e.visited != nil {
-		if v := e.visited[f.hash]; v&3 == 1 {
-			e.visited[f.hash] = v&^3 | 2
+		if v, _ := e.visited.Get(f.hash); v&3 == 1 {
+			e.visited.Put(f.hash, v&^3|2)
 		}
 	}
 	if e.mode == modeODPOR && e.depth == 0 {
@@ -915,7 +916,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		// needs no Next.
 		e.current = -1
 		h, hashed = e.m.Hasher.Hash(s), true
-		if v := e.visited[h]; v&3 == 2 && e.graph.stateOps(v) != nil {
+		if v, _ := e.visited.Get(h); v&3 == 2 && e.graph.stateOps(v) != nil {
 			e.revisit(f, e.graph.stateOps(v))
 			e.res.Executions++
 			return false
@@ -945,20 +946,21 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		h, hashed = e.m.Hasher.Hash(s), true
 	}
 	if e.visited != nil {
-		switch e.visited[h] & 3 {
+		seen, _ := e.visited.Get(h)
+		switch seen & 3 {
 		case 1:
 			e.Fail(&ts.SystemError{Err: ErrCyclic, Thread: last, Schedule: e.sched[:k].Clone(),
 				Detail: fmt.Sprintf("the state reached by this schedule (hash %#x) is on the search stack", h)})
 			return false
 		case 2, 3:
-			if e.visited[h]&3 == 3 {
+			if seen&3 == 3 {
 				e.failureRaces(f)
 			}
 			e.revisit(f, nil)
 			e.res.Executions++
 			return false
 		}
-		e.visited[h] = 2 // 1 once its frame is pushed
+		e.visited.Put(h, 2) // 1 once its frame is pushed
 	}
 	e.current = -1
 	failed := e.m.Check(s)
@@ -970,7 +972,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	case modeDPOR, modeSDPOR:
 		e.backtrackAll(f)
 		if e.mode == modeSDPOR {
-			e.visited[h] = 2 | e.graph.keepOps(recordEdges(e, f))
+			e.visited.Put(h, 2|e.graph.keepOps(recordEdges(e, f)))
 		}
 	case modeODPOR:
 		if !e.resuming { // the worker analysed them when it moved here
@@ -980,7 +982,7 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 	if failed != nil {
 		e.failureRaces(f)
 		if e.visited != nil {
-			e.visited[h] |= 3
+			*e.visited.Ref(h) |= 3
 		}
 		e.endExecution()
 		failed.Thread = last
@@ -1053,7 +1055,8 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 		}
 	}
 	if e.visited != nil {
-		e.visited[h] = e.visited[h]&^3 | 1
+		v := e.visited.Ref(h)
+		*v = *v&^3 | 1
 	}
 	e.depth++
 	return true
@@ -1202,7 +1205,7 @@ func (e *explorer[S]) memoryOK() bool {
 	} else if used <= limit {
 		return true // without the message's cost
 	}
-	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d events, %d wakeup nodes, %d states%s", e.frames, e.events, len(e.wt.nodes), len(e.visited), what))
+	return e.MemoryOK(used, fmt.Sprintf("%d frames, %d events, %d wakeup nodes, %d states%s", e.frames, e.events, len(e.wt.nodes), e.visited.Len(), what))
 }
 
 // mapEntryBytes is what a Go map takes per entry of a small key and
@@ -1212,8 +1215,8 @@ const mapEntryBytes = 40
 
 // memoryUsed estimates what the explorer keeps: its frames and events by
 // the chunks it used, the wakeup-tree pool by its nodes, the sequences it
-// logged or planned (a parallel search's), SDPOR's visited table (a Go
-// map) and graph.
+// logged or planned (a parallel search's), SDPOR's visited table and
+// graph.
 func (e *explorer[S]) memoryUsed() int64 {
 	n := int64(e.n)
 	frameBytes := int64(unsafe.Sizeof(frame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+4) + 2*(n+63)/8
@@ -1222,7 +1225,7 @@ func (e *explorer[S]) memoryUsed() int64 {
 		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) + int64(len(e.wt.spare)+len(e.wt.alsoSpare))*4 +
 		chunkEvents(e.logChunks)*int64(unsafe.Sizeof(lev{})) + int64(cap(e.logAlso))*int64(unsafe.Sizeof([]ts.Access{})) +
 		chunkEvents(e.planChunks)*int64(unsafe.Sizeof(lev{})) + int64(cap(e.log))*int64(unsafe.Sizeof(logOp{})) +
-		int64(len(e.visited))*mapEntryBytes + e.graph.bytes()
+		e.visited.Bytes() + e.graph.bytes()
 	// The other accesses of the nodes' steps of several objects: an
 	// estimate of two each (walking them costs a check too much).
 	used += int64(len(e.wt.also))*int64(unsafe.Sizeof([]ts.Access{})+2*unsafe.Sizeof(ts.Access{})) + int64(cap(e.remap))*4

@@ -7,6 +7,7 @@ import (
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/hashset"
 	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/ts"
 )
@@ -89,10 +90,10 @@ func (k opKey) fingerprint() uint64 {
 
 // opGraph is the visible-operation dependency graph.
 type opGraph struct {
-	ids map[uint64]int32 // by fingerprint, then by fingerprint+1, ... on a collision
+	ids hashset.Map // operation ids by fingerprint, then by fingerprint+1, ... on a collision
 	// visited is the explorer's table of visited states, kept here so that
 	// the pool carries it to the next search (init).
-	visited map[uint64]uint32
+	visited hashset.Map
 	ops     []opKey
 	ruled   []opRuled // by operation: how far revisits have ruled on it
 	// reach[i] is the set of operations reachable from operation i (i
@@ -145,15 +146,14 @@ type opGraph struct {
 // It returns the search's table of visited states (explorer.visited),
 // empty, the last search's unless that one grew past keptStates: growing
 // a new one cost wsq-1's search 5% of its instructions.
-func (g *opGraph) init() map[uint64]uint32 {
-	if g.ids == nil {
-		g.ids = make(map[uint64]int32)
+func (g *opGraph) init() *hashset.Map {
+	for _, m := range []*hashset.Map{&g.ids, &g.visited} {
+		if m.Len() > keptStates {
+			m.Free()
+		} else {
+			m.Clear()
+		}
 	}
-	if g.visited == nil || len(g.visited) > keptStates {
-		g.visited = make(map[uint64]uint32)
-	}
-	clear(g.ids)
-	clear(g.visited)
 	clear(g.onSparse)
 	clear(g.ops) // the systems' steps
 	stateAt, stateMem := g.stateAt, g.stateMem
@@ -166,7 +166,7 @@ func (g *opGraph) init() map[uint64]uint32 {
 	if cap(stateAt) <= keptStates {
 		g.stateAt, g.stateMem = stateAt[:0], stateMem
 	}
-	return g.visited
+	return &g.visited
 }
 
 // keptStates bounds the stored operations (opGraph.stateAt, one per thread
@@ -188,17 +188,17 @@ func extend[S ~[]E, E any](s []S) []S {
 func (g *opGraph) id(k opKey) int32 {
 	f := k.fingerprint()
 	for {
-		i, ok := g.ids[f]
+		i, ok := g.ids.Get(f)
 		if !ok {
 			break
 		}
 		if op := g.ops[i]; op.t == k.t && op.step.Equal(k.step) {
-			return i
+			return int32(i)
 		}
 		f++
 	}
 	i := int32(len(g.ops))
-	g.ids[f] = i
+	g.ids.Put(f, uint32(i))
 	g.ops = append(g.ops, k)
 	g.ruled = append(g.ruled, opRuled{})
 	g.reach = extend(g.reach)
@@ -269,12 +269,12 @@ func (g *opGraph) link(a, b int32) {
 
 // bytes is what the graph keeps, for the memory budget: per operation, its
 // key, record and clock (about 64 bytes), its reachable set and its entry
-// in ids (a Go map, 40 bytes); and the stored operations of the states, by
+// in ids (16 bytes a slot); and the stored operations of the states, by
 // the room their slice has (it grows by doubling, and is the most SDPOR
 // keeps per state besides its visited entry).
 func (g *opGraph) bytes() int64 {
 	v := int64(len(g.ops))
-	return v*(64+8*((v+63)/64)+mapEntryBytes) + int64(cap(g.stateAt))*4
+	return v*(64+8*((v+63)/64)) + g.ids.Bytes() + int64(cap(g.stateAt))*4
 }
 
 // keepOps stores the operations at of a state's threads and returns them

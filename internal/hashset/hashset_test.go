@@ -96,3 +96,64 @@ func BenchmarkAdd(b *testing.B) {
 	}
 	s.Free()
 }
+
+// Map behaves as a Go map, whatever the keys (see TestSetIsAMap), through
+// Put, Ref and Get.
+func TestMapIsAMap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var m Map
+		want := map[uint64]uint32{}
+		key := rapid.OneOf(rapid.Uint64Range(0, 50), rapid.Uint64(), rapid.Uint64Range(1<<63, 1<<63+5))
+		for range rapid.IntRange(0, 3).Draw(t, "rounds") {
+			keys := rapid.SliceOfN(key, 0, 20).Draw(t, "keys")
+			n, mod := rapid.IntRange(0, 6000).Draw(t, "n"), rapid.Uint64Range(1, 4000).Draw(t, "mod")
+			base := rapid.SampledFrom([]uint64{0, 1, 1 << 40, ^uint64(0) - 5000}).Draw(t, "base")
+			for i := range n {
+				keys = append(keys, base+uint64(i*7)%mod)
+			}
+			for i, k := range keys {
+				switch i % 3 {
+				case 0:
+					m.Put(k, uint32(i))
+					want[k] = uint32(i)
+				case 1:
+					*m.Ref(k) |= 1 << 31
+					want[k] |= 1 << 31
+				case 2:
+					v, ok := m.Get(k)
+					w, wok := want[k]
+					if v != w || ok != wok {
+						t.Fatalf("Get(%d) = %d, %v; want %d, %v", k, v, ok, w, wok)
+					}
+				}
+			}
+			if m.Len() != len(want) {
+				t.Fatalf("Len %d, want %d", m.Len(), len(want))
+			}
+			for k, w := range want {
+				if v, ok := m.Get(k); v != w || !ok {
+					t.Fatalf("Get(%d) = %d, %v; want %d", k, v, ok, w)
+				}
+			}
+			if 4*m.n > 3*len(m.slots) {
+				t.Fatalf("%d keys in %d slots", m.n, len(m.slots))
+			}
+			switch rapid.IntRange(0, 2).Draw(t, "then") {
+			case 1:
+				m.Clear()
+				clear(want)
+			case 2:
+				m.Free()
+				clear(want)
+			}
+		}
+		m.Free()
+	})
+}
+
+func TestNilMapIsEmpty(t *testing.T) {
+	var m *Map
+	if v, ok := m.Get(3); v != 0 || ok || m.Len() != 0 || m.Bytes() != 0 {
+		t.Fatal("a nil Map is not empty")
+	}
+}
