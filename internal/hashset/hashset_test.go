@@ -6,23 +6,32 @@ import (
 	"pgregory.net/rapid"
 )
 
+// anyKey generates a key: small, large, or near the top bit.
+func anyKey() *rapid.Generator[uint64] {
+	return rapid.OneOf(rapid.Uint64Range(0, 50), rapid.Uint64(), rapid.Uint64Range(1<<63, 1<<63+5))
+}
+
+// drawKeys draws keys of every kind (small integers, 0, large, repeats),
+// then a run of many: m distinct keys from a base, each up to twice, enough
+// to grow a table several times.
+func drawKeys(t *rapid.T) []uint64 {
+	keys := rapid.SliceOfN(anyKey(), 0, 20).Draw(t, "keys")
+	n, m := rapid.IntRange(0, 6000).Draw(t, "n"), rapid.Uint64Range(1, 4000).Draw(t, "m")
+	base := rapid.SampledFrom([]uint64{0, 1, 1 << 40, ^uint64(0) - 5000}).Draw(t, "base")
+	for i := range n {
+		keys = append(keys, base+uint64(i*7)%m)
+	}
+	return keys
+}
+
 // Set behaves as a Go map of its keys, whatever the keys: small integers,
 // 0, repeats, and enough of them to grow the table several times.
 func TestSetIsAMap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var s Set
 		want := map[uint64]bool{}
-		key := rapid.OneOf(rapid.Uint64Range(0, 50), rapid.Uint64(), rapid.Uint64Range(1<<63, 1<<63+5))
 		for range rapid.IntRange(0, 3).Draw(t, "rounds") {
-			// Drawn keys, then a run of many: m distinct keys from base,
-			// each up to twice, enough to grow the table several times.
-			keys := rapid.SliceOfN(key, 0, 20).Draw(t, "keys")
-			n, m := rapid.IntRange(0, 6000).Draw(t, "n"), rapid.Uint64Range(1, 4000).Draw(t, "m")
-			base := rapid.SampledFrom([]uint64{0, 1, 1 << 40, ^uint64(0) - 5000}).Draw(t, "base")
-			for i := range n {
-				keys = append(keys, base+uint64(i*7)%m)
-			}
-			for _, k := range keys {
+			for _, k := range drawKeys(t) {
 				if added := s.Add(k); added == want[k] {
 					t.Fatalf("Add(%d) = %v with %d in the map: %v", k, added, k, want[k])
 				}
@@ -31,7 +40,7 @@ func TestSetIsAMap(t *testing.T) {
 			if s.Len() != len(want) {
 				t.Fatalf("Len %d, want %d", s.Len(), len(want))
 			}
-			for _, k := range rapid.SliceOfN(key, 0, 100).Draw(t, "asked") {
+			for _, k := range rapid.SliceOfN(anyKey(), 0, 100).Draw(t, "asked") {
 				if s.Has(k) != want[k] {
 					t.Fatalf("Has(%d) = %v, want %v", k, s.Has(k), want[k])
 				}
@@ -103,15 +112,8 @@ func TestMapIsAMap(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var m Map
 		want := map[uint64]uint32{}
-		key := rapid.OneOf(rapid.Uint64Range(0, 50), rapid.Uint64(), rapid.Uint64Range(1<<63, 1<<63+5))
 		for range rapid.IntRange(0, 3).Draw(t, "rounds") {
-			keys := rapid.SliceOfN(key, 0, 20).Draw(t, "keys")
-			n, mod := rapid.IntRange(0, 6000).Draw(t, "n"), rapid.Uint64Range(1, 4000).Draw(t, "mod")
-			base := rapid.SampledFrom([]uint64{0, 1, 1 << 40, ^uint64(0) - 5000}).Draw(t, "base")
-			for i := range n {
-				keys = append(keys, base+uint64(i*7)%mod)
-			}
-			for i, k := range keys {
+			for i, k := range drawKeys(t) {
 				switch i % 3 {
 				case 0:
 					m.Put(k, uint32(i))
