@@ -185,9 +185,10 @@
 // depth per frame for the dependency sets (derive.go reads statuses off the
 // stack only while a frame's sets fit in 2 KiB, some 1,600 transitions of
 // depth for 10 threads, and replays beyond). BenchmarkCBPORSpeed measures
-// the live heap per stored state, with the table's memory mapped outside
-// the heap (past 2 MB): about 100 bytes on lastzero-8 at bound 2, table and
-// memo included. Past Limits.Memory the search stops with an error
+// the live heap per stored state, with the memory mapped outside the heap
+// for the table's and the memo's arrays past 2 MB (offheap), which the
+// search unmaps when it returns: about 160 bytes on lastzero-8 and 130 on
+// lastzero-9 at bound 2, table (82 bytes) and memo included. Past Limits.Memory the search stops with an error
 // wrapping ts.ErrMemory that says what it kept. The budget is checked between
 // transitions and inside the operations that keep without taking one: every
 // 4096 CB subproblems, Mark calls, stored states and transitions, and

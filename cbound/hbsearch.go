@@ -230,7 +230,10 @@ func runHB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options, 
 	if err != nil {
 		return bad, err
 	}
-	defer e.memo.close()
+	if opt.shared == nil {
+		defer e.memo.close() // a shared memo is closed by its owner
+	}
+	defer e.table.Free()
 	if e.bounded && opt.shared == nil {
 		e.memo.setClamp(e.c + 1)
 	}

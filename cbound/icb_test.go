@@ -9,6 +9,7 @@ import (
 
 	"github.com/weftlab/weft/cbound"
 	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/ts"
 	"github.com/weftlab/weft/ts/tstest"
 )
@@ -195,14 +196,19 @@ func TestDefaultBound(t *testing.T) {
 
 // ICB's queues, schedule nodes and cache outgrow 2 MB on lastzero-9 and move
 // to mapped memory (offheap), which the search unmaps at its end: the
-// figures are those the search had with them in the Go heap.
+// figures are those the search had with them in the Go heap, and nothing
+// stays mapped once it returns.
 func TestICBInRegions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a search of 2.9 million transitions")
 	}
+	before := offheap.Mapped()
 	res, err := cbound.ICB(context.Background(), models.NewLastzero(9), cbound.Options{Bound: 2, Options: ts.Options{KeepGoing: true}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if after := offheap.Mapped(); after > before {
+		t.Errorf("%d bytes still mapped after the search, %d before", after, before)
 	}
 	if res.Executions != 4352 || res.Transitions != 2892470 || res.States != 930341 {
 		t.Errorf("%d executions, %d transitions, %d states; want 4352, 2892470, 930341", res.Executions, res.Transitions, res.States)

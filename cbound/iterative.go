@@ -161,6 +161,11 @@ func iterativeRedo[S any](ctx context.Context, sys ts.TransitionSystem[S], opt O
 	var first *ts.Violation
 	// One memo for every bound, its values clamped at the highest.
 	opt.shared = &sharedMemo{clamp: int32(opt.Bound) + 1}
+	defer func() {
+		if opt.shared.m != nil {
+			opt.shared.m.close()
+		}
+	}()
 	for c := 0; c <= opt.Bound; c++ {
 		o := opt
 		o.Bound = AtMost(c)

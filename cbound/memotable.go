@@ -2,6 +2,8 @@ package cbound
 
 import (
 	"math/bits"
+
+	"github.com/weftlab/weft/internal/offheap"
 )
 
 // cbKey is an HB state's two independent 64-bit fingerprints: its hash and
@@ -24,6 +26,9 @@ func keyOf(h1, h2 uint64) cbKey {
 // (state, thread) kept some 70 bytes per pair.
 type cbTable struct {
 	slots []uint64 // per slot: h1, h2, then w words of values
+	// mem is the mapped memory slots is in from 2 MB (nil: the Go heap),
+	// where a new array faults in 2 MB at a time.
+	mem   *offheap.Region
 	w     int
 	n     int // entries in use
 	shift uint
@@ -44,7 +49,8 @@ func (t *cbTable) init(slots, w int) {
 		t.slots = t.slots[:slots*(2+w)]
 		clear(t.slots)
 	} else {
-		t.slots = make([]uint64, slots*(2+w))
+		t.mem.Free()
+		t.slots, t.mem = offheap.Make[uint64](slots * (2 + w))
 	}
 	t.shift = uint(64 - bits.TrailingZeros(uint(slots)))
 }
@@ -90,7 +96,7 @@ func (t *cbTable) grow() {
 		t.grows(2 * int64(cap(t.slots)) * 8)
 	}
 	old := *t
-	t.slots = nil
+	t.slots, t.mem = nil, nil
 	t.init(max(2*old.len(), 256), old.w)
 	st := old.stride()
 	for i := range old.len() {
@@ -98,9 +104,16 @@ func (t *cbTable) grow() {
 			copy(t.insert(cbKey{old.slots[i*st], old.slots[i*st+1]}), old.row(i))
 		}
 	}
+	old.mem.Free()
 }
 
 func (t *cbTable) bytes() int64 { return int64(cap(t.slots)) * 8 }
+
+// free gives back the table's memory, mapped or not.
+func (t *cbTable) free() {
+	t.mem.Free()
+	t.slots, t.mem, t.n, t.nslot = nil, nil, 0, 0
+}
 
 // cbGens is the CB memo in two generations: the newer takes every insertion
 // and, between operations, becomes the older once it holds cap entries; the
@@ -202,3 +215,9 @@ func (g *cbGens) reset() {
 }
 
 func (g *cbGens) bytes() int64 { return g.cur.bytes() + g.old.bytes() }
+
+// free gives back both generations' memory, for a memo whose search is over.
+func (g *cbGens) free() {
+	g.cur.free()
+	g.old.free()
+}

@@ -38,9 +38,14 @@ import (
 // memory it maps for them and unmaps when it moves them, which a copy would
 // go on reading.
 type Table struct {
-	slots   []int32 // open addressing by hash: id+1, 0 for empty
-	entries []tableEntry
-	words   []word // full copies: thread count, each thread's length, the events
+	// slots is the index, open addressing by hash: 0 for empty, else the
+	// id+1 in the low 32 bits and the hash's top 32 bits above, so that a
+	// probe passes a slot of another hash without reading its entry (a
+	// cache miss each, on a table of millions).
+	slots    []uint64
+	slotsMem *offheap.Region
+	entries  []tableEntry
+	words    []word // full copies: thread count, each thread's length, the events
 	// Where entries and words are once large (offheap: memory mapped for
 	// them, grown without copies, in huge pages where the system has
 	// them); kept with them.
@@ -101,14 +106,14 @@ type undoStep struct {
 // that makes the difference is one access with outcome 0. An event of
 // several words adds 8 bytes a word, unless InsertRemoved finds them stored
 // already.
-const EntryBytes = int(unsafe.Sizeof(tableEntry{})) + 2*4*2
+const EntryBytes = int(unsafe.Sizeof(tableEntry{})) + 2*8*2
 
 // Len returns the number of states in the table.
 func (tb *Table) Len() int { return len(tb.entries) }
 
 // OffHeapBytes returns what of Bytes is outside the Go heap, which
-// runtime.MemStats does not count: the states and their events once they
-// pass 2 MB (see the Table type).
+// runtime.MemStats does not count: the states, their events and the index
+// once each passes 2 MB (see the Table type).
 func (tb *Table) OffHeapBytes() int64 {
 	var b int64
 	if tb.entriesMem != nil {
@@ -117,12 +122,15 @@ func (tb *Table) OffHeapBytes() int64 {
 	if tb.wordsMem != nil {
 		b += int64(cap(tb.words)) * 8
 	}
+	if tb.slotsMem != nil {
+		b += int64(cap(tb.slots)) * 8
+	}
 	return b
 }
 
 // Bytes returns the memory the table keeps, in bytes.
 func (tb *Table) Bytes() int64 {
-	return int64(cap(tb.slots))*4 + int64(cap(tb.entries))*int64(unsafe.Sizeof(tableEntry{})) + int64(cap(tb.words))*8
+	return int64(cap(tb.slots))*8 + int64(cap(tb.entries))*int64(unsafe.Sizeof(tableEntry{})) + int64(cap(tb.words))*8
 }
 
 // Contains reports whether the table holds a state equal to s.
@@ -137,14 +145,14 @@ func (tb *Table) Lookup(s *State) (id int, ok bool) {
 	if len(tb.slots) == 0 {
 		return -1, false
 	}
-	mask := uint64(len(tb.slots) - 1)
+	mask, tag := uint64(len(tb.slots)-1), s.hash>>32
 	for i := s.hash & mask; ; i = (i + 1) & mask {
 		v := tb.slots[i]
 		if v == 0 {
 			return -1, false
 		}
-		if tb.entries[v-1].hash == s.hash && tb.equal(int(v-1), s) {
-			return int(v - 1), true
+		if id := int(uint32(v)) - 1; v>>32 == tag && tb.entries[id].hash == s.hash && tb.equal(id, s) {
+			return id, true
 		}
 	}
 }
@@ -155,13 +163,13 @@ func (tb *Table) MayContain(h uint64) bool {
 	if len(tb.slots) == 0 {
 		return false
 	}
-	mask := uint64(len(tb.slots) - 1)
+	mask, tag := uint64(len(tb.slots)-1), h>>32
 	for i := h & mask; ; i = (i + 1) & mask {
 		v := tb.slots[i]
 		if v == 0 {
 			return false
 		}
-		if tb.entries[v-1].hash == h {
+		if v>>32 == tag && tb.entries[uint32(v)-1].hash == h {
 			return true
 		}
 	}
@@ -183,14 +191,14 @@ func (tb *Table) LookupNext(s *State, e Event) (id int, ok bool) {
 	}
 	w := pack(e.Op, e.Obj, e.M)
 	h := s.hash ^ s.keys.hash(e.Thread, e.N, w)
-	mask := uint64(len(tb.slots) - 1)
+	mask, tag := uint64(len(tb.slots)-1), h>>32
 	for i := h & mask; ; i = (i + 1) & mask {
 		v := tb.slots[i]
 		if v == 0 {
 			return -1, false
 		}
-		if tb.entries[v-1].hash == h && tb.equalNext(int(v-1), s, e.Thread, w) {
-			return int(v - 1), true
+		if id := int(uint32(v)) - 1; v>>32 == tag && tb.entries[id].hash == h && tb.equalNext(id, s, e.Thread, w) {
+			return id, true
 		}
 	}
 }
@@ -373,17 +381,19 @@ func (tb *Table) add(s *State, x tableEntry) int {
 
 // rehash doubles the index (load at most one half) and places every entry.
 func (tb *Table) rehash() {
-	tb.slots = make([]int32, max(16, 2*len(tb.slots)))
+	old := tb.slotsMem
+	tb.slots, tb.slotsMem = offheap.Make[uint64](max(16, 2*len(tb.slots)))
+	old.Free()
 	for id := range tb.entries {
 		tb.place(id)
 	}
 }
 
 func (tb *Table) place(id int) {
-	mask := uint64(len(tb.slots) - 1)
-	for i := tb.entries[id].hash & mask; ; i = (i + 1) & mask {
+	mask, h := uint64(len(tb.slots)-1), tb.entries[id].hash
+	for i := h & mask; ; i = (i + 1) & mask {
 		if tb.slots[i] == 0 {
-			tb.slots[i] = int32(id + 1)
+			tb.slots[i] = h>>32<<32 | uint64(uint32(id+1))
 			return
 		}
 	}
@@ -621,6 +631,17 @@ func (tb *Table) Load(id int, dst *State) {
 func (tb *Table) appendWords(ws ...word) {
 	tb.words, tb.wordsMem = offheap.Grow(tb.words, tb.wordsMem, len(ws))
 	tb.words = append(tb.words, ws...)
+}
+
+// Free empties the table and gives back the memory it mapped for its
+// largest arrays now, rather than when the collector finds the table
+// unreachable: for a search that is over. The table is ready for use
+// again.
+func (tb *Table) Free() {
+	tb.slotsMem.Free()
+	tb.entriesMem.Free()
+	tb.wordsMem.Free()
+	*tb = Table{}
 }
 
 // Reset empties the table, keeping its memory.

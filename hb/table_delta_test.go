@@ -227,4 +227,12 @@ func TestTableInRegions(t *testing.T) {
 			t.Fatalf("state %d loaded differs", i)
 		}
 	}
+	// Free gives the memory back and leaves a table ready for use.
+	tb.Free()
+	if tb.Len() != 0 || tb.Bytes() != 0 || tb.OffHeapBytes() != 0 || tb.Contains(kept[0]) {
+		t.Fatalf("a freed table holds %d states, %d bytes", tb.Len(), tb.Bytes())
+	}
+	if id, added := tb.Insert(kept[0]); !added || id != 0 || !tb.Contains(kept[0]) {
+		t.Fatal("a freed table does not take a state")
+	}
 }

@@ -224,6 +224,7 @@ type explorer[S any] struct {
 	// 2 explored, 3 explored and failing) and its operations in the graph
 	// (the rest: see opGraph.stateOps).
 	visited *hashset.Map // nil: not SDPOR
+	reserve int64        // bytes a table is about to grow by, counted while memoryOK decides
 	graph   opGraph
 
 	init        bitset.BitSet // initials, reused
@@ -960,6 +961,20 @@ func (e *explorer[S]) visit(s S, last ts.Tid) bool {
 			e.res.Executions++
 			return false
 		}
+		g := e.visited.Growth()
+		if e.mode == modeSDPOR {
+			g += e.graph.stateGrowth(e.n)
+		}
+		if g > 0 {
+			// Refuse before the table or the stored operations grow
+			// past the budget.
+			e.reserve = g
+			ok := e.memoryOK()
+			e.reserve = 0
+			if !ok {
+				return false
+			}
+		}
 		e.visited.Put(h, 2) // 1 once its frame is pushed
 	}
 	e.current = -1
@@ -1219,13 +1234,17 @@ const mapEntryBytes = 40
 // graph.
 func (e *explorer[S]) memoryUsed() int64 {
 	n := int64(e.n)
-	frameBytes := int64(unsafe.Sizeof(frame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+4) + 2*(n+63)/8
-	eventBytes := int64(unsafe.Sizeof(event{})) + 4*n + 16
-	used := int64(e.frames)*frameBytes + int64(e.events)*eventBytes +
+	// Per frame, its slices (steps, status, outs, count, taken, the two
+	// sets' words), and per event its clock and links; the frames and
+	// events themselves by their slices' room, which grows by doubling.
+	frameBytes := n*(int64(unsafe.Sizeof(ts.Step{}))+1+8+4) + (n+1)*int64(unsafe.Sizeof(ts.Move{})) + 2*8*((n+63)/64)
+	eventBytes := 4*n + 8
+	used := int64(e.frames)*frameBytes + int64(cap(e.stack))*int64(unsafe.Sizeof(frame[S]{})) +
+		int64(e.events)*eventBytes + int64(cap(e.evStore))*int64(unsafe.Sizeof(event{})) +
 		int64(len(e.wt.nodes))*int64(unsafe.Sizeof(wnode{})) + int64(len(e.wt.spare)+len(e.wt.alsoSpare))*4 +
 		chunkEvents(e.logChunks)*int64(unsafe.Sizeof(lev{})) + int64(cap(e.logAlso))*int64(unsafe.Sizeof([]ts.Access{})) +
 		chunkEvents(e.planChunks)*int64(unsafe.Sizeof(lev{})) + int64(cap(e.log))*int64(unsafe.Sizeof(logOp{})) +
-		e.visited.Bytes() + e.graph.bytes()
+		e.visited.Bytes() + e.reserve + e.graph.bytes()
 	// The other accesses of the nodes' steps of several objects: an
 	// estimate of two each (walking them costs a check too much).
 	used += int64(len(e.wt.also))*int64(unsafe.Sizeof([]ts.Access{})+2*unsafe.Sizeof(ts.Access{})) + int64(cap(e.remap))*4

@@ -7,6 +7,7 @@ import (
 	"github.com/bits-and-blooms/bitset"
 
 	"github.com/weftlab/weft/hb"
+	"github.com/weftlab/weft/internal/grow"
 	"github.com/weftlab/weft/internal/hashset"
 	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/ts"
@@ -287,6 +288,15 @@ func (g *opGraph) keepOps(at []int32) uint32 {
 	g.stateAt, g.stateMem = offheap.Grow(g.stateAt, g.stateMem, len(at))
 	g.stateAt, g.n = append(g.stateAt, at...), len(at)
 	return uint32(i) << 2
+}
+
+// stateGrowth returns how many bytes the stored operations grow by when
+// keepOps stores n more (0 if they have the room).
+func (g *opGraph) stateGrowth(n int) int64 {
+	if cap(g.stateAt)-len(g.stateAt) >= n {
+		return 0
+	}
+	return int64(grow.Cap(cap(g.stateAt), len(g.stateAt)+n)-cap(g.stateAt)) * 4
 }
 
 // stateOps returns the operations of the threads of a state whose visited

@@ -383,6 +383,9 @@ func (e *explorer[S]) visit(s S, last Tid, preempts int) {
 		} else {
 			h = e.hasher.Hash(s)
 		}
+		if g := e.visited.Growth(); g > 0 && e.maxMemory >= 0 && !e.visited.Has(h) && !e.memoryOKWith(g) {
+			return // the table would double past the budget
+		}
 		if !e.visited.Add(h) {
 			e.endExecution()
 			return
@@ -541,11 +544,15 @@ func (e *explorer[S]) threadsAgain() error {
 }
 
 // memoryOK fails the search if what it keeps passes the memory cap.
-func (e *explorer[S]) memoryOK() bool {
+func (e *explorer[S]) memoryOK() bool { return e.memoryOKWith(0) }
+
+// memoryOKWith is memoryOK with extra bytes more kept: those a table is
+// about to grow by.
+func (e *explorer[S]) memoryOKWith(extra int64) bool {
 	if e.maxMemory < 0 {
 		return true
 	}
-	used := int64(len(e.stack))*e.frameBytes + e.visited.Bytes()
+	used := int64(len(e.stack))*e.frameBytes + e.visited.Bytes() + extra
 	if used > e.maxMemory {
 		e.fail(fmt.Errorf("%w: %d bytes kept (%d stack frames, %d visited states), budget %d (Limits.Memory)",
 			ErrMemory, used, len(e.stack), e.visited.Len(), e.maxMemory))

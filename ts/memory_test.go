@@ -3,10 +3,13 @@ package ts_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/weftlab/weft/internal/heapcap"
+	"github.com/weftlab/weft/internal/models"
+	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/ts"
 )
 
@@ -28,4 +31,28 @@ func TestExploreStatefulMemoryCountsWhatItKeeps(t *testing.T) {
 		t.Errorf("the live heap grew by %.1f MB under a budget of %d MB", float64(peak)/(1<<20), budget>>20)
 	}
 	t.Logf("the live heap grew by at most %.1f MB", float64(peak)/(1<<20))
+}
+
+// ExploreStateful's table of visited states moves past 2 MB to mapped
+// memory, and the search gives it back when it returns.
+func TestStatefulUnmapsAtTheEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a search of 372,346 states")
+	}
+	before := offheap.Mapped()
+	peak := before
+	opt := ts.Options{KeepGoing: true, Progress: func(ts.Result) { peak = max(peak, offheap.Mapped()) }, ProgressEvery: time.Millisecond}
+	res, err := ts.ExploreStateful(context.Background(), models.NewLastzero(9), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.States != 372346 || res.Transitions != 1765394 {
+		t.Errorf("%d states, %d transitions; want 372,346 and 1,765,394", res.States, res.Transitions)
+	}
+	if runtime.GOOS == "linux" && peak-before < 2<<20 {
+		t.Errorf("at most %d bytes mapped during the search; want its table", peak-before)
+	}
+	if after := offheap.Mapped(); after > before {
+		t.Errorf("%d bytes still mapped after the search, %d before", after, before)
+	}
 }

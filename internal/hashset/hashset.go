@@ -42,11 +42,12 @@ func (s *Set) Add(k uint64) bool {
 		case k:
 			return false
 		case 0:
+			if 4*(s.n+1) > 3*len(s.slots) {
+				s.grow()
+				return s.Add(k)
+			}
 			s.slots[i] = k
 			s.n++
-			if 4*s.n > 3*len(s.slots) {
-				s.grow()
-			}
 			return true
 		}
 	}
@@ -88,6 +89,19 @@ func (s *Set) grow() {
 		s.slots[i] = k
 	}
 	oldMem.Free()
+}
+
+// Growth returns how many bytes the table grows by if the next key added
+// is new (0 if it has the room), for a caller that keeps to a memory
+// budget: it can refuse before the table doubles rather than after.
+func (s *Set) Growth() int64 {
+	if s.slots == nil {
+		return minSlots * 8
+	}
+	if 4*(s.n+1) > 3*len(s.slots) {
+		return int64(len(s.slots)) * 8
+	}
+	return 0
 }
 
 // Len is the number of keys in s.

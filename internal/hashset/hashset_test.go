@@ -159,3 +159,28 @@ func TestNilMapIsEmpty(t *testing.T) {
 		t.Fatal("a nil Map is not empty")
 	}
 }
+
+// Growth says, before an Add or a Ref of a new key, by how much the table
+// will grow.
+func TestGrowthForetold(t *testing.T) {
+	var s Set
+	var m Map
+	for k := uint64(1); k < 100000; k++ {
+		gs, gm := s.Growth(), m.Growth()
+		bs, bm := s.Bytes(), m.Bytes()
+		s.Add(k)
+		m.Put(k, 1)
+		if s.Bytes()-bs != gs || m.Bytes()-bm != gm {
+			t.Fatalf("key %d: grew by %d and %d, foretold %d and %d", k, s.Bytes()-bs, m.Bytes()-bm, gs, gm)
+		}
+		// A key already there never grows the table.
+		bs, bm = s.Bytes(), m.Bytes()
+		s.Add(k)
+		m.Put(k, 2)
+		if s.Bytes() != bs || m.Bytes() != bm {
+			t.Fatalf("key %d again: the tables grew", k)
+		}
+	}
+	s.Free()
+	m.Free()
+}

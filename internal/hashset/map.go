@@ -102,6 +102,21 @@ func (m *Map) grow() {
 	oldMem.Free()
 }
 
+// Growth returns how many bytes the table grows by if the next key added
+// is new (0 if it has the room): see Set.Growth.
+func (m *Map) Growth() int64 {
+	if m == nil {
+		return 0
+	}
+	if m.slots == nil {
+		return minSlots * 16
+	}
+	if 4*(m.n+1) > 3*len(m.slots) {
+		return int64(len(m.slots)) * 16
+	}
+	return 0
+}
+
 // Len is the number of keys in m.
 func (m *Map) Len() int {
 	if m == nil {

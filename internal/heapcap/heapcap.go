@@ -13,14 +13,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weftlab/weft/internal/offheap"
 	"github.com/weftlab/weft/ts"
 )
 
 // Outcome is what Run saw.
 type Outcome struct {
 	// Peak is the largest growth of the heap (runtime.MemStats.HeapAlloc,
-	// garbage not yet collected included) over what it was when the
-	// search started, sampled every millisecond.
+	// garbage not yet collected included), plus the memory the search's
+	// largest slices take outside it (offheap.Mapped), over what they were
+	// when the search started, sampled every millisecond.
 	Peak int64
 	// Capped says that the heap passed the ceiling and the search's
 	// context was cancelled.
@@ -36,9 +38,7 @@ func Run(ctx context.Context, ceiling int64, search func(ctx context.Context)) O
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := int64(ms.HeapAlloc)
+	base := kept()
 	var (
 		mu   sync.Mutex
 		out  Outcome
@@ -46,9 +46,7 @@ func Run(ctx context.Context, ceiling int64, search func(ctx context.Context)) O
 		wg   sync.WaitGroup
 	)
 	sample := func() {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		grown := int64(ms.HeapAlloc) - base
+		grown := kept() - base
 		mu.Lock()
 		defer mu.Unlock()
 		out.Peak = max(out.Peak, grown)
@@ -123,20 +121,27 @@ func Keeps(t TB, name string, search func(ctx context.Context, limits ts.Limits)
 }
 
 // Growth calls search with sample, a function that collects garbage and
-// notes the live heap, for search to call as it goes (a Progress callback),
-// and returns the most the live heap grew above what it was before search.
+// notes the live heap and the mapped memory (kept), for search to call as
+// it goes (a Progress callback), and returns the most they grew above what
+// they were before search.
 func Growth(search func(sample func())) uint64 {
 	for range 3 { // and the pool of an earlier search with it
 		runtime.GC()
 	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := ms.HeapAlloc
-	var peak uint64
+	base := kept()
+	var peak int64
 	search(func() {
 		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		peak = max(peak, ms.HeapAlloc-min(base, ms.HeapAlloc))
+		peak = max(peak, kept()-base)
 	})
-	return peak
+	return uint64(peak)
+}
+
+// kept is the heap's size (runtime.MemStats.HeapAlloc) plus the memory
+// mapped outside it for the searches' largest slices (offheap.Mapped),
+// which the heap's figures do not see.
+func kept() int64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc) + offheap.Mapped()
 }

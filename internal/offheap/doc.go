@@ -23,6 +23,12 @@
 // slice moves to a larger one. On systems without mmap, or where mapping
 // fails, Grow is grow.Slice.
 //
+// Mapped counts, for the whole process, the capacity of the slices in
+// regions, which runtime.MemStats does not: the tests and benchmarks that
+// measure what a search keeps add it to the heap. A search unmaps its
+// regions when it returns (Region.Free) rather than leaving them to the
+// cleanups, which run only after a collection.
+//
 // The collector does not see this memory, so only slices of types that hold
 // no pointers move there; Grow leaves any other in the Go heap, which lets a
 // generic caller use it whatever its element type. The slice is valid only

@@ -3,6 +3,7 @@ package offheap
 import (
 	"reflect"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/weftlab/weft/internal/grow"
@@ -17,10 +18,35 @@ const reserveFactor = 8
 
 // Region is the mapped memory a slice of Grow's is in.
 type Region struct {
-	mem     []byte // the whole mapping
+	m       *mapping
 	base    unsafe.Pointer
 	size    int // bytes usable from base
 	cleanup runtime.Cleanup
+}
+
+// mapping is a region's memory and how much of it its slice has been
+// given, apart from the Region so that the cleanup that unmaps it does not
+// keep the Region reachable.
+type mapping struct {
+	mem   []byte // the whole mapping
+	inUse int64  // bytes of the slice's capacity, counted in mapped
+}
+
+// mapped is the capacity, in bytes, of the slices in regions not yet
+// unmapped, in the whole process (see Mapped).
+var mappedBytes atomic.Int64
+
+// Mapped returns how many bytes the slices in regions hold now (their
+// capacity), across the process: memory outside the Go heap, which
+// runtime.MemStats does not count, for the tests and benchmarks that
+// measure what a search keeps. A region dropped without Free counts until
+// its cleanup runs, as garbage counts in the heap until it is collected.
+func Mapped() int64 { return mappedBytes.Load() }
+
+// use records that r's slice now has bytes of capacity.
+func (r *Region) use(bytes int) {
+	mappedBytes.Add(int64(bytes) - r.m.inUse)
+	r.m.inUse = int64(bytes)
 }
 
 // Grow returns s, whose memory is in r if r is not nil, with room for n
@@ -47,6 +73,7 @@ func Make[E any](n int) ([]E, *Region) {
 	if r == nil {
 		return make([]E, n), nil
 	}
+	r.use(n * size)
 	return unsafe.Slice((*E)(r.base), n), r
 }
 
@@ -69,6 +96,7 @@ func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
 	}
 	if r != nil && unsafe.Pointer(unsafe.SliceData(s)) == r.base && want*size <= r.size {
 		// Room in the region: the same memory, a larger capacity.
+		r.use(want * size)
 		return unsafe.Slice((*E)(r.base), want)[:len(s)], r
 	}
 	nr := newRegion(want * size * reserveFactor)
@@ -79,6 +107,7 @@ func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
 		}
 		return t, nil
 	}
+	nr.use(want * size)
 	t := unsafe.Slice((*E)(nr.base), want)[:len(s)]
 	// In a Go loop, as grow.Slice copies: a large copy in one memmove
 	// cannot be preempted.
@@ -96,7 +125,7 @@ func larger[E any](s []E, r *Region, n int) ([]E, *Region) {
 // search is over: nothing may read the slice in r afterwards. Free of nil
 // does nothing.
 func (r *Region) Free() {
-	if r != nil && r.mem != nil {
+	if r != nil && r.m != nil {
 		r.free()
 	}
 }
@@ -104,8 +133,8 @@ func (r *Region) Free() {
 // free unmaps r now, whose slice nothing reads any more.
 func (r *Region) free() {
 	r.cleanup.Stop()
-	unmap(r.mem)
-	r.mem, r.base, r.size = nil, nil, 0
+	release(r.m)
+	r.m, r.base, r.size = nil, nil, 0
 }
 
 // newRegion maps a region of at least size bytes, or returns nil.
@@ -118,10 +147,17 @@ func newRegion(size int) *Region {
 	}
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(mem)))
 	off := int((start+huge-1)&^(huge-1) - start)
-	r := &Region{mem: mem, base: unsafe.Pointer(&mem[off]), size: size}
+	r := &Region{m: &mapping{mem: mem}, base: unsafe.Pointer(&mem[off]), size: size}
 	adviseHuge(mem[off : off+size])
-	r.cleanup = runtime.AddCleanup(r, unmap, mem)
+	r.cleanup = runtime.AddCleanup(r, release, r.m)
 	return r
+}
+
+// release unmaps m and takes its slice's capacity off Mapped.
+func release(m *mapping) {
+	mappedBytes.Add(-m.inUse)
+	m.inUse = 0
+	unmap(m.mem)
 }
 
 // hasPointers reports whether a value of type t holds pointers.

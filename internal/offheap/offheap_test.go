@@ -177,3 +177,47 @@ func TestMake(t *testing.T) {
 	}
 	r.Free()
 }
+
+// Mapped counts the capacity of the slices in regions: up as they grow,
+// down when they are freed, moved or collected.
+func TestMappedCounts(t *testing.T) {
+	settle := func() int64 { // let the cleanups of earlier tests' regions run
+		for range 3 {
+			runtime.GC()
+			time.Sleep(10 * time.Millisecond)
+		}
+		return Mapped()
+	}
+	base := settle()
+	s, r := Grow[int64](nil, nil, MinBytes/8)
+	if r == nil {
+		t.Skip("no mapping here")
+	}
+	if got := Mapped() - base; got != int64(cap(s))*8 {
+		t.Fatalf("Mapped grew by %d for a slice of %d bytes", got, cap(s)*8)
+	}
+	s = s[:cap(s)]
+	s, r2 := Grow(s, r, 1) // in place
+	if r2 != r {
+		t.Fatal("moved")
+	}
+	if got := Mapped() - base; got != int64(cap(s))*8 {
+		t.Fatalf("Mapped grew by %d for a slice of %d bytes", got, cap(s)*8)
+	}
+	tab, tr := Make[uint64](MinBytes)
+	if got := Mapped() - base; got != int64(cap(s))*8+int64(len(tab))*8 {
+		t.Fatalf("Mapped grew by %d for slices of %d and %d bytes", got, cap(s)*8, len(tab)*8)
+	}
+	r.Free()
+	tr.Free()
+	if got := Mapped() - base; got != 0 {
+		t.Fatalf("Mapped is %d above where it was after both are freed", got)
+	}
+	func() {
+		_, r := Grow[int64](nil, nil, MinBytes/8)
+		_ = r // dropped: its cleanup takes it off
+	}()
+	if got := settle() - base; got != 0 {
+		t.Fatalf("Mapped is %d above where it was after a region was collected", got)
+	}
+}
