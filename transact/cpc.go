@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/weftlab/weft/internal/hashset"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/ts"
 )
@@ -78,18 +79,19 @@ func Explore[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options
 	e := &engine[S]{
 		m: model, sys: sys, hasher: model.Hasher, mover: mover, ctx: ctx, opt: opt, res: &res,
 		n: n, w: phaseWords(n), maxDepth: opt.Limits.MaxDepth(), current: -1,
-		table: make(map[uint64]int32), plain: make(map[uint64]struct{}),
 		reported: make(map[uint64]struct{}),
 	}
 	e.Outcome = search.Outcome{Ctx: ctx, Opt: &e.opt.Options, Res: &res}
 	err = e.run()
+	defer e.table.Free()
+	defer e.plain.Free()
 	if err == nil {
 		err = model.ThreadsAgain()
 	}
 	res.States = int64(len(e.records))
 	res.Stats[StatEnds] = e.ends
 	res.Stats[StatForced] = e.forced
-	res.Stats[StatPlainStates] = int64(len(e.plain))
+	res.Stats[StatPlainStates] = int64(e.plain.Len())
 	return res, err
 }
 
@@ -130,9 +132,9 @@ type engine[S any] struct {
 	n, w   int
 
 	maxDepth int
-	table    map[uint64]int32 // instrumented state key -> record
+	table    hashset.Map // instrumented state key -> record
 	records  []record
-	plain    map[uint64]struct{}
+	plain    hashset.Set
 	reported map[uint64]struct{} // plain hashes of terminal and violating states reported
 
 	stack  []frame[S]
@@ -282,7 +284,8 @@ func (e *engine[S]) execute(d int, mv ts.Move, m Mover, p bool) {
 	copy(pv, e.phaseVec(d))
 	setPhase(pv, int(t), nextPhase(p, m))
 	key := stateKey(hc, pv)
-	if r, seen := e.table[key]; seen { // L9
+	if v, seen := e.table.Get(key); seen { // L9
+		r := int32(v)
 		if e.records[r].cpc { // L11
 			e.records[e.stack[d].rec].cpc = true
 		}
@@ -332,8 +335,8 @@ func (e *engine[S]) execute(d int, mv ts.Move, m Mover, p bool) {
 func (e *engine[S]) newState(s S, h uint64, d int, last ts.Tid) (int32, bool) {
 	r := int32(len(e.records))
 	e.records = append(e.records, record{})
-	e.table[stateKey(h, e.phaseVec(d))] = r
-	e.plain[h] = struct{}{}
+	e.table.Put(stateKey(h, e.phaseVec(d)), uint32(r))
+	e.plain.Add(h)
 	steps, status, outs := e.steps[d*e.n:(d+1)*e.n], e.status[d*e.n:(d+1)*e.n], e.outs[d*e.n:(d+1)*e.n]
 	c, err := e.m.Look(s, steps, status, outs, &e.current)
 	if err != nil {
@@ -459,8 +462,8 @@ func (e *engine[S]) finish(d int) {
 // table of states with their records, the plain hashes, the stack with its
 // steps and phases (the states it holds are counted by their Go size only).
 func (e *engine[S]) memoryOK() bool {
-	used := int64(len(e.table))*48 + int64(cap(e.records))*int64(unsafe.Sizeof(record{})) +
-		int64(len(e.plain)+len(e.reported))*40 + int64(cap(e.stack))*int64(unsafe.Sizeof(frame[S]{})) +
+	used := e.table.Bytes() + int64(cap(e.records))*int64(unsafe.Sizeof(record{})) +
+		e.plain.Bytes() + int64(len(e.reported))*40 + int64(cap(e.stack))*int64(unsafe.Sizeof(frame[S]{})) +
 		int64(cap(e.steps))*int64(unsafe.Sizeof(ts.Step{})) + int64(cap(e.status)) + int64(cap(e.outs))*8 + int64(cap(e.phases))*8 + int64(cap(e.taken))*16
 	return e.MemoryOK(used, fmt.Sprintf("%d states, %d frames", len(e.records), len(e.stack)))
 }
