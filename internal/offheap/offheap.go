@@ -32,7 +32,7 @@ type mapping struct {
 	inUse int64  // bytes of the slice's capacity, counted in mapped
 }
 
-// mapped is the capacity, in bytes, of the slices in regions not yet
+// mappedBytes is the capacity, in bytes, of the slices in regions not yet
 // unmapped, in the whole process (see Mapped).
 var mappedBytes atomic.Int64
 
