@@ -84,10 +84,14 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if !dfs {
 		// Room for the first iterations' items: growing from nothing
 		// costs a small search more than the room does.
-		const room = 128
+		const room = queueRoom
 		e.queue, e.next = make([]icbItem, 0, room), make([]icbItem, 0, room)
 		e.queueFrom, e.nextFrom = make([]icbOrigin[S], 0, room/4), make([]icbOrigin[S], 0, room/4)
 		e.nodes = make([]schedNode, 0, room)
+	}
+	pooled := takeBuffers()
+	if pooled != nil && !dfs {
+		e.queue, e.next, e.nodes = pooled.queue[:0], pooled.next[:0], pooled.nodes[:0]
 	}
 	// Room for executions of a few dozen transitions: the stack and the
 	// schedule would otherwise grow by doubling, an allocation each time.
@@ -103,7 +107,7 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	if m.Hasher != nil {
 		e.terminals = make(map[uint64]int)
 		if !opt.NoCache && !opt.SyncOnly {
-			e.cache = newItemCache()
+			e.cache = newItemCache(pooled)
 		}
 	}
 	addSystemStats := search.SystemStats(sys)
@@ -228,10 +232,13 @@ type icb[S any] struct {
 	// The mapped memory the slices above are in once they outgrow 2 MB
 	// (offheap; nil: the Go heap), which swaps with its slice.
 	queueMem, nextMem, queueFromMem, nextFromMem, nodesMem *offheap.Region
-	nodeSteps                                              []ts.Step      // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
-	wideSteps                                              []ts.Step      // the steps of several accesses that queued items hold
-	cache                                                  *itemCache     // nil: no cache
-	terminals                                              map[uint64]int // terminal state hash -> the fewest preemptions it was reached with
+	// nextFloor is the length of the queue whose memory next took over
+	// (memoryOK).
+	nextFloor int
+	nodeSteps []ts.Step      // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
+	wideSteps []ts.Step      // the steps of several accesses that queued items hold
+	cache     *itemCache     // nil: no cache
+	terminals map[uint64]int // terminal state hash -> the fewest preemptions it was reached with
 
 	stack []icbFrame[S]
 	depth int
@@ -329,6 +336,7 @@ func (e *icb[S]) iterate() {
 			}
 			return // Drive marks the search complete
 		}
+		e.nextFloor = len(e.queue) // next reuses the queue's memory
 		e.queue, e.next, e.queueAt = e.next, e.queue[:0], 0
 		e.queueMem, e.nextMem = e.nextMem, e.queueMem
 		e.queueFrom, e.nextFrom = e.nextFrom, e.queueFrom[:0]
@@ -347,6 +355,7 @@ func (e *icb[S]) again() {
 	e.wasted = e.res.Transitions
 	e.res.Executions, e.res.Coverage = 0, e.res.Coverage[:0]
 	e.queue, e.next, e.nodes, e.nodeSteps, e.queueAt = e.queue[:0], e.next[:0], e.nodes[:0], e.nodeSteps[:0], 0
+	e.nextFloor = 0
 	e.wideSteps = e.wideSteps[:0]
 	e.queueFrom, e.nextFrom = e.queueFrom[:0], e.nextFrom[:0]
 	e.byBound = e.byBound[:0]
@@ -639,11 +648,31 @@ func (e *icb[S]) mappedBytes() int64 {
 // than when the collector finds it unreachable: a program that runs many
 // searches and allocates little would otherwise hold them all.
 func (e *icb[S]) free() {
+	b := &icbBuffers{}
+	itemSize, nodeSize := int(unsafe.Sizeof(icbItem{})), int(unsafe.Sizeof(schedNode{}))
+	if !e.dfs {
+		if keptBuffer(cap(e.queue), itemSize, e.queueMem) {
+			b.queue = e.queue[:0]
+		}
+		if keptBuffer(cap(e.next), itemSize, e.nextMem) {
+			b.next = e.next[:0]
+		}
+		if keptBuffer(cap(e.nodes), nodeSize, e.nodesMem) {
+			b.nodes = e.nodes[:0]
+		}
+	}
+	if c := e.cache; c != nil && keptBuffer(len(c.slots), int(unsafe.Sizeof(itemSlot{})), c.mem) {
+		clear(c.slots)
+		b.slots, c.slots = c.slots, nil
+	}
 	for _, r := range []*offheap.Region{e.queueMem, e.nextMem, e.queueFromMem, e.nextFromMem, e.nodesMem} {
 		r.Free()
 	}
 	e.queue, e.next, e.queueFrom, e.nextFrom, e.nodes = nil, nil, nil, nil, nil
 	e.cache.free()
+	if b.queue != nil || b.next != nil || b.nodes != nil || b.slots != nil {
+		icbPool.Put(b)
+	}
 }
 
 // queuePreemptions queues, for the next iteration, every move of another
@@ -968,9 +997,13 @@ func (e *icb[S]) memoryOK() bool {
 	frameBytes := int64(unsafe.Sizeof(icbFrame[S]{})) + n*(int64(unsafe.Sizeof(ts.Step{}))+1+8)
 	itemBytes := int64(unsafe.Sizeof(icbItem{}))
 	originBytes := int64(unsafe.Sizeof(icbOrigin[S]{}))
-	used := int64(cap(e.stack))*frameBytes + int64(cap(e.queue)+cap(e.next))*itemBytes +
+	// The queues, nodes and cache may be an earlier search's (icbPool),
+	// larger than this one's: they are counted by the room this search
+	// would have grown them to, so that where a search stops for its
+	// budget does not depend on what ran before it.
+	used := int64(cap(e.stack))*frameBytes + int64(ownRoom(len(e.queue))+ownRoom(max(len(e.next), e.nextFloor)))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
-		int64(cap(e.nodes))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps)+cap(e.wideSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.bytes() + int64(len(e.terminals))*48 + e.reportedBytes
+		int64(ownRoom(len(e.nodes)))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps)+cap(e.wideSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.ownBytes() + int64(len(e.terminals))*48 + e.reportedBytes
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // the message below is for a search that stops
 	}

@@ -32,7 +32,12 @@ type itemSlot struct {
 // hundred items) never grow it.
 const itemCacheMinSlots = 1024
 
-func newItemCache() *itemCache {
+// newItemCache returns an empty cache, its table the one an earlier
+// search left in b (cleared) if there is one.
+func newItemCache(b *icbBuffers) *itemCache {
+	if b != nil && len(b.slots) >= itemCacheMinSlots {
+		return &itemCache{slots: b.slots, shift: uint(64 - bits.TrailingZeros(uint(len(b.slots))))}
+	}
 	return &itemCache{slots: make([]itemSlot, itemCacheMinSlots), shift: uint(64 - bits.TrailingZeros(itemCacheMinSlots))}
 }
 
@@ -101,6 +106,20 @@ func (c *itemCache) len() int {
 		return 0
 	}
 	return c.n
+}
+
+// ownBytes is the memory the table would hold had it grown from its first
+// size in this search (it may be an earlier search's, larger: icbPool); 0
+// for no cache.
+func (c *itemCache) ownBytes() int64 {
+	if c == nil {
+		return 0
+	}
+	n := itemCacheMinSlots
+	for 2*c.n > n {
+		n *= 2
+	}
+	return int64(n) * 16
 }
 
 // bytes is the memory the table holds; 0 for no cache.

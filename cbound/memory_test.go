@@ -2,6 +2,7 @@ package cbound_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/weftlab/weft/cbound"
@@ -42,4 +43,28 @@ func TestICBMemory(t *testing.T) {
 	heapcap.Keeps(t, "icb", func(ctx context.Context, l ts.Limits) (ts.Result, error) {
 		return cbound.ICB(ctx, heapcap.Spread{N: 7, K: 110}, cbound.Options{Bound: 2, Options: ts.Options{Limits: l}})
 	})
+}
+
+// ICB takes its queues and cache from the last search's (any state type's):
+// where a search stops for its budget, and what it says it kept, do not
+// depend on what ran before it.
+func TestICBBudgetStopIgnoresThePool(t *testing.T) {
+	sys := heapcap.Spread{N: 7, K: 110}
+	opt := cbound.Options{Bound: 2, Options: ts.Options{Limits: ts.Limits{Memory: 1 << 20}}}
+	run := func() (ts.Result, string) {
+		res, err := cbound.ICB(context.Background(), sys, opt)
+		if !errors.Is(err, ts.ErrMemory) {
+			t.Fatalf("%v, want ErrMemory", err)
+		}
+		return res, err.Error()
+	}
+	res1, msg1 := run()
+	// A larger search leaves larger buffers behind.
+	if _, err := cbound.ICB(context.Background(), heapcap.Spread{N: 4, K: 12}, cbound.Options{Bound: 2}); err != nil {
+		t.Fatal(err)
+	}
+	res2, msg2 := run()
+	if res1.Transitions != res2.Transitions || res1.Executions != res2.Executions || msg1 != msg2 {
+		t.Errorf("alone: %d transitions, %q; after a larger search: %d transitions, %q", res1.Transitions, msg1, res2.Transitions, msg2)
+	}
 }
