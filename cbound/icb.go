@@ -235,6 +235,7 @@ type icb[S any] struct {
 	// nextFloor is the length of the queue whose memory next took over
 	// (memoryOK).
 	nextFloor int
+	reserve   int64          // bytes the cache is about to grow by, counted while memoryOK decides
 	nodeSteps []ts.Step      // sync-only mode: nodeSteps[i] is the step of nodes[i]'s move
 	wideSteps []ts.Step      // the steps of several accesses that queued items hold
 	cache     *itemCache     // nil: no cache
@@ -829,6 +830,15 @@ func (e *icb[S]) visit(s S, last ts.Tid, in ts.Step) {
 		return
 	}
 	if e.cache != nil {
+		if g := e.cache.ownGrowth(); g > 0 && e.opt.Limits.MaxMemory() >= 0 {
+			// Refuse before the table doubles past the budget.
+			e.reserve = g
+			ok := e.memoryOK()
+			e.reserve = 0
+			if !ok {
+				return
+			}
+		}
 		e.cache.insert(slot, h, last)
 	}
 	terminal := c.Enabled == 0
@@ -1003,7 +1013,7 @@ func (e *icb[S]) memoryOK() bool {
 	// budget does not depend on what ran before it.
 	used := int64(cap(e.stack))*frameBytes + int64(ownRoom(len(e.queue))+ownRoom(max(len(e.next), e.nextFloor)))*itemBytes +
 		int64(cap(e.queueFrom)+cap(e.nextFrom))*originBytes +
-		int64(ownRoom(len(e.nodes)))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps)+cap(e.wideSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.ownBytes() + int64(len(e.terminals))*48 + e.reportedBytes
+		int64(ownRoom(len(e.nodes)))*int64(unsafe.Sizeof(schedNode{})) + int64(cap(e.nodeSteps)+cap(e.wideSteps))*int64(unsafe.Sizeof(ts.Step{})) + e.cache.ownBytes() + e.reserve + int64(len(e.terminals))*48 + e.reportedBytes
 	if limit := e.opt.Limits.MaxMemory(); limit < 0 || used <= limit {
 		return true // the message below is for a search that stops
 	}

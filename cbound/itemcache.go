@@ -19,6 +19,10 @@ type itemCache struct {
 	mem   *offheap.Region
 	shift uint // 64 - log2(len(slots))
 	n     int
+	// own is the slots the table would have had this search grown it from
+	// itemCacheMinSlots (it may be an earlier search's, larger: icbPool):
+	// what the memory budget counts.
+	own int
 }
 
 // itemSlot is an item: its hash and its last thread plus 2 (so that 0 is
@@ -36,9 +40,9 @@ const itemCacheMinSlots = 1024
 // search left in b (cleared) if there is one.
 func newItemCache(b *icbBuffers) *itemCache {
 	if b != nil && len(b.slots) >= itemCacheMinSlots {
-		return &itemCache{slots: b.slots, shift: uint(64 - bits.TrailingZeros(uint(len(b.slots))))}
+		return &itemCache{slots: b.slots, shift: uint(64 - bits.TrailingZeros(uint(len(b.slots)))), own: itemCacheMinSlots}
 	}
-	return &itemCache{slots: make([]itemSlot, itemCacheMinSlots), shift: uint(64 - bits.TrailingZeros(itemCacheMinSlots))}
+	return &itemCache{slots: make([]itemSlot, itemCacheMinSlots), shift: uint(64 - bits.TrailingZeros(itemCacheMinSlots)), own: itemCacheMinSlots}
 }
 
 // slotOf returns where the probe for item (h, last) starts. The user's hash
@@ -69,6 +73,9 @@ func (c *itemCache) find(h uint64, last ts.Tid) (slot int, found bool) {
 func (c *itemCache) insert(slot int, h uint64, last ts.Tid) {
 	c.slots[slot] = itemSlot{h: h, tag: int32(last) + 2}
 	c.n++
+	if 2*c.n > c.own {
+		c.own *= 2
+	}
 	if 2*c.n > len(c.slots) { // at most half full: probes stay short
 		c.grow()
 	}
@@ -115,11 +122,16 @@ func (c *itemCache) ownBytes() int64 {
 	if c == nil {
 		return 0
 	}
-	n := itemCacheMinSlots
-	for 2*c.n > n {
-		n *= 2
+	return int64(c.own) * 16
+}
+
+// ownGrowth is how many bytes ownBytes grows by when the next item is
+// inserted (0 if none), for a budget asked before the table doubles.
+func (c *itemCache) ownGrowth() int64 {
+	if c == nil || 2*(c.n+1) <= c.own {
+		return 0
 	}
-	return int64(n) * 16
+	return int64(c.own) * 16
 }
 
 // bytes is the memory the table holds; 0 for no cache.
