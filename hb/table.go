@@ -34,9 +34,9 @@ import (
 // All states given to one table must share a seed. The zero Table is empty
 // and ready to use. A Table is not safe for concurrent use: Lookup changes
 // the state it is given while it compares, and restores it. Nor may it be
-// copied once it holds states: past 2 MB its states and events are in
-// memory it maps for them and unmaps when it moves them, which a copy would
-// go on reading.
+// copied once it holds states: past 2 MB its states, their events and its
+// index are in memory it maps for them and unmaps when it moves them, which
+// a copy would go on reading; Free gives that memory back at once.
 type Table struct {
 	// slots is the index, open addressing by hash: 0 for empty, else the
 	// id+1 in the low 32 bits and the hash's top 32 bits above, so that a
