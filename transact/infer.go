@@ -11,6 +11,7 @@ import (
 
 	"github.com/bits-and-blooms/bitset"
 
+	"github.com/weftlab/weft/internal/hashset"
 	"github.com/weftlab/weft/internal/search"
 	"github.com/weftlab/weft/internal/watch"
 	"github.com/weftlab/weft/ts"
@@ -291,7 +292,8 @@ func infer[S any](ctx context.Context, m *search.Model[S], opt InferOptions) (*D
 		max = DefaultInferStates
 	}
 	p := &inferPass[S]{m: m, n: m.N, d: &Discipline{objs: make(map[ts.Obj]*objInfo)}, limits: opt.Limits, progress: opt.progress, progressEvery: opt.progressEvery,
-		maxDepth: opt.Limits.MaxDepth(), visited: make(map[uint64]struct{}), lockIdx: make(map[ts.Obj]uint)}
+		maxDepth: opt.Limits.MaxDepth(), lockIdx: make(map[ts.Obj]uint)}
+	defer p.visited.Free()
 	p.held = make([]*bitset.BitSet, m.N)
 	for t := range p.held {
 		p.held[t] = bitset.New(0)
@@ -351,7 +353,7 @@ type inferPass[S any] struct {
 	m             *search.Model[S]
 	n             int
 	d             *Discipline
-	visited       map[uint64]struct{}
+	visited       hashset.Set
 	held          []*bitset.BitSet // locks each thread holds on the current path, by dense index
 	undo          []lockUndo
 	limits        ts.Limits
@@ -482,13 +484,13 @@ func (p *inferPass[S]) visit(s S, last ts.Tid, step ts.Step, max int) error {
 			Detail: fmt.Sprintf("an execution reached %d transitions; raise Limits.Depth if the system does terminate", p.depth)})
 	}
 	h := p.m.Hasher.Hash(s)
-	if _, seen := p.visited[h]; seen {
+	if p.visited.Has(h) {
 		return nil
 	}
-	if len(p.visited) >= max {
+	if p.visited.Len() >= max {
 		return fmt.Errorf("%w: more than %d states; declare the movers (transact.Movers) or raise the limit", ErrInfer, max)
 	}
-	p.visited[h] = struct{}{}
+	p.visited.Add(h)
 	p.d.States++
 	if p.m.Check(s) != nil {
 		return nil
@@ -553,12 +555,12 @@ func (p *inferPass[S]) memoryOK() error {
 		return nil
 	}
 	perFrame := int64(unsafe.Sizeof(inferFrame[S]{})) + int64(p.n)*(int64(unsafe.Sizeof(ts.Step{}))+1+8)
-	used := int64(len(p.visited))*40 + int64(cap(p.stack))*perFrame + int64(cap(p.undo))*int64(unsafe.Sizeof(lockUndo{}))
+	used := p.visited.Bytes() + int64(cap(p.stack))*perFrame + int64(cap(p.undo))*int64(unsafe.Sizeof(lockUndo{}))
 	if used <= limit {
 		return nil
 	}
 	return fmt.Errorf("%w: %w: %d bytes kept (%d states, %d frames), budget %d bytes (ts.Limits.Memory)",
-		ErrInfer, ts.ErrMemory, used, len(p.visited), len(p.stack), limit)
+		ErrInfer, ts.ErrMemory, used, p.visited.Len(), len(p.stack), limit)
 }
 
 // lockIndex returns lock o's dense index, giving it the next one if new.
