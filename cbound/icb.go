@@ -91,7 +91,16 @@ func runICB[S any](ctx context.Context, sys ts.TransitionSystem[S], opt Options,
 	}
 	pooled := takeBuffers()
 	if pooled != nil && !dfs {
-		e.queue, e.next, e.nodes = pooled.queue[:0], pooled.next[:0], pooled.nodes[:0]
+		// A slice the last search did not leave keeps its first room.
+		if cap(pooled.queue) > 0 {
+			e.queue = pooled.queue[:0]
+		}
+		if cap(pooled.next) > 0 {
+			e.next = pooled.next[:0]
+		}
+		if cap(pooled.nodes) > 0 {
+			e.nodes = pooled.nodes[:0]
+		}
 	}
 	// Room for executions of a few dozen transitions: the stack and the
 	// schedule would otherwise grow by doubling, an allocation each time.

@@ -1,4 +1,6 @@
-// Package heapcap runs a search under a watch on the process's heap, for
+// Package heapcap runs a search under a watch on the process's heap (and
+// on the memory mapped outside it for the searches' largest slices,
+// offheap.Mapped), for
 // the tests that check that a strategy keeps to Limits.Memory: the search
 // is cancelled as soon as the heap grows past a ceiling, so that a
 // strategy that does not keep to its budget fails its test at once instead
